@@ -1,0 +1,125 @@
+package raft
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Rand is the injected source of randomness; *math/rand/v2.Rand satisfies it.
+// The core draws from it only to randomize election timeouts.
+type Rand interface {
+	IntN(n int) int
+}
+
+// Ablations are switches that deliberately break the protocol, so that
+// kubesim's safety checkers can prove they catch the resulting bugs. All are
+// off by default and must stay off outside ablation runs.
+type Ablations struct {
+	// CommitOldTerm lets a leader advance its commit index by counting
+	// replicas of entries from earlier terms — the bug of the Raft paper's
+	// Figure 8 (§5.4.2). A committed entry can then be overwritten.
+	CommitOldTerm bool
+}
+
+// Config configures a Node. ID, Peers and Rand are required; zero numeric
+// fields take etcd's defaults.
+type Config struct {
+	// ID is this node's non-zero identity.
+	ID uint64
+	// Peers lists every voter, including ID. IDs are non-zero and unique.
+	Peers []uint64
+	// ElectionTick is the election timeout in ticks (default 10: with etcd's
+	// 100 ms tick, 1 s). Each timeout is drawn uniformly from
+	// [ElectionTick, 2*ElectionTick).
+	ElectionTick int
+	// HeartbeatTick is the leader's heartbeat interval in ticks (default 1).
+	HeartbeatTick int
+	// PreVote makes a node poll its peers before bumping its term, so that a
+	// rejoining partitioned node cannot disrupt a healthy leader.
+	PreVote bool
+	// CheckQuorum makes a leader step down when it has not heard from a
+	// quorum for an election timeout, and makes followers that heard from a
+	// leader within an election timeout ignore vote requests (leader lease).
+	CheckQuorum bool
+	// MaxInflightMsgs caps the MsgApps in flight to one follower in
+	// replicate state (default 256).
+	MaxInflightMsgs int
+	// MaxEntriesPerMsg caps the entries in one MsgApp (default 64).
+	MaxEntriesPerMsg int
+	// Applied is the index the application had already applied before a
+	// restart; committed entries up to it are not handed out again. Zero
+	// means the snapshot index (the state machine is rebuilt from the
+	// snapshot).
+	Applied uint64
+	// Rand randomizes election timeouts. Required.
+	Rand Rand
+	// Unsafe holds protocol-breaking switches for checker ablations.
+	Unsafe Ablations
+}
+
+// maxPeers bounds the cluster size so ReadIndex acknowledgements fit in a
+// 64-bit set.
+const maxPeers = 64
+
+// withDefaults validates c and fills zero fields with defaults. The returned
+// Config owns a sorted copy of Peers.
+func (c Config) withDefaults() (Config, error) {
+	if c.ID == None {
+		return c, errors.New("raft: Config.ID must be non-zero")
+	}
+	if c.Rand == nil {
+		return c, errors.New("raft: Config.Rand is required")
+	}
+	if c.ElectionTick == 0 {
+		c.ElectionTick = 10
+	}
+	if c.HeartbeatTick == 0 {
+		c.HeartbeatTick = 1
+	}
+	if c.HeartbeatTick < 0 || c.ElectionTick <= c.HeartbeatTick {
+		return c, fmt.Errorf("raft: ElectionTick (%d) must exceed HeartbeatTick (%d)", c.ElectionTick, c.HeartbeatTick)
+	}
+	if c.MaxInflightMsgs == 0 {
+		c.MaxInflightMsgs = 256
+	}
+	if c.MaxEntriesPerMsg == 0 {
+		c.MaxEntriesPerMsg = 64
+	}
+	if c.MaxInflightMsgs < 0 || c.MaxEntriesPerMsg < 0 {
+		return c, errors.New("raft: MaxInflightMsgs and MaxEntriesPerMsg must be positive")
+	}
+	peers := slices.Clone(c.Peers)
+	slices.Sort(peers)
+	if len(peers) == 0 || len(peers) > maxPeers {
+		return c, fmt.Errorf("raft: need 1..%d peers, got %d", maxPeers, len(peers))
+	}
+	if peers[0] == None {
+		return c, errors.New("raft: peer IDs must be non-zero")
+	}
+	for i := 1; i < len(peers); i++ {
+		if peers[i] == peers[i-1] {
+			return c, fmt.Errorf("raft: duplicate peer %d", peers[i])
+		}
+	}
+	if !slices.Contains(peers, c.ID) {
+		return c, fmt.Errorf("raft: Peers must include ID %d", c.ID)
+	}
+	c.Peers = peers
+	return c, nil
+}
+
+// Errors returned by the Node API.
+var (
+	// ErrProposalDropped: the proposal could not be accepted (no known
+	// leader, a candidate, or a leadership transfer in progress). Retry later.
+	ErrProposalDropped = errors.New("raft: proposal dropped")
+	// ErrCompacted: the requested index is already compacted into a snapshot.
+	ErrCompacted = errors.New("raft: requested index is compacted")
+	// ErrUnavailable: the requested index is not (yet) known or applied.
+	ErrUnavailable = errors.New("raft: requested index is unavailable")
+	// ErrCommittedConflict: a leader asked this node to overwrite a committed
+	// entry. Correct Raft never does this; with an Unsafe ablation on it
+	// shows the safety violation. The message is ignored.
+	ErrCommittedConflict = errors.New("raft: append conflicts with a committed entry")
+)

@@ -1,0 +1,66 @@
+package raft
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Compact records that the application took a snapshot of its state at
+// applied index index, with state machine bytes data, and discards the log up
+// to index (paper §7). The application must have made the snapshot durable
+// itself; it may then drop its persisted entries up to index. Followers that
+// need discarded entries are sent the snapshot instead.
+func (n *Node) Compact(index uint64, data []byte) error {
+	l := &n.log
+	switch {
+	case index <= l.snapIndex:
+		return ErrCompacted
+	case index > l.applied:
+		return fmt.Errorf("%w: compact index %d beyond applied %d", ErrUnavailable, index, l.applied)
+	}
+	t, _ := l.term(index)
+	s := &Snapshot{
+		Index:   index,
+		Term:    t,
+		Peers:   slices.Clone(n.peers),
+		Data:    data,
+		LogHash: l.hashAt(index),
+	}
+	l.compact(s)
+	return nil
+}
+
+// Snapshot returns the node's latest snapshot (taken by Compact or received
+// from a leader), or nil. The member wiring persists it as its snapshot file.
+func (n *Node) Snapshot() *Snapshot { return n.log.snapshot }
+
+// sendSnapshot sends the latest snapshot to the follower at position i,
+// whose next entries are compacted. It reports whether a message was sent.
+func (n *Node) sendSnapshot(i int) bool {
+	s := n.log.snapshot
+	if s == nil {
+		panic("raft: log compacted without a snapshot")
+	}
+	n.send(Message{To: n.peers[i], Type: MsgSnap, Snapshot: s})
+	n.prs[i].becomeSnapshot(s.Index)
+	return true
+}
+
+// handleSnapshot is the follower side of InstallSnapshot (paper §7). A
+// snapshot that the log already covers only advances the commit index;
+// otherwise it replaces the whole log. Either way the answer is a MsgAppResp
+// so the leader resumes normal replication.
+func (n *Node) handleSnapshot(m *Message) {
+	s := m.Snapshot
+	l := &n.log
+	switch {
+	case s == nil || s.Index <= l.committed:
+		n.send(Message{To: m.From, Type: MsgAppResp, Index: l.committed})
+	case l.matchTerm(s.Index, s.Term):
+		l.commitTo(s.Index)
+		n.send(Message{To: m.From, Type: MsgAppResp, Index: l.lastIndex()})
+	default:
+		l.restore(s)
+		n.send(Message{To: m.From, Type: MsgAppResp, Index: l.lastIndex()})
+	}
+}

@@ -1,0 +1,171 @@
+package sim
+
+// HostID indexes a host in its world.
+type HostID int32
+
+// NoHost marks an event that belongs to no host.
+const NoHost HostID = -1
+
+// HostSpec describes a host to add to a world.
+type HostSpec struct {
+	Name string
+	// Role labels the host for fabric rules and target resolution, e.g.
+	// "etcd" or "apiserver".
+	Role string
+	// Boot builds the host's processes. It runs when the world starts and
+	// after every restart, and must rebuild all state from h.Disk(): nothing
+	// volatile survives a crash.
+	Boot func(h *Host)
+	// Disk sets the disk's fsync latency; the zero value uses DefaultDiskSpec.
+	Disk DiskSpec
+}
+
+type hostState uint8
+
+const (
+	hostNew hostState = iota
+	hostUp
+	hostDown
+)
+
+// Handler receives messages delivered to a port.
+type Handler func(m *Message)
+
+// Host is a simulated machine: its processes (installed by Boot), a disk
+// and an incarnation number that grows on every restart. A crash drops all
+// volatile state; pause freezes it, like SIGSTOP or a long GC pause.
+type Host struct {
+	w           *World
+	id          HostID
+	name        string
+	role        string
+	boot        func(h *Host)
+	state       hostState
+	paused      bool
+	incarnation uint64
+	disk        *Disk
+	ports       map[string]Handler
+	deferred    []*entry // timers and deliveries that fired while paused
+	onCrash     []func()
+}
+
+func newHost(w *World, id HostID, spec HostSpec) *Host {
+	h := &Host{w: w, id: id, name: spec.Name, role: spec.Role, boot: spec.Boot}
+	h.disk = newDisk(h, spec.Disk)
+	return h
+}
+
+// ID returns the host's index in its world.
+func (h *Host) ID() HostID { return h.id }
+
+// Name returns the host's unique name.
+func (h *Host) Name() string { return h.name }
+
+// Role returns the host's role label.
+func (h *Host) Role() string { return h.role }
+
+// World returns the world the host lives in.
+func (h *Host) World() *World { return h.w }
+
+// Now is the world's current virtual time.
+func (h *Host) Now() Time { return h.w.now }
+
+// Disk returns the host's disk. It survives crashes; its unsynced writes do not.
+func (h *Host) Disk() *Disk { return h.disk }
+
+// Incarnation counts the host's boots, from 1. Continuations remember the
+// incarnation that made them, so a stale one is recognised after a restart.
+func (h *Host) Incarnation() uint64 { return h.incarnation }
+
+// Up reports whether the host is running (paused hosts are up).
+func (h *Host) Up() bool { return h.state == hostUp }
+
+// Paused reports whether the host is frozen.
+func (h *Host) Paused() bool { return h.paused }
+
+// Rand returns the world stream called "<host name>/<name>".
+func (h *Host) Rand(name string) *Stream { return h.w.Rand(h.name + "/" + name) }
+
+// Emit adds a node event attributed to this host.
+func (h *Host) Emit(d Data) { h.w.Emit(h.id, d) }
+
+// Handle installs fn as the receiver of messages sent to port. Boot calls it;
+// a crash removes every handler.
+func (h *Host) Handle(port string, fn Handler) { h.ports[port] = fn }
+
+// OnCrash registers fn to run when this incarnation crashes, so that a
+// process can note what it lost (for metrics); it must not touch the disk.
+func (h *Host) OnCrash(fn func()) { h.onCrash = append(h.onCrash, fn) }
+
+func (h *Host) start() {
+	h.state = hostUp
+	h.incarnation++
+	h.ports = make(map[string]Handler)
+	h.onCrash = nil
+	if h.boot != nil {
+		h.boot(h)
+	}
+}
+
+// Crash stops the host at once: handlers, timers, pending RPC continuations
+// and unsynced disk writes are lost; deferred work from a pause is dropped.
+func (h *Host) Crash() { h.crash(crashPlain) }
+
+type crashMode uint8
+
+const (
+	crashPlain crashMode = iota
+	crashTorn            // the last unsynced write is torn
+	crashWipe            // the whole disk is lost
+)
+
+func (h *Host) crash(mode crashMode) {
+	if h.state != hostUp {
+		return
+	}
+	for _, fn := range h.onCrash {
+		fn()
+	}
+	h.state = hostDown
+	h.paused = false
+	h.deferred = nil
+	h.ports = nil
+	h.onCrash = nil
+	switch mode {
+	case crashTorn:
+		h.disk.crash(true)
+	case crashWipe:
+		h.disk.crash(false)
+		h.disk.wipe()
+	default:
+		h.disk.crash(false)
+	}
+}
+
+// Restart boots a crashed host again from its durable disk.
+func (h *Host) Restart() {
+	if h.state != hostDown {
+		return
+	}
+	h.start()
+}
+
+// Pause freezes the host: its timers and deliveries wait until Resume.
+func (h *Host) Pause() {
+	if h.state == hostUp {
+		h.paused = true
+	}
+}
+
+// Resume thaws a paused host and fires what waited, in its original order.
+func (h *Host) Resume() {
+	if !h.paused {
+		return
+	}
+	h.paused = false
+	waiting := h.deferred
+	h.deferred = nil
+	for _, e := range waiting {
+		h.w.schedule(e, h.w.now)
+	}
+}

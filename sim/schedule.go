@@ -1,0 +1,206 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The text form of a schedule is one fault per line:
+//
+//	<at> <kind> [<targets>] [for <duration>] [loss=<p>] [dup=<p>] [reorder=<p>] [delay=<duration>]
+//
+// Targets are comma-separated names; partition groups are separated by '|'
+// and a one-way cut is written from>to. Blank lines and lines starting with
+// '#' are ignored. For example:
+//
+//	# kubesim fault schedule
+//	10s crash etcd-1 for 5s
+//	20s partition etcd-1,etcd-2|etcd-3,etcd-4,etcd-5 for 30s
+//	25s oneway etcd-1>etcd-3 for 2s
+//	60s flaky * for 10s loss=0.2 dup=0.05
+//	90s heal
+//
+// String and ParseSchedule are exact inverses.
+
+// String prints the fault in the text form.
+func (f Fault) String() string {
+	var b strings.Builder
+	b.WriteString(f.At.String())
+	b.WriteByte(' ')
+	b.WriteString(string(f.Kind))
+	if len(f.Targets) > 0 {
+		sep := faultShapes[f.Kind].sep
+		b.WriteByte(' ')
+		for i, g := range f.Targets {
+			if i > 0 {
+				b.WriteString(sep)
+			}
+			b.WriteString(strings.Join(g, ","))
+		}
+	}
+	if f.For != 0 {
+		b.WriteString(" for ")
+		b.WriteString(f.For.String())
+	}
+	for _, p := range []struct {
+		key string
+		v   float64
+	}{{"loss", f.Loss}, {"dup", f.Dup}, {"reorder", f.Reorder}} {
+		if p.v != 0 {
+			fmt.Fprintf(&b, " %s=%s", p.key, strconv.FormatFloat(p.v, 'g', -1, 64))
+		}
+	}
+	if f.Delay != 0 {
+		b.WriteString(" delay=")
+		b.WriteString(f.Delay.String())
+	}
+	return b.String()
+}
+
+// String prints the schedule, one fault per line, with a header comment.
+func (s Schedule) String() string {
+	var b strings.Builder
+	b.WriteString("# kubesim fault schedule\n")
+	for _, f := range s {
+		b.WriteString(f.String())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// ScheduleError names the source, line and field of a malformed schedule.
+type ScheduleError struct {
+	Source string
+	Line   int
+	Field  string
+	Err    string
+}
+
+func (e *ScheduleError) Error() string {
+	return fmt.Sprintf("%s:%d: field %q: %s", e.Source, e.Line, e.Field, e.Err)
+}
+
+// ParseSchedule parses the text form. source names the input (a file name)
+// in errors, which also give the line and the field at fault.
+func ParseSchedule(source, text string) (Schedule, error) {
+	var s Schedule
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f, field, err := parseFault(line)
+		if err != nil {
+			return nil, &ScheduleError{Source: source, Line: i + 1, Field: field, Err: err.Error()}
+		}
+		s = append(s, f)
+	}
+	return s, nil
+}
+
+// ParseFault parses a single line of the text form.
+func ParseFault(line string) (Fault, error) {
+	f, field, err := parseFault(strings.TrimSpace(line))
+	if err != nil {
+		return Fault{}, fmt.Errorf("field %q: %v", field, err)
+	}
+	return f, nil
+}
+
+func parseFault(line string) (Fault, string, error) {
+	var f Fault
+	fields := strings.Fields(line)
+	if len(fields) < 2 {
+		return f, "kind", fmt.Errorf("want \"<at> <kind> [targets] [for <duration>]\", got %q", line)
+	}
+	at, err := parseDur(fields[0])
+	if err != nil {
+		return f, "at", err
+	}
+	f.At = at
+	f.Kind = FaultKind(fields[1])
+	shape, ok := faultShapes[f.Kind]
+	if !ok {
+		return f, "kind", fmt.Errorf("unknown fault %q (want one of %v)", fields[1], FaultKinds)
+	}
+	rest := fields[2:]
+	if shape.groups != -1 && len(rest) > 0 && rest[0] != "for" && !strings.Contains(rest[0], "=") {
+		f.Targets = splitTargets(rest[0], shape.sep)
+		rest = rest[1:]
+	}
+	for len(rest) > 0 {
+		tok := rest[0]
+		if tok == "for" {
+			if len(rest) < 2 {
+				return f, "for", fmt.Errorf("missing duration after \"for\"")
+			}
+			if f.For, err = parseDur(rest[1]); err != nil {
+				return f, "for", err
+			}
+			rest = rest[2:]
+			continue
+		}
+		key, val, ok := strings.Cut(tok, "=")
+		if !ok {
+			return f, "targets", fmt.Errorf("unexpected %q", tok)
+		}
+		switch key {
+		case "loss", "dup", "reorder":
+			p, err := strconv.ParseFloat(val, 64)
+			if err != nil {
+				return f, key, fmt.Errorf("invalid probability %q", val)
+			}
+			switch key {
+			case "loss":
+				f.Loss = p
+			case "dup":
+				f.Dup = p
+			default:
+				f.Reorder = p
+			}
+		case "delay":
+			if f.Delay, err = parseDur(val); err != nil {
+				return f, key, err
+			}
+		default:
+			return f, key, fmt.Errorf("unknown parameter %q (want loss, dup, reorder or delay)", key)
+		}
+		rest = rest[1:]
+	}
+	if err := f.Validate(); err != nil {
+		field := "targets"
+		switch {
+		case strings.Contains(err.Error(), "probability"), strings.Contains(err.Error(), "flaky only"):
+			field = "params"
+		case strings.Contains(err.Error(), "negative"):
+			field = "for"
+		}
+		return f, field, err
+	}
+	return f, "", nil
+}
+
+func splitTargets(s, sep string) [][]string {
+	parts := []string{s}
+	if sep != "" {
+		parts = strings.Split(s, sep)
+	}
+	groups := make([][]string, len(parts))
+	for i, p := range parts {
+		groups[i] = strings.Split(p, ",")
+	}
+	return groups
+}
+
+func parseDur(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("invalid duration %q (want e.g. 1.5s or 300ms)", s)
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("negative duration %q", s)
+	}
+	return d, nil
+}

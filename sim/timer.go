@@ -1,0 +1,66 @@
+package sim
+
+import "time"
+
+// Timer runs a host callback after a virtual delay. A timer belongs to one
+// incarnation of its host: after a crash it never fires again. Arming a timer
+// again reuses its queue entry, so a periodic timer allocates nothing.
+type Timer struct {
+	host *Host
+	inc  uint64
+	id   uint64
+	fn   func()
+	e    entry
+}
+
+// NewTimer makes an unarmed timer that calls fn when it fires. The name is
+// what the trace shows; pass a constant.
+func (h *Host) NewTimer(name string, fn func()) *Timer {
+	t := &Timer{host: h, inc: h.incarnation, id: h.w.newID(), fn: fn}
+	t.e = entry{kind: entryTimer, timer: t, index: -1, name: name}
+	return t
+}
+
+// After arms a new one-shot timer.
+func (h *Host) After(d time.Duration, name string, fn func()) *Timer {
+	t := h.NewTimer(name, fn)
+	t.Reset(d)
+	return t
+}
+
+// Reset (re)arms the timer to fire d from now.
+func (t *Timer) Reset(d time.Duration) {
+	w := t.host.w
+	if t.inc != t.host.incarnation || t.host.state != hostUp {
+		return
+	}
+	if t.e.index >= 0 {
+		w.queue.remove(&t.e)
+	}
+	w.schedule(&t.e, w.now.Add(d))
+}
+
+// Stop disarms the timer and reports whether it was armed.
+func (t *Timer) Stop() bool {
+	if t.e.index < 0 {
+		return false
+	}
+	t.host.w.queue.remove(&t.e)
+	return true
+}
+
+// Armed reports whether the timer is waiting to fire.
+func (t *Timer) Armed() bool { return t.e.index >= 0 }
+
+func (t *Timer) fire() {
+	h := t.host
+	if t.inc != h.incarnation || h.state != hostUp {
+		return // the incarnation that armed it is gone
+	}
+	if h.paused {
+		h.deferred = append(h.deferred, &t.e)
+		return
+	}
+	h.w.emit(KindTimer, h.id, NoHost, t.id, "", t.e.name)
+	t.fn()
+}
