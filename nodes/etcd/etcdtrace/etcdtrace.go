@@ -27,10 +27,13 @@ const (
 type RaftState struct {
 	Member string `json:"member"`
 	ID     uint64 `json:"id"`
-	Term   uint64 `json:"term"`
-	Role   string `json:"role"` // follower, pre-candidate, candidate or leader
-	Lead   uint64 `json:"lead"` // 0 when unknown
-	Commit uint64 `json:"commit"`
+	// Incarnation is the member host's boot count: commit indexes only
+	// move forward within one incarnation.
+	Incarnation uint64 `json:"incarnation"`
+	Term        uint64 `json:"term"`
+	Role        string `json:"role"` // follower, pre-candidate, candidate or leader
+	Lead        uint64 `json:"lead"` // 0 when unknown
+	Commit      uint64 `json:"commit"`
 	// LogHash hashes (index, term, data) of every log entry up to Commit.
 	LogHash uint64 `json:"log_hash"`
 }
@@ -41,6 +44,7 @@ func (e *RaftState) TraceKind() string { return KindRaftState }
 // AppendText implements sim.Data.
 func (e *RaftState) AppendText(b []byte) []byte {
 	b = kv(b, "member", e.Member)
+	b = num(b, "inc", e.Incarnation)
 	b = num(b, "term", e.Term)
 	b = kv(b, "role", e.Role)
 	b = num(b, "lead", e.Lead)
