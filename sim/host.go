@@ -47,6 +47,7 @@ type Host struct {
 	ports       map[string]Handler
 	deferred    []*entry // timers and deliveries that fired while paused
 	onCrash     []func()
+	exposed     map[string]any
 }
 
 func newHost(w *World, id HostID, spec HostSpec) *Host {
@@ -97,9 +98,25 @@ func (h *Host) Handle(port string, fn Handler) { h.ports[port] = fn }
 // process can note what it lost (for metrics); it must not touch the disk.
 func (h *Host) OnCrash(fn func()) { h.onCrash = append(h.onCrash, fn) }
 
+// Expose publishes v under name for the scenario driving the world, like a
+// process's debug endpoint: a scenario may ask a live member to report its
+// state into the trace. A crash withdraws everything exposed. Checks never
+// use it; they read the trace.
+func (h *Host) Expose(name string, v any) { h.exposed[name] = v }
+
+// Exposed returns what the current incarnation exposed under name, or nil
+// when the host is down or exposed nothing.
+func (h *Host) Exposed(name string) any {
+	if h.state != hostUp {
+		return nil
+	}
+	return h.exposed[name]
+}
+
 func (h *Host) start() {
 	h.state = hostUp
 	h.incarnation++
+	h.exposed = make(map[string]any)
 	h.ports = make(map[string]Handler)
 	h.onCrash = nil
 	if h.boot != nil {
@@ -131,6 +148,7 @@ func (h *Host) crash(mode crashMode) {
 	h.deferred = nil
 	h.ports = nil
 	h.onCrash = nil
+	h.exposed = nil
 	switch mode {
 	case crashTorn:
 		h.disk.crash(true)
