@@ -26,6 +26,9 @@ type raftLog struct {
 	applied   uint64 // last index the application acknowledged in Advance
 
 	hash uint64 // FNV-1a over committed entries 1..committed
+	// hashes[k] is the running hash after entry snapIndex+1+k, for every
+	// committed entry still in the log, so that Compact need not rehash.
+	hashes []uint64
 }
 
 func (l *raftLog) lastIndex() uint64 { return l.snapIndex + uint64(len(l.ents)) }
@@ -154,6 +157,7 @@ func (l *raftLog) commitTo(i uint64) bool {
 	}
 	for j := l.committed + 1; j <= i; j++ {
 		l.hash = hashEntry(l.hash, l.entry(j))
+		l.hashes = append(l.hashes, l.hash)
 	}
 	l.committed = i
 	return true
@@ -181,6 +185,7 @@ func (l *raftLog) restore(s *Snapshot) {
 	l.snapshot = s
 	l.pendingSnap = s
 	l.ents = nil
+	l.hashes = nil
 	l.stabled = s.Index
 	l.committed = s.Index
 	l.applying = s.Index
@@ -190,24 +195,26 @@ func (l *raftLog) restore(s *Snapshot) {
 // compact discards entries up to and including i, recording snapshot s.
 func (l *raftLog) compact(s *Snapshot) {
 	l.ents = l.ents[s.Index-l.snapIndex:]
+	l.hashes = l.hashes[s.Index-l.snapIndex:]
 	if len(l.ents) == 0 {
 		l.ents = nil // release the old backing array
+	}
+	if len(l.hashes) == 0 {
+		l.hashes = nil
 	}
 	l.snapIndex, l.snapTerm = s.Index, s.Term
 	l.snapshot = s
 }
 
-// hashAt returns the running hash after entry i (snapIndex <= i <= committed),
-// recomputed from the snapshot's hash.
+// hashAt returns the running hash after entry i (snapIndex <= i <= committed).
 func (l *raftLog) hashAt(i uint64) uint64 {
-	h := fnvOffset
+	if i > l.snapIndex {
+		return l.hashes[i-l.snapIndex-1]
+	}
 	if l.snapshot != nil {
-		h = l.snapshot.LogHash
+		return l.snapshot.LogHash
 	}
-	for j := l.snapIndex + 1; j <= i; j++ {
-		h = hashEntry(h, l.entry(j))
-	}
-	return h
+	return fnvOffset
 }
 
 const (

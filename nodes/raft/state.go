@@ -68,9 +68,9 @@ type Node struct {
 	readStates []ReadState
 	prevHS     HardState
 
-	// Role behaviour, installed only by the become* functions.
+	// Role behaviour, installed only by the become* functions (the step
+	// handler is chosen from role, which only become* sets).
 	tick func()
-	step func(m *Message) error
 }
 
 // New creates a node from cfg and the state it persisted before (the zero
@@ -179,7 +179,6 @@ func (n *Node) becomeFollower(term, lead uint64) {
 	n.role = Follower
 	n.lead = lead
 	n.tick = n.tickElection
-	n.step = n.stepFollower
 }
 
 // becomePreCandidate starts a PreVote poll without touching term or vote.
@@ -191,7 +190,6 @@ func (n *Node) becomePreCandidate() {
 	n.role = PreCandidate
 	n.lead = None
 	n.tick = n.tickElection
-	n.step = n.stepCandidate
 }
 
 // becomeCandidate starts a real election: a new term and a vote for itself.
@@ -203,7 +201,6 @@ func (n *Node) becomeCandidate() {
 	n.vote = n.id
 	n.role = Candidate
 	n.tick = n.tickElection
-	n.step = n.stepCandidate
 }
 
 // becomeLeader takes leadership of the current term: it resets every
@@ -217,7 +214,6 @@ func (n *Node) becomeLeader() {
 	n.role = Leader
 	n.lead = n.id
 	n.tick = n.tickHeartbeat
-	n.step = n.stepLeader
 	last := n.log.lastIndex()
 	for i := range n.prs {
 		n.prs[i].reset(last + 1)
@@ -287,7 +283,16 @@ func (n *Node) stepMsg(m *Message) error {
 		n.handleVoteRequest(m)
 		return nil
 	}
-	return n.step(m)
+	// The handler follows the role that become* set; a switch rather than
+	// a stored func keeps m on the caller's stack.
+	switch n.role {
+	case Leader:
+		return n.stepLeader(m)
+	case Candidate, PreCandidate:
+		return n.stepCandidate(m)
+	default:
+		return n.stepFollower(m)
+	}
 }
 
 // send queues m for the next Ready, stamping sender and term. Vote and
