@@ -1,0 +1,199 @@
+package checks
+
+import (
+	"hash/fnv"
+	"strconv"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// KVInput is the input of one operation in a KVModel history: the call as
+// the client made it.
+type KVInput struct {
+	// Kind is get, put, delete or cas.
+	Kind etcdtrace.OpKind
+	// Key is the single key the operation touches; the model partitions by it.
+	Key string
+	// Value is what put and cas write.
+	Value string
+	// Expect is the value cas compares against, unless ExpectAbsent.
+	Expect string
+	// ExpectAbsent makes cas require that the key does not exist.
+	ExpectAbsent bool
+}
+
+// KVOutput is the output of one operation in a KVModel history: the answer
+// the client received.
+type KVOutput struct {
+	// Found is, for get, whether the key existed.
+	Found bool
+	// Value is, for get, the value read.
+	Value string
+	// Succeeded is, for cas, whether the compare held (and the write
+	// happened); for delete, whether a key was deleted.
+	Succeeded bool
+	// Unknown marks an operation whose outcome the client never learned
+	// (timeout, lost connection). The model accepts any answer for it, and
+	// a history gives it a return time of +infinity, so that it may take
+	// effect at any point after its call, or (by being ordered last) never.
+	Unknown bool
+}
+
+// kvState is the state of one key: absent, or present with a value. It is
+// a comparable value, so porcupine's default == equality works on it.
+type kvState struct {
+	present bool
+	value   string
+}
+
+// KVModel is a porcupine model of an etcd-like key-value store with
+// linearizable single-key get, put, delete and compare-and-swap (etcd's
+// API guarantees: KV operations are strictly serializable,
+// https://etcd.io/docs/v3.5/learning/api_guarantees/). Inputs are KVInput,
+// outputs KVOutput.
+//
+// Because single-key operations on different keys commute, a history is
+// linearizable exactly when each key's sub-history is (Herlihy and Wing's
+// locality), so Partition and PartitionEvent split the history by key, and
+// Init and Step describe the state of a single key.
+//
+// Purity contract: Step never mutates its arguments and has no side
+// effects; the state is an immutable value (absent, or present with a
+// value) that is returned, never modified in place. Step's answer depends
+// only on its arguments, so porcupine may replay and cache states freely.
+//
+// Semantics, for a key in state S:
+//   - get: legal when Found and Value match S (Value is ignored when
+//     absent); no change.
+//   - put: always legal; sets the value.
+//   - delete: legal when Succeeded says whether the key existed; removes it.
+//   - cas: the compare holds when ExpectAbsent ? absent : present with value
+//     Expect; legal when Succeeded equals that; if it held, sets Value.
+//   - an Unknown output is legal for any operation, which takes its effect.
+var KVModel = porcupine.Model{
+	Partition:      partitionKVOps,
+	PartitionEvent: partitionKVEvents,
+	Init:           func() any { return kvState{} },
+	Step: func(state, input, output any) (bool, any) {
+		return kvStep(state.(kvState), input.(KVInput), output.(KVOutput))
+	},
+	Hash: func(state any) uint64 {
+		s := state.(kvState)
+		h := fnv.New64a()
+		if s.present {
+			h.Write([]byte{1})
+			h.Write([]byte(s.value))
+		}
+		return h.Sum64()
+	},
+	DescribeOperation: func(input, output any) string {
+		return describeKVOp(input.(KVInput), output.(KVOutput))
+	},
+	DescribeState: func(state any) string {
+		s := state.(kvState)
+		if !s.present {
+			return "<absent>"
+		}
+		return strconv.Quote(s.value)
+	},
+}
+
+// kvStep is KVModel's step on one key.
+func kvStep(s kvState, in KVInput, out KVOutput) (bool, kvState) {
+	switch in.Kind {
+	case etcdtrace.OpGet:
+		if out.Unknown {
+			return true, s
+		}
+		return out.Found == s.present && (!s.present || out.Value == s.value), s
+	case etcdtrace.OpPut:
+		return true, kvState{present: true, value: in.Value}
+	case etcdtrace.OpDelete:
+		return out.Unknown || out.Succeeded == s.present, kvState{}
+	case etcdtrace.OpCAS:
+		held := !s.present
+		if !in.ExpectAbsent {
+			held = s.present && s.value == in.Expect
+		}
+		next := s
+		if held {
+			next = kvState{present: true, value: in.Value}
+		}
+		return out.Unknown || out.Succeeded == held, next
+	}
+	return false, s
+}
+
+// describeKVOp renders an operation for porcupine's visualization, e.g.
+// `put("k", "v")` or `get("k") -> "v"`.
+func describeKVOp(in KVInput, out KVOutput) string {
+	var b []byte
+	b = append(b, in.Kind...)
+	b = append(b, '(')
+	b = strconv.AppendQuote(b, in.Key)
+	switch in.Kind {
+	case etcdtrace.OpPut:
+		b = append(b, ", "...)
+		b = strconv.AppendQuote(b, in.Value)
+	case etcdtrace.OpCAS:
+		b = append(b, ", "...)
+		if in.ExpectAbsent {
+			b = append(b, "<absent>"...)
+		} else {
+			b = strconv.AppendQuote(b, in.Expect)
+		}
+		b = append(b, " -> "...)
+		b = strconv.AppendQuote(b, in.Value)
+	}
+	b = append(b, ')')
+	switch {
+	case out.Unknown:
+		b = append(b, " -> ?"...)
+	case in.Kind == etcdtrace.OpGet && out.Found:
+		b = append(b, " -> "...)
+		b = strconv.AppendQuote(b, out.Value)
+	case in.Kind == etcdtrace.OpGet:
+		b = append(b, " -> <absent>"...)
+	case in.Kind == etcdtrace.OpCAS || in.Kind == etcdtrace.OpDelete:
+		b = append(b, " -> "...)
+		b = strconv.AppendBool(b, out.Succeeded)
+	}
+	return string(b)
+}
+
+// partitionKVOps splits a history by key, keeping each key's operations in
+// history order; partitions come in key order.
+func partitionKVOps(history []porcupine.Operation) [][]porcupine.Operation {
+	byKey := map[string][]porcupine.Operation{}
+	for _, op := range history {
+		k := op.Input.(KVInput).Key
+		byKey[k] = append(byKey[k], op)
+	}
+	out := make([][]porcupine.Operation, 0, len(byKey))
+	for _, k := range sim.SortedKeys(byKey) {
+		out = append(out, byKey[k])
+	}
+	return out
+}
+
+// partitionKVEvents splits an event history by key (a return goes with its
+// call, by Id); partitions come in key order.
+func partitionKVEvents(history []porcupine.Event) [][]porcupine.Event {
+	keyOf := map[int]string{}
+	byKey := map[string][]porcupine.Event{}
+	for _, ev := range history {
+		if ev.Kind == porcupine.CallEvent {
+			keyOf[ev.Id] = ev.Value.(KVInput).Key
+		}
+		k := keyOf[ev.Id]
+		byKey[k] = append(byKey[k], ev)
+	}
+	out := make([][]porcupine.Event, 0, len(byKey))
+	for _, k := range sim.SortedKeys(byKey) {
+		out = append(out, byKey[k])
+	}
+	return out
+}

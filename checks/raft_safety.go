@@ -1,0 +1,161 @@
+package checks
+
+import (
+	"fmt"
+
+	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// RaftSafety checks the safety properties of Raft (Ongaro and Ousterhout,
+// "In Search of an Understandable Consensus Algorithm", 2014, figure 3) from
+// the etcdtrace.RaftState and etcdtrace.Apply events that members emit:
+//
+//   - election safety: at most one member is leader in any term (§5.2);
+//   - commit monotonicity: within one incarnation of a member, its commit
+//     index never decreases (a committed entry stays committed; etcd's raft
+//     persists the commit index in its HardState);
+//   - state machine safety: if a member applies an entry at an index, no
+//     member ever applies a different entry at that index (§5.4.3); entries
+//     are told apart by (Term, EntryHash);
+//   - committed prefix agreement: two RaftState reports with the same commit
+//     index carry the same LogHash, so a committed entry is never lost or
+//     replaced (log matching §5.3 together with leader completeness §5.4);
+//   - apply order: within one incarnation a member applies strictly
+//     increasing indexes; after a restart it may start again lower.
+//
+// Memory grows with the log: one small slot per Raft index, in a slice.
+type RaftSafety struct {
+	rec     Recorder
+	members map[string]*raftMember
+	// leaders maps a term to the first member seen as its leader.
+	leaders map[uint64]string
+	// slots is indexed by Raft index.
+	slots   []raftSlot
+	applied uint64 // distinct indexes applied by some member
+	applies uint64 // Apply events
+	states  uint64 // RaftState events
+}
+
+// raftMember is what the check remembers of one member.
+type raftMember struct {
+	incarnation uint64
+	booted      bool   // a RaftState was seen
+	commit      uint64 // last commit index in this incarnation
+	// applyInc is the incarnation lastApplied belongs to.
+	applyInc    uint64
+	lastApplied uint64
+	hasApplied  bool
+}
+
+// raftSlot is what the check knows of one Raft index: the first applied
+// entry (term 0: none yet) and the first log hash reported with this index
+// as the commit index.
+type raftSlot struct {
+	term      uint64
+	entryHash uint64
+	logHash   uint64
+	hasLog    bool
+}
+
+// NewRaftSafety returns the "raft-safety" check.
+func NewRaftSafety() *RaftSafety {
+	return &RaftSafety{members: map[string]*raftMember{}, leaders: map[uint64]string{}}
+}
+
+// Name implements Check.
+func (c *RaftSafety) Name() string { return "raft-safety" }
+
+func (c *RaftSafety) member(name string) *raftMember {
+	m := c.members[name]
+	if m == nil {
+		m = &raftMember{}
+		c.members[name] = m
+	}
+	return m
+}
+
+// slot returns the slot of index i, growing the table as needed.
+func (c *RaftSafety) slot(i uint64) *raftSlot {
+	if i >= uint64(len(c.slots)) {
+		n := max(2*uint64(len(c.slots)), i+1, 64)
+		grown := make([]raftSlot, n)
+		copy(grown, c.slots)
+		c.slots = grown
+	}
+	return &c.slots[i]
+}
+
+// Observe implements Check.
+func (c *RaftSafety) Observe(e *sim.Event) {
+	if e.Kind != sim.KindNode {
+		return
+	}
+	switch d := e.Data.(type) {
+	case *etcdtrace.RaftState:
+		c.observeState(e, d)
+	case *etcdtrace.Apply:
+		c.observeApply(e, d)
+	}
+}
+
+func (c *RaftSafety) observeState(e *sim.Event, d *etcdtrace.RaftState) {
+	c.states++
+	m := c.member(d.Member)
+	switch {
+	case !m.booted || d.Incarnation > m.incarnation:
+		m.booted, m.incarnation, m.commit = true, d.Incarnation, d.Commit
+	case d.Incarnation < m.incarnation:
+		c.rec.Add(e, "incarnation: member %s reported incarnation %d after %d", d.Member, d.Incarnation, m.incarnation)
+	case d.Commit < m.commit:
+		c.rec.Add(e, "commit monotonicity: member %s (incarnation %d) commit index went back from %d to %d",
+			d.Member, d.Incarnation, m.commit, d.Commit)
+	default:
+		m.commit = d.Commit
+	}
+	if d.Role == "leader" {
+		if prev, ok := c.leaders[d.Term]; !ok {
+			c.leaders[d.Term] = d.Member
+		} else if prev != d.Member {
+			c.rec.Add(e, "election safety: two leaders in term %d: %s and %s", d.Term, prev, d.Member)
+		}
+	}
+	s := c.slot(d.Commit)
+	if !s.hasLog {
+		s.logHash, s.hasLog = d.LogHash, true
+	} else if s.logHash != d.LogHash {
+		c.rec.Add(e, "committed prefix agreement: member %s has log hash %x at commit index %d, another member had %x",
+			d.Member, d.LogHash, d.Commit, s.logHash)
+	}
+}
+
+func (c *RaftSafety) observeApply(e *sim.Event, d *etcdtrace.Apply) {
+	c.applies++
+	m := c.member(d.Member)
+	if m.hasApplied && m.applyInc == m.incarnation && d.Index <= m.lastApplied {
+		c.rec.Add(e, "apply order: member %s (incarnation %d) applied index %d after index %d",
+			d.Member, m.incarnation, d.Index, m.lastApplied)
+	}
+	m.hasApplied, m.applyInc, m.lastApplied = true, m.incarnation, d.Index
+	s := c.slot(d.Index)
+	switch {
+	case s.term == 0:
+		s.term, s.entryHash = d.Term, d.EntryHash
+		c.applied++
+		if d.Term == 0 {
+			c.rec.Add(e, "state machine safety: member %s applied index %d with term 0", d.Member, d.Index)
+		}
+	case s.term != d.Term || s.entryHash != d.EntryHash:
+		c.rec.Add(e, "state machine safety: member %s applied entry (term %d, hash %x) at index %d, another member applied (term %d, hash %x)",
+			d.Member, d.Term, d.EntryHash, d.Index, s.term, s.entryHash)
+	}
+}
+
+// Finish implements Check.
+func (c *RaftSafety) Finish() Result {
+	ok := fmt.Sprintf("%d terms with a leader, %d members, %d entries applied identically (%d applies, %d state reports)",
+		len(c.leaders), len(c.members), c.applied, c.applies, c.states)
+	return c.rec.Result(c.Name(), ok)
+}
+
+var _ Check = (*RaftSafety)(nil)
