@@ -84,12 +84,13 @@ func (d *Disk) do(op diskOp) {
 	d.issued++
 }
 
+// applyDiskOp applies op to one view of the disk. Each view owns the
+// backing arrays of its record lists exclusively (Set copies, a crash copies),
+// so appending in place is safe and costs amortized O(1).
 func applyDiskOp(files map[string][][]byte, op diskOp) {
 	switch op.kind {
 	case opAppend:
-		recs := files[op.file]
-		// Never share a backing array with the other view of the disk.
-		files[op.file] = append(recs[:len(recs):len(recs)], op.recs...)
+		files[op.file] = append(files[op.file], op.recs...)
 	case opSet:
 		files[op.file] = append([][]byte(nil), op.recs...)
 	case opRemove:
@@ -160,7 +161,7 @@ func (d *Disk) crash(torn bool) {
 	d.lastEnd = 0
 	d.current = make(map[string][][]byte, len(d.durable))
 	for _, name := range SortedKeys(d.durable) {
-		d.current[name] = d.durable[name]
+		d.current[name] = append([][]byte(nil), d.durable[name]...)
 	}
 }
 

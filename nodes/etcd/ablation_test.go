@@ -1,0 +1,137 @@
+package etcd
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
+
+	"github.com/kubesim/kubesim/sim"
+)
+
+// TestAckBeforeFsync checks, on the trace, when the leader sends the
+// appends of a new proposal: after its fsync normally, at the very instant
+// the request arrives with the ablation.
+func TestAckBeforeFsync(t *testing.T) {
+	for _, ablate := range []bool{false, true} {
+		t.Run(fmt.Sprintf("AckBeforeFsync=%v", ablate), func(t *testing.T) {
+			disk := sim.DiskSpec{SyncBase: 10 * time.Millisecond}
+			cl := newCluster(t, 10, 3, func(c *Config) { c.Ablations.AckBeforeFsync = ablate }, disk)
+			lead := cl.waitLeader(5 * time.Second)
+			c := cl.addClient("client", lead)
+			leader := cl.members[lead].ID()
+			var arrivals []sim.Time
+			sends := map[sim.Time]int{}
+			cl.w.Subscribe(func(e *sim.Event) {
+				switch {
+				case e.Kind == sim.KindDeliver && e.Host == leader && e.Port == ClientPort:
+					arrivals = append(arrivals, e.At)
+				case e.Kind == sim.KindSend && e.Host == leader && e.Port == PeerPort:
+					sends[e.At]++
+				}
+			})
+			for i := 0; i < 5; i++ {
+				_, err := cl.put(c, "k", fmt.Sprint(i))
+				require.NoError(t, err)
+			}
+			require.Len(t, arrivals, 5)
+			early := 0
+			for _, at := range arrivals {
+				if sends[at] > 0 {
+					early++
+				}
+			}
+			if ablate {
+				require.Equal(t, 5, early, "appends leave before the entry is durable")
+			} else {
+				require.Zero(t, early, "appends wait for the leader's fsync")
+			}
+		})
+	}
+}
+
+// TestDedup sends every client request twice (a duplicating link): the
+// apply layer applies each write once, unless the apply-duplicates ablation
+// is on.
+func TestDedup(t *testing.T) {
+	for _, noDedup := range []bool{false, true} {
+		t.Run(fmt.Sprintf("NoDedup=%v", noDedup), func(t *testing.T) {
+			cl := newCluster(t, 11, 3, func(c *Config) { c.Ablations.NoDedup = noDedup }, sim.DiskSpec{})
+			lead := cl.waitLeader(5 * time.Second)
+			c := cl.addClient("client", lead)
+			cl.w.Network().SetLink(cl.host("client").ID(), cl.members[lead].ID(), sim.LinkSpec{Latency: time.Millisecond, Dup: 1})
+			for i := 0; i < 3; i++ {
+				_, err := cl.put(c, "k", fmt.Sprint(i))
+				require.NoError(t, err)
+			}
+			hs := cl.requireConverged(2 * time.Second)
+			want := int64(4)
+			if noDedup {
+				want = 7
+			}
+			require.Equal(t, want, hs["etcd-1"].Rev)
+		})
+	}
+}
+
+func TestSameSeedSameTrace(t *testing.T) {
+	run := func(seed uint64) uint64 {
+		cl := newCluster(t, seed, 3, func(c *Config) { c.SnapshotCount = 7 }, sim.DiskSpec{})
+		c := cl.addClient("client")
+		cl.w.Apply(sim.Schedule{
+			{At: 2 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{"etcd-1"}}, For: time.Second},
+			{At: 4 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"*"}}, For: 2 * time.Second, Loss: 0.1, Dup: 0.1, Reorder: 0.2},
+		})
+		cl.w.RunFor(time.Second)
+		for i := 0; i < 40; i++ {
+			_, _ = cl.put(c, fmt.Sprintf("k%d", i%5), fmt.Sprint(i))
+			_, _ = cl.get(c, fmt.Sprintf("k%d", i%3), GetOptions{})
+		}
+		cl.w.RunFor(3 * time.Second)
+		cl.kvHashes()
+		return cl.w.Trace().Hash()
+	}
+	a, b := run(42), run(42)
+	require.Equal(t, a, b)
+	require.NotEqual(t, a, run(43))
+}
+
+func TestIgnoreCompareAndWatchResumeFromNow(t *testing.T) {
+	for _, ablate := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ablated=%v", ablate), func(t *testing.T) {
+			cl := newCluster(t, 12, 3, func(c *Config) {
+				c.Ablations.IgnoreCompare = ablate
+				c.Ablations.WatchResumeFromNow = ablate
+			}, sim.DiskSpec{})
+			c := cl.addClient("client")
+			cl.waitLeader(5 * time.Second)
+			for i := 0; i < 3; i++ { // revisions 2..4
+				_, err := cl.put(c, "k", fmt.Sprint(i))
+				require.NoError(t, err)
+			}
+			var res TxnResult
+			var err error
+			done := false
+			cl.w.After(0, "txn", func() {
+				(*c).Txn(mvcc.TxnRequest{
+					Compares: []mvcc.Compare{{Key: []byte("k"), Target: mvcc.CompareValue, Value: []byte("stale")}},
+					Success:  []mvcc.Op{mvcc.OpPutOf([]byte("k"), []byte("swapped"), mvcc.PutOptions{})},
+				}, func(r TxnResult, e error) { res, err, done = r, e, true })
+			})
+			cl.await(5*time.Second, func() bool { return done })
+			require.NoError(t, err)
+			require.Equal(t, ablate, res.Succeeded, "a failing compare succeeds only when ignored")
+
+			var l watchLog
+			cl.watch(c, WatchRequest{Key: "k", StartRev: 2}, &l)
+			if ablate {
+				require.Empty(t, l.revs, "history is skipped")
+			} else {
+				require.Equal(t, []int64{2, 3, 4}, l.revs)
+			}
+		})
+	}
+}

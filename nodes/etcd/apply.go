@@ -1,0 +1,170 @@
+package etcd
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
+	"github.com/kubesim/kubesim/nodes/raft"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// applyEntry applies one committed entry to the store, traces it, forwards
+// the watch responses it caused and answers the client waiting for it here.
+func (m *member) applyEntry(e *raft.Entry) {
+	ev := &etcdtrace.Apply{Member: m.cfg.Name, Index: e.Index, Term: e.Term, EntryHash: hashData(e.Data)}
+	var w *writeRequest
+	var rep *reply
+	if e.Type == raft.EntryNormal && len(e.Data) > 0 {
+		if req, err := decodeProposal(e.Data); err == nil {
+			w = req
+		}
+	}
+	if w != nil && !m.isDuplicate(w.ID) {
+		m.dedup[w.ID.Client] = max(m.dedup[w.ID.Client], w.ID.Seq)
+		rep = m.applyWrite(w)
+		if w.Op == opCompact && rep.Err == nil {
+			ev.Compact = w.Rev
+		}
+	}
+	m.applied = e.Index
+	ev.Rev = m.store.Rev()
+	ev.Changes = m.flushWatches(true)
+	m.h.Emit(ev)
+	if rep != nil {
+		m.answerWaiter(w.ID, rep)
+	}
+}
+
+// isDuplicate reports whether the request was applied before, unless the
+// apply-duplicates ablation is on. Clients number their requests in
+// increasing order, so one number per client identity is enough.
+func (m *member) isDuplicate(id requestID) bool {
+	if m.cfg.Ablations.NoDedup {
+		return false
+	}
+	seq, ok := m.dedup[id.Client]
+	return ok && id.Seq <= seq
+}
+
+// applyWrite runs a write request against the store.
+func (m *member) applyWrite(w *writeRequest) *reply {
+	r := &reply{}
+	var err error
+	switch w.Op {
+	case opPut:
+		var res mvcc.PutResult
+		res, err = m.store.Put(w.Key, w.Value, mvcc.PutOptions{PrevKV: w.PrevKV})
+		r.Put = &res
+	case opDelete:
+		var res mvcc.DeleteResult
+		res, err = m.store.DeleteRange(w.Key, w.End, w.PrevKV)
+		r.Delete = &res
+	case opTxn:
+		var res mvcc.TxnResponse
+		if w.Txn == nil {
+			err = ErrUnknownRequest
+			break
+		}
+		res, err = m.store.Txn(*w.Txn)
+		r.Txn = &res
+	case opCompact:
+		err = m.store.Compact(w.Rev)
+	default:
+		err = ErrUnknownRequest
+	}
+	if err != nil {
+		r = &reply{Err: err}
+	}
+	r.Header = m.newHeader()
+	return r
+}
+
+// newHeader makes the response header of an answer given now.
+func (m *member) newHeader() Header {
+	return Header{Revision: m.store.Rev(), MemberID: m.cfg.ID, Member: m.cfg.Name, RaftTerm: m.node.Term()}
+}
+
+// changesOf turns watch events into the trace's changes.
+func changesOf(evs []mvcc.Event) []etcdtrace.Change {
+	out := make([]etcdtrace.Change, len(evs))
+	for i, ev := range evs {
+		c := etcdtrace.Change{Type: "put", Key: string(ev.Kv.Key), ModRev: ev.Kv.ModRevision}
+		if ev.Type == mvcc.EventDelete {
+			c.Type = "delete"
+		} else {
+			c.Value, c.CreateRev, c.Version = string(ev.Kv.Value), ev.Kv.CreateRevision, ev.Kv.Version
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// startInternalWatch (re)creates the member's own whole-keyspace watch, through which
+// the store reports each entry's changes for the Apply trace event.
+func (m *member) startInternalWatch() {
+	id, err := m.store.NewWatch(mvcc.WatchRequest{Key: []byte{0}, End: []byte{0}})
+	if err != nil {
+		panic("etcd: internal watch: " + err.Error())
+	}
+	m.internal = id
+}
+
+// installSnapshot replaces the state machine with a snapshot received from
+// the leader.
+func (m *member) installSnapshot(s *raft.Snapshot) {
+	_ = m.store.CancelWatch(m.internal)
+	if err := m.restoreState(s.Data); err != nil {
+		panic("etcd: leader sent a corrupt snapshot: " + err.Error())
+	}
+	m.startInternalWatch()
+	m.applied = max(m.applied, s.Index)
+	m.flushWatches(false)
+}
+
+// snapshotMagic starts the member's snapshot data.
+const snapshotMagic = "ketcd\x01"
+
+// encodeState encodes the state machine: the de-duplication table, then the
+// store's own snapshot.
+func (m *member) encodeState() []byte {
+	b := []byte(snapshotMagic)
+	clients := sim.SortedKeys(m.dedup)
+	b = binary.AppendUvarint(b, uint64(len(clients)))
+	for _, c := range clients {
+		b = binary.AppendUvarint(b, uint64(len(c)))
+		b = append(b, c...)
+		b = binary.AppendUvarint(b, m.dedup[c])
+	}
+	return append(b, m.store.Snapshot()...)
+}
+
+var errBadSnapshot = errors.New("etcd: invalid snapshot data")
+
+// restoreState replaces the state machine with encodeState's output.
+func (m *member) restoreState(data []byte) error {
+	if len(data) < len(snapshotMagic) || string(data[:len(snapshotMagic)]) != snapshotMagic {
+		return errBadSnapshot
+	}
+	r := reader{b: data[len(snapshotMagic):]}
+	n := r.uvarint()
+	dedup := make(map[string]uint64)
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		l := r.uvarint()
+		if r.err != nil || l > uint64(len(r.b)) {
+			return errBadSnapshot
+		}
+		c := string(r.b[:l])
+		r.b = r.b[l:]
+		dedup[c] = r.uvarint()
+	}
+	if r.err != nil {
+		return errBadSnapshot
+	}
+	if err := m.store.Restore(r.b); err != nil {
+		return err
+	}
+	m.dedup = dedup
+	return nil
+}

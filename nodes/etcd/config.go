@@ -1,0 +1,116 @@
+package etcd
+
+import (
+	"time"
+
+	"github.com/kubesim/kubesim/sim"
+)
+
+// The ports a member listens on.
+const (
+	// PeerPort carries Raft messages between members.
+	PeerPort = "raft"
+	// ClientPort serves the client RPCs (Range, Put, DeleteRange, Txn,
+	// Compact, Status and the watch calls).
+	ClientPort = "client"
+)
+
+// Defaults, as etcd's.
+const (
+	// DefaultHeartbeatInterval is etcd's --heartbeat-interval.
+	DefaultHeartbeatInterval = 100 * time.Millisecond
+	// DefaultElectionTimeout is etcd's --election-timeout.
+	DefaultElectionTimeout = 1000 * time.Millisecond
+	// DefaultSnapshotCount is etcd's --snapshot-count.
+	DefaultSnapshotCount = 10000
+	// readIndexRetry is how often a pending linearizable read asks Raft for
+	// a read index again (etcd's readIndexRetryTime).
+	readIndexRetry = 500 * time.Millisecond
+)
+
+// Peer names one member of the cluster.
+type Peer struct {
+	// ID is the member's non-zero Raft ID.
+	ID uint64
+	// Host is the simulated host the member runs on.
+	Host sim.HostID
+	// Name is the member's name, as it appears in traces; by convention the
+	// host's name.
+	Name string
+}
+
+// Config configures one member.
+type Config struct {
+	// Name is the member's name; empty means the host's name.
+	Name string
+	// ID is the member's Raft ID; it must appear in Peers.
+	ID uint64
+	// Peers lists every member, including this one.
+	Peers []Peer
+	// HeartbeatInterval is the Raft tick: the leader heartbeats once per
+	// interval. Default 100 ms.
+	HeartbeatInterval time.Duration
+	// ElectionTimeout is the election timeout, a whole number of heartbeat
+	// intervals; Raft randomizes each timeout within [T, 2T). Default 1 s.
+	ElectionTimeout time.Duration
+	// SnapshotCount is the number of applied entries between two Raft
+	// snapshots (with log compaction and a WAL rewrite). Default 10000.
+	SnapshotCount uint64
+	// RequestTimeout is how long the member waits for a proposal or a read
+	// to complete before answering "etcdserver: request timed out". Default
+	// etcd's 5 s + 2 × ElectionTimeout.
+	RequestTimeout time.Duration
+	// Ablations are deliberate faults for checker self-tests.
+	Ablations Ablations
+}
+
+// Ablations each remove one mechanism that a checker relies on (design
+// principle 5). All are off in the zero value.
+type Ablations struct {
+	// AckBeforeFsync (raft-ack-before-fsync) sends a Ready's messages (votes,
+	// append acknowledgements) before its entries and HardState are synced.
+	AckBeforeFsync bool
+	// CommitOldTerm (raft-commit-old-term) sets raft Config.Unsafe.CommitOldTerm.
+	CommitOldTerm bool
+	// LocalReads (etcd-local-reads) answers a linearizable Range from the
+	// member's local applied state, without ReadIndex.
+	LocalReads bool
+	// WatchResumeFromNow (watch-resume-from-now) starts a watch whose start
+	// revision is in the past at the current revision + 1 instead.
+	WatchResumeFromNow bool
+	// IgnoreCompare (mvcc-ignore-compare) sets the store's IgnoreCompare:
+	// every Txn takes its Success branch.
+	IgnoreCompare bool
+	// NoDedup (apply-duplicates) makes the apply layer apply a request again
+	// when a duplicate of it is committed.
+	NoDedup bool
+}
+
+// withDefaults fills zero fields.
+func (c Config) withDefaults(h *sim.Host) Config {
+	if c.Name == "" {
+		c.Name = h.Name()
+	}
+	if c.HeartbeatInterval <= 0 {
+		c.HeartbeatInterval = DefaultHeartbeatInterval
+	}
+	if c.ElectionTimeout <= 0 {
+		c.ElectionTimeout = DefaultElectionTimeout
+	}
+	if c.SnapshotCount == 0 {
+		c.SnapshotCount = DefaultSnapshotCount
+	}
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = 5*time.Second + 2*c.ElectionTimeout
+	}
+	return c
+}
+
+// electionTick converts the election timeout into heartbeat ticks.
+func (c Config) electionTick() int {
+	t := int(c.ElectionTimeout / c.HeartbeatInterval)
+	if t < 2 {
+		t = 2
+	}
+	return t
+}

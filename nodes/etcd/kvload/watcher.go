@@ -1,0 +1,166 @@
+package kvload
+
+import (
+	"time"
+
+	"github.com/kubesim/kubesim/nodes/etcd"
+	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// DefaultProgressInterval is how often a watcher asks for progress.
+const DefaultProgressInterval = time.Second
+
+// silentIntervals is how many progress intervals without any response make
+// a watcher give up on its member.
+const silentIntervals = 3
+
+// reconnectBackoff is the pause before reopening after a failed open.
+const reconnectBackoff = 100 * time.Millisecond
+
+// WatcherConfig configures a watcher process.
+type WatcherConfig struct {
+	// Name is the watcher's name in the trace; empty means the host's name.
+	Name string
+	// Endpoints are the etcd members' hosts.
+	Endpoints []sim.HostID
+	// Key and End are the watched range [Key, End); default the whole "k"
+	// prefix: Key "k", End "l".
+	Key, End string
+	// ProgressInterval is how often the watcher asks for a progress
+	// notification; after 3 intervals with no response it resumes on the
+	// next endpoint. Default 1 s.
+	ProgressInterval time.Duration
+}
+
+// watcher keeps one watch open across member failures, resuming where the
+// last stream stopped.
+type watcher struct {
+	h         *sim.Host
+	cfg       WatcherConfig
+	name      string
+	c         *etcd.Client
+	stream    uint64 // trace stream number of the current watch
+	wh        *etcd.WatchHandle
+	lastRev   int64 // every event up to here has been received
+	lastHeard sim.Time
+	tick      *sim.Timer
+}
+
+// BootWatcher returns the Boot function of a watcher host. It reads the
+// current revision, watches from the next one, emits etcdtrace.WatchOpen on
+// every (re)open and etcdtrace.WatchResp for every response of its current
+// stream, and resumes from the last revision seen + 1 on the next endpoint
+// when the stream breaks or falls silent. On a compaction cancel it reads
+// the current revision again and restarts from there.
+func BootWatcher(cfg WatcherConfig) func(h *sim.Host) {
+	if cfg.Key == "" {
+		cfg.Key, cfg.End = "k", "l"
+	}
+	if cfg.ProgressInterval <= 0 {
+		cfg.ProgressInterval = DefaultProgressInterval
+	}
+	return func(h *sim.Host) {
+		w := &watcher{h: h, cfg: cfg, name: traceName(h, cfg.Name)}
+		w.c = etcd.NewClient(h, etcd.ClientConfig{Name: w.name, Endpoints: cfg.Endpoints})
+		w.tick = h.NewTimer("watch-progress", w.handleTick)
+		w.tick.Reset(cfg.ProgressInterval)
+		w.startFromNow()
+	}
+}
+
+// startFromNow reads the current revision and opens a watch after it.
+func (w *watcher) startFromNow() {
+	w.wh = nil
+	w.c.Get(w.cfg.Key, etcd.GetOptions{End: w.cfg.End, Limit: 1}, func(res etcd.GetResult, err error) {
+		if err != nil {
+			w.h.After(w.cfg.ProgressInterval, "watch-reread", w.startFromNow)
+			return
+		}
+		w.open(res.Revision + 1)
+	})
+}
+
+// open starts a new stream at startRev on the client's current endpoint.
+func (w *watcher) open(startRev int64) {
+	w.stream++
+	stream := w.stream
+	w.lastRev = startRev - 1
+	w.lastHeard = w.h.Now()
+	ep := w.c.Endpoint()
+	w.h.Emit(&etcdtrace.WatchOpen{
+		Watcher: w.name, Stream: stream, Member: w.h.World().HostName(ep),
+		Key: w.cfg.Key, End: w.cfg.End, StartRev: startRev,
+	})
+	w.wh = w.c.Watch(etcd.WatchRequest{Key: w.cfg.Key, End: w.cfg.End, StartRev: startRev},
+		func(r etcd.WatchResponse) { w.handleResp(stream, r) })
+}
+
+// handleResp records a response of stream, if it is the current one.
+func (w *watcher) handleResp(stream uint64, r etcd.WatchResponse) {
+	if stream != w.stream || w.wh == nil {
+		return
+	}
+	if r.Err != nil {
+		w.wh = nil
+		w.h.After(reconnectBackoff, "watch-reconnect", w.resume)
+		return
+	}
+	w.lastHeard = w.h.Now()
+	w.h.Emit(&etcdtrace.WatchResp{
+		Watcher: w.name, Stream: stream, Member: r.Member, Rev: r.Revision,
+		Progress: r.Progress, Canceled: r.Canceled, CompactRev: r.CompactRevision,
+		Events: changes(r.Events),
+	})
+	switch {
+	case r.Canceled:
+		w.startFromNow()
+	case len(r.Events) > 0:
+		w.lastRev = r.Events[len(r.Events)-1].Kv.ModRevision
+	case r.Progress:
+		w.lastRev = max(w.lastRev, r.Revision)
+	}
+}
+
+// handleTick asks for progress, or gives up on a silent member.
+func (w *watcher) handleTick() {
+	w.tick.Reset(w.cfg.ProgressInterval)
+	if w.wh == nil {
+		return
+	}
+	if w.h.Now().Sub(w.lastHeard) >= silentIntervals*w.cfg.ProgressInterval {
+		w.wh.Cancel()
+		w.wh = nil
+		w.resume()
+		return
+	}
+	w.wh.RequestProgress()
+}
+
+// resume reopens on the next endpoint from the last revision seen + 1.
+func (w *watcher) resume() {
+	if w.wh != nil {
+		return
+	}
+	w.c.NextEndpoint()
+	w.open(w.lastRev + 1)
+}
+
+// changes converts watch events to the trace's changes.
+func changes(evs []mvcc.Event) []etcdtrace.Change {
+	if len(evs) == 0 {
+		return nil
+	}
+	out := make([]etcdtrace.Change, len(evs))
+	for i, ev := range evs {
+		c := etcdtrace.Change{Type: "put", Key: string(ev.Kv.Key), ModRev: ev.Kv.ModRevision}
+		if ev.Type == mvcc.EventDelete {
+			c.Type = "delete"
+		} else {
+			c.Value, c.CreateRev, c.Version = string(ev.Kv.Value), ev.Kv.CreateRevision, ev.Kv.Version
+		}
+		out[i] = c
+	}
+	return out
+}

@@ -1,0 +1,248 @@
+package etcd
+
+import (
+	"fmt"
+
+	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
+	"github.com/kubesim/kubesim/nodes/raft"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// exposeName is what a live member publishes itself under (sim.Host.Expose).
+const exposeName = "etcd-member"
+
+// member is one incarnation of a simulated etcd member.
+type member struct {
+	h    *sim.Host
+	cfg  Config
+	disk *sim.Disk
+	node *raft.Node
+
+	// What is durable (or being made durable) on disk, mirrored in memory
+	// so that the WAL can be rewritten after a snapshot, as etcd's
+	// MemoryStorage mirrors its WAL.
+	hs        raft.HardState
+	snapIndex uint64
+	ents      []raft.Entry // log entries after snapIndex
+
+	inFlight bool // a Ready awaits its fsync
+
+	// The state machine.
+	store    *mvcc.Store
+	applied  uint64
+	dedup    map[string]uint64 // client identity -> highest applied sequence
+	internal mvcc.WatchID      // whole-keyspace watch that reports each entry's changes
+
+	// Client requests.
+	waiters map[string]*waiter
+	reads   []*pendingRead
+	readSeq uint64
+	watches []*watchStream
+
+	tick *sim.Timer
+	last raftView
+}
+
+// Boot returns the sim.HostSpec.Boot function of a member: it rebuilds the
+// member from the host's disk, installs its handlers and starts its clock.
+func Boot(cfg Config) func(h *sim.Host) {
+	return func(h *sim.Host) {
+		m, err := newMember(h, cfg.withDefaults(h))
+		if err != nil {
+			panic(fmt.Sprintf("etcd: member %s cannot boot: %v", h.Name(), err))
+		}
+		m.start()
+	}
+}
+
+// newMember restores a member from its disk.
+func newMember(h *sim.Host, cfg Config) (*member, error) {
+	m := &member{
+		h:       h,
+		cfg:     cfg,
+		disk:    h.Disk(),
+		store:   mvcc.New(),
+		dedup:   make(map[string]uint64),
+		waiters: make(map[string]*waiter),
+	}
+	m.store.Ablations.IgnoreCompare = cfg.Ablations.IgnoreCompare
+	ps, dropped := loadDisk(m.disk)
+	if s := ps.Snapshot; s != nil {
+		if err := m.restoreState(s.Data); err != nil {
+			return nil, err
+		}
+		m.snapIndex, m.applied = s.Index, s.Index
+	}
+	m.hs, m.ents = ps.HardState, ps.Entries
+	m.startInternalWatch()
+	ids := make([]uint64, len(cfg.Peers))
+	for i, p := range cfg.Peers {
+		ids[i] = p.ID
+	}
+	node, err := raft.New(raft.Config{
+		ID:            cfg.ID,
+		Peers:         ids,
+		ElectionTick:  cfg.electionTick(),
+		HeartbeatTick: 1,
+		PreVote:       true,
+		CheckQuorum:   true,
+		Rand:          h.Rand("raft"),
+		Unsafe:        raft.Ablations{CommitOldTerm: cfg.Ablations.CommitOldTerm},
+	}, ps)
+	if err != nil {
+		return nil, err
+	}
+	m.node = node
+	if dropped > 0 {
+		// Cut the torn tail off, so that later appends are readable.
+		m.rewriteWAL()
+	}
+	return m, nil
+}
+
+// start installs the handlers and the Raft clock, and hands the committed
+// entries after the snapshot to the Ready loop.
+func (m *member) start() {
+	m.h.Handle(PeerPort, m.handlePeer)
+	sim.Serve(m.h, ClientPort, m.handleClient)
+	m.h.Expose(exposeName, m)
+	m.tick = m.h.NewTimer("raft-tick", m.handleTick)
+	m.tick.Reset(m.cfg.HeartbeatInterval)
+	m.emitState(true)
+	m.afterInput()
+}
+
+// handleTick advances Raft's logical clock.
+func (m *member) handleTick() {
+	m.tick.Reset(m.cfg.HeartbeatInterval)
+	m.node.Tick()
+	m.afterInput()
+}
+
+// handlePeer feeds a Raft message from another member into the core.
+func (m *member) handlePeer(msg *sim.Message) {
+	rm, ok := msg.Payload.(raft.Message)
+	if !ok {
+		return
+	}
+	_ = m.node.Step(rm)
+	m.afterInput()
+}
+
+// afterInput runs the Ready loop and traces state changes after the core
+// was fed a tick, a message, a proposal or a read request.
+func (m *member) afterInput() {
+	m.maybeReady()
+	m.emitState(false)
+}
+
+// maybeReady carries out Readys, one at a time, until the core has nothing
+// to hand out or a Ready waits for its fsync.
+func (m *member) maybeReady() {
+	for !m.inFlight && m.node.HasReady() {
+		rd := m.node.Ready()
+		wrote := m.persist(&rd)
+		if m.cfg.Ablations.AckBeforeFsync {
+			m.sendMessages(rd.Messages) // ablation: acknowledge before fsync
+		}
+		if !wrote {
+			m.finishReady(rd)
+			continue
+		}
+		m.inFlight = true
+		m.disk.Sync(func() {
+			m.inFlight = false
+			m.finishReady(rd)
+			m.afterInput()
+		})
+		return
+	}
+}
+
+// finishReady is the second half of a Ready, once it is durable: send its
+// messages, install its snapshot, apply its committed entries, serve reads
+// and acknowledge it.
+func (m *member) finishReady(rd raft.Ready) {
+	if !m.cfg.Ablations.AckBeforeFsync {
+		m.sendMessages(rd.Messages)
+	}
+	if rd.Snapshot != nil {
+		m.installSnapshot(rd.Snapshot)
+	}
+	for i := range rd.CommittedEntries {
+		m.applyEntry(&rd.CommittedEntries[i])
+	}
+	m.handleReadStates(rd.ReadStates)
+	m.node.Advance(rd)
+	m.serveReads()
+	m.maybeSnapshot()
+}
+
+// sendMessages puts Raft messages on the fabric. The core never rewrites a
+// slice it handed out, so the messages can travel as they are.
+func (m *member) sendMessages(msgs []raft.Message) {
+	for _, msg := range msgs {
+		if to, ok := hostOf(m.cfg.Peers, msg.To); ok {
+			m.h.Send(to, PeerPort, msg)
+		}
+	}
+}
+
+// persist writes a Ready's snapshot, entries and HardState to the disk
+// (without syncing) and reports whether it wrote anything.
+func (m *member) persist(rd *raft.Ready) bool {
+	if s := rd.Snapshot; s != nil {
+		m.disk.Set(snapFile, encodeSnapshot(s))
+		m.snapIndex, m.ents = s.Index, nil
+	}
+	for _, e := range rd.Entries {
+		m.ents = appendEntry(m.ents, m.snapIndex, e)
+	}
+	if rd.HardStateChanged {
+		m.hs = rd.HardState
+	}
+	if rd.Snapshot != nil {
+		m.rewriteWAL()
+		return true
+	}
+	for i := range rd.Entries {
+		m.disk.Append(walFile, encodeEntry(&rd.Entries[i]))
+	}
+	if rd.HardStateChanged {
+		m.disk.Append(walFile, encodeHardState(rd.HardState))
+	}
+	return len(rd.Entries) > 0 || rd.HardStateChanged
+}
+
+// rewriteWAL replaces the WAL with the HardState and the entries after the
+// snapshot, atomically.
+func (m *member) rewriteWAL() {
+	recs := make([][]byte, 0, len(m.ents)+1)
+	recs = append(recs, encodeHardState(m.hs))
+	for i := range m.ents {
+		recs = append(recs, encodeEntry(&m.ents[i]))
+	}
+	m.disk.Set(walFile, recs...)
+}
+
+// maybeSnapshot takes a Raft snapshot every SnapshotCount applied entries:
+// it compacts the core's log, writes the snapshot file and rewrites the WAL
+// without the compacted entries. The writes become durable with the next
+// fsync; until then the old files are a consistent state too.
+func (m *member) maybeSnapshot() {
+	if m.applied < m.snapIndex+m.cfg.SnapshotCount {
+		return
+	}
+	if err := m.node.Compact(m.applied, m.encodeState()); err != nil {
+		return
+	}
+	s := m.node.Snapshot()
+	m.disk.Set(snapFile, encodeSnapshot(s))
+	if k := s.Index - m.snapIndex; k <= uint64(len(m.ents)) {
+		m.ents = append([]raft.Entry(nil), m.ents[k:]...)
+	} else {
+		m.ents = nil
+	}
+	m.snapIndex = s.Index
+	m.rewriteWAL()
+}

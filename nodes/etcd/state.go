@@ -1,0 +1,65 @@
+package etcd
+
+import (
+	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/nodes/raft"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// raftView is the part of Raft's status whose changes are traced.
+type raftView struct {
+	term   uint64
+	role   raft.Role
+	lead   uint64
+	commit uint64
+}
+
+// roleNames are the trace's role strings.
+var roleNames = map[raft.Role]string{
+	raft.Follower:     "follower",
+	raft.PreCandidate: "pre-candidate",
+	raft.Candidate:    "candidate",
+	raft.Leader:       "leader",
+}
+
+// emitState emits etcdtrace.RaftState when the term, role, leader or commit
+// index changed since the last one (or always, with force), and fails reads
+// that a leader change invalidated.
+func (m *member) emitState(force bool) {
+	st := m.node.Status()
+	v := raftView{term: st.Term, role: st.Role, lead: st.Lead, commit: st.Commit}
+	if !force && v == m.last {
+		return
+	}
+	leadChanged := v.term != m.last.term || v.lead != m.last.lead
+	m.last = v
+	m.h.Emit(&etcdtrace.RaftState{
+		Member:      m.cfg.Name,
+		ID:          m.cfg.ID,
+		Incarnation: m.h.Incarnation(),
+		Term:        st.Term,
+		Role:        roleNames[st.Role],
+		Lead:        st.Lead,
+		Commit:      st.Commit,
+		LogHash:     st.LogHash,
+	})
+	if leadChanged {
+		m.failReadsOnLeaderChange(st.Term, st.Lead)
+	}
+}
+
+// EmitKVHash emits etcdtrace.KVHash for the member running on h, if h is up
+// and runs one: its applied index, revisions and store hash.
+func EmitKVHash(h *sim.Host) {
+	m, ok := h.Exposed(exposeName).(*member)
+	if !ok {
+		return
+	}
+	h.Emit(&etcdtrace.KVHash{
+		Member:     m.cfg.Name,
+		Applied:    m.applied,
+		Rev:        m.store.Rev(),
+		CompactRev: m.store.CompactRev(),
+		Hash:       m.store.Hash(),
+	})
+}

@@ -1,0 +1,66 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kubesim/kubesim/nodes/etcd"
+)
+
+// Ablation is a switch that removes one mechanism the design depends on, and
+// names the check that must catch its absence. Each is the "what if we
+// didn't?" of a sentence in the design.
+type Ablation struct {
+	Name      string
+	Mechanism string // what is removed
+	Check     string // the check that catches it
+	Scenario  string // the scenario TestAblations runs it on
+	apply     func(*AblationSet)
+}
+
+// AblationSet is what a run's ablations switch off, layer by layer.
+type AblationSet struct {
+	Etcd etcd.Ablations
+}
+
+// Ablations lists the registry, in documentation order.
+func Ablations() []Ablation {
+	return []Ablation{
+		{Name: "raft-ack-before-fsync", Mechanism: "Raft sends votes and append acks before its log and hard state are fsynced", Check: "raft-safety", Scenario: "etcd-chaos",
+			apply: func(s *AblationSet) { s.Etcd.AckBeforeFsync = true }},
+		{Name: "raft-commit-old-term", Mechanism: "a leader commits entries of older terms by counting replicas (Raft paper, Figure 8)", Check: "raft-safety", Scenario: "etcd-chaos",
+			apply: func(s *AblationSet) { s.Etcd.CommitOldTerm = true }},
+		{Name: "etcd-local-reads", Mechanism: "a linearizable read is answered from local state, without ReadIndex", Check: "linearizability", Scenario: "etcd-leader-partition",
+			apply: func(s *AblationSet) { s.Etcd.LocalReads = true }},
+		{Name: "watch-resume-from-now", Mechanism: "a resumed watch starts at the current revision instead of the one asked for", Check: "watch-guarantees", Scenario: "etcd-leader-crash",
+			apply: func(s *AblationSet) { s.Etcd.WatchResumeFromNow = true }},
+		{Name: "mvcc-ignore-compare", Mechanism: "a Txn ignores its compares and always takes the success branch", Check: "linearizability", Scenario: "etcd-flaky-network",
+			apply: func(s *AblationSet) { s.Etcd.IgnoreCompare = true }},
+		{Name: "apply-duplicates", Mechanism: "the apply layer does not de-duplicate a request that arrives twice (a retry, or a duplicate on the network)", Check: "linearizability", Scenario: "etcd-flaky-network",
+			apply: func(s *AblationSet) { s.Etcd.NoDedup = true }},
+	}
+}
+
+// ResolveAblations turns names into switches; an unknown name is an error
+// that lists the known ones.
+func ResolveAblations(names []string) (AblationSet, error) {
+	var set AblationSet
+	all := Ablations()
+	for _, n := range names {
+		found := false
+		for _, a := range all {
+			if a.Name == n {
+				a.apply(&set)
+				found = true
+			}
+		}
+		if !found {
+			var known []string
+			for _, a := range all {
+				known = append(known, a.Name)
+			}
+			return set, fmt.Errorf("unknown ablation %q: run `kubesim ablations` to list them (%s)", n, strings.Join(known, ", "))
+		}
+	}
+	return set, nil
+}

@@ -1,0 +1,141 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/kubesim/kubesim/checks"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// Catalogue returns the named scenarios, in the order `kubesim scenarios`
+// lists them.
+func Catalogue() []Spec {
+	specs := []Spec{
+		{
+			Name:        "etcd-leader-crash",
+			Description: "the etcd leader crashes every 30 s and restarts 10 s later; a new leader takes over within the election timeout",
+			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				return every(20*time.Second, 30*time.Second, end, rng, func(at time.Duration) sim.Fault {
+					return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{"etcd-leader"}}, For: 10 * time.Second}
+				})
+			},
+		},
+		{
+			Name:        "etcd-leader-partition",
+			Description: "the etcd leader is cut off from everyone for 15 s, every 40 s: the majority elects a new leader, the old one steps down",
+			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				return every(20*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
+					return sim.Fault{At: at, Kind: sim.FaultIsolate, Targets: [][]string{{"etcd-leader"}}, For: 15 * time.Second}
+				})
+			},
+		},
+		{
+			Name:        "etcd-minority-partition",
+			Description: "a minority of members is partitioned from the rest (and from clients) for 20 s, every 40 s: the majority side keeps serving",
+			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				minority, rest := split(c, (len(c.Members)-1)/2)
+				if len(minority) == 0 {
+					return nil
+				}
+				return every(20*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
+					return sim.Fault{At: at, Kind: sim.FaultPartition, Targets: [][]string{minority, rest}, For: 20 * time.Second}
+				})
+			},
+		},
+		{
+			Name:        "etcd-majority-down",
+			Description: "a quorum of members crashes for 30 s: writes must stop completely, and safety must hold throughout",
+			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				return sim.Schedule{{At: 30 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{"etcd-quorum"}}, For: 30 * time.Second}}
+			},
+			ExtraChecks: func(c *Cluster, s sim.Schedule) []checks.Check {
+				var windows []checks.Window
+				for _, f := range s {
+					if f.Kind == sim.FaultCrash && len(f.Targets) == 1 && len(f.Targets[0]) == 1 && f.Targets[0][0] == "etcd-quorum" {
+						windows = append(windows, checks.Window{From: sim.Time(f.At), To: sim.Time(f.At + f.For)})
+					}
+				}
+				return []checks.Check{checks.NewNoWritesDuring(windows)}
+			},
+		},
+		{
+			Name:        "etcd-flaky-network",
+			Description: "every link loses 5%, duplicates 5% and reorders 10% of messages, with up to 10 ms extra delay, for most of the run",
+			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				return sim.Schedule{{At: 5 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"*"}}, For: end - 5*time.Second,
+					Loss: 0.05, Dup: 0.05, Reorder: 0.1, Delay: 10 * time.Millisecond}}
+			},
+		},
+		{
+			Name:        "etcd-rolling-restart",
+			Description: "each member in turn is stopped for 10 s and restarted, 20 s apart, as in an upgrade",
+			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				var s sim.Schedule
+				at := 15 * time.Second
+				for i := 0; at+10*time.Second <= end; i++ {
+					s = append(s, sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{c.Members[i%len(c.Members)]}}, For: 10 * time.Second})
+					at += 20 * time.Second
+				}
+				return s
+			},
+		},
+		{
+			Name:        "etcd-pause",
+			Description: "the etcd leader freezes for 3 s (a GC pause or SIGSTOP, longer than the election timeout) every 20 s",
+			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				return every(15*time.Second, 20*time.Second, end, rng, func(at time.Duration) sim.Fault {
+					return sim.Fault{At: at, Kind: sim.FaultPause, Targets: [][]string{{"etcd-leader"}}, For: 3 * time.Second}
+				})
+			},
+		},
+		{
+			Name:        "etcd-chaos",
+			Description: "a random schedule drawn from the seed: crashes, torn writes, partitions, one-way cuts, pauses and flaky links",
+			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				return ChaosSchedule(c, rng, end)
+			},
+		},
+	}
+	return withDefaults(specs)
+}
+
+// withDefaults fills what a catalogue entry leaves unset: two virtual
+// minutes, a 20 s settle window and the default topology.
+func withDefaults(specs []Spec) []Spec {
+	for i := range specs {
+		s := &specs[i]
+		if s.Duration == 0 {
+			s.Duration = 2 * time.Minute
+		}
+		if s.Settle == 0 {
+			s.Settle = 20 * time.Second
+		}
+		if s.Topology == nil {
+			s.Topology = DefaultTopology
+		}
+	}
+	return specs
+}
+
+// every repeats a fault from first, period apart (with up to 10% jitter),
+// while it fits before end.
+func every(first, period, end time.Duration, rng *sim.Stream, f func(at time.Duration) sim.Fault) sim.Schedule {
+	var s sim.Schedule
+	for at := first; ; {
+		fault := f(at)
+		if at+fault.For > end {
+			return s
+		}
+		s = append(s, fault)
+		at += period + time.Duration(rng.Int64N(int64(period/10)+1))
+	}
+}
+
+// split returns the first k members and everything else (the other members
+// and the client hosts).
+func split(c *Cluster, k int) (first, rest []string) {
+	first = append(first, c.Members[:k]...)
+	rest = append(rest, c.Members[k:]...)
+	rest = append(rest, c.Clients...)
+	return first, rest
+}

@@ -1,0 +1,82 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/kubesim/kubesim/sim"
+)
+
+// ChaosSchedule draws a random fault schedule from rng: roughly one fault
+// every 10 virtual seconds, each lasting 1 to 15 s, chosen among crashes,
+// torn-write crashes, partitions of the members (clients land on a random
+// side), one-way cuts, isolation, pauses and flaky links. Faults may
+// overlap; all end by end. It never wipes a disk: a member that loses its
+// disk and rejoins under its old identity breaks Raft by design (the etcd
+// amnesia case), which is a lesson of its own, not chaos to survive.
+func ChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+	var s sim.Schedule
+	members := c.Members
+	pick := func() string { return members[rng.IntN(len(members))] }
+	at := 5*time.Second + time.Duration(rng.Int64N(int64(5*time.Second)))
+	for {
+		dur := time.Second + time.Duration(rng.Int64N(int64(14*time.Second)))
+		if at+dur > end {
+			return s
+		}
+		f := sim.Fault{At: at, For: dur}
+		switch r := rng.IntN(100); {
+		case r < 25:
+			f.Kind, f.Targets = sim.FaultCrash, [][]string{{pick()}}
+		case r < 30:
+			f.Kind, f.Targets = sim.FaultTorn, [][]string{{pick()}}
+		case r < 50:
+			f.Kind, f.Targets = sim.FaultPartition, randomSplit(c, rng)
+		case r < 58:
+			a, b := pick(), pick()
+			if a == b {
+				f.Kind, f.Targets = sim.FaultIsolate, [][]string{{a}}
+			} else {
+				f.Kind, f.Targets = sim.FaultOneWay, [][]string{{a}, {b}}
+			}
+		case r < 68:
+			f.Kind, f.Targets = sim.FaultIsolate, [][]string{{"etcd-leader"}}
+		case r < 83:
+			f.Kind, f.Targets = sim.FaultPause, [][]string{{pick()}}
+			f.For = f.For / 3
+		default:
+			f.Kind, f.Targets = sim.FaultFlaky, [][]string{{pick()}}
+			f.Loss = float64(rng.IntN(30)) / 100
+			f.Dup = float64(rng.IntN(10)) / 100
+			f.Reorder = float64(rng.IntN(20)) / 100
+			f.Delay = time.Duration(rng.IntN(20)) * time.Millisecond
+		}
+		s = append(s, f)
+		at += 3*time.Second + time.Duration(rng.Int64N(int64(14*time.Second)))
+	}
+}
+
+// randomSplit splits the members in two non-empty groups (when there are
+// two or more), and puts each client host on a random side.
+func randomSplit(c *Cluster, rng *sim.Stream) [][]string {
+	if len(c.Members) < 2 {
+		return [][]string{c.Members, c.Clients}
+	}
+	perm := rng.Perm(len(c.Members))
+	k := 1 + rng.IntN(len(c.Members)-1)
+	var a, b []string
+	for i, p := range perm {
+		if i < k {
+			a = append(a, c.Members[p])
+		} else {
+			b = append(b, c.Members[p])
+		}
+	}
+	for _, cl := range c.Clients {
+		if rng.IntN(2) == 0 {
+			a = append(a, cl)
+		} else {
+			b = append(b, cl)
+		}
+	}
+	return [][]string{a, b}
+}

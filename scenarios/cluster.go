@@ -1,0 +1,143 @@
+package scenarios
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kubesim/kubesim/nodes/etcd"
+	"github.com/kubesim/kubesim/nodes/etcd/kvload"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// Roles of the hosts a scenario builds.
+const (
+	RoleEtcd   = "etcd"
+	RoleClient = "client"
+)
+
+// Topology sizes the etcd part of a world.
+type Topology struct {
+	Members    int // etcd members, 1 to 7
+	Clients    int // KV clients
+	Watchers   int // resuming watchers
+	Compaction time.Duration
+	Think      time.Duration // mean pause between a client's operations
+	// SnapshotCount is applied entries between Raft snapshots.
+	SnapshotCount uint64
+}
+
+// DefaultTopology is the etcd cluster most scenarios run: three clients, two
+// watchers and kube-apiserver's compaction every 5 minutes.
+func DefaultTopology(members int) Topology {
+	return Topology{Members: members, Clients: 3, Watchers: 2, Compaction: 5 * time.Minute,
+		Think: 100 * time.Millisecond, SnapshotCount: 2000}
+}
+
+// Cluster is a built etcd world: the hosts by role, and what tracks them.
+type Cluster struct {
+	World   *sim.World
+	Members []string // etcd host names, etcd-1..etcd-N
+	Clients []string // client, watcher and compactor host names
+	Leader  *LeaderTracker
+}
+
+// MaxMembers is the largest etcd cluster a scenario may ask for.
+const MaxMembers = 7
+
+// BuildCluster adds an etcd cluster and its KV workload to w.
+func BuildCluster(w *sim.World, top Topology, abl etcd.Ablations) (*Cluster, error) {
+	if top.Members < 1 || top.Members > MaxMembers {
+		return nil, fmt.Errorf("members must be between 1 and %d, got %d", MaxMembers, top.Members)
+	}
+	c := &Cluster{World: w}
+	var peers []etcd.Peer
+	for i := 1; i <= top.Members; i++ {
+		name := fmt.Sprintf("etcd-%d", i)
+		c.Members = append(c.Members, name)
+		// Hosts are added in order, so member i is host i-1.
+		peers = append(peers, etcd.Peer{ID: uint64(i), Host: sim.HostID(i - 1), Name: name})
+	}
+	var endpoints []sim.HostID
+	for i, p := range peers {
+		cfg := etcd.Config{Name: p.Name, ID: p.ID, Peers: peers, SnapshotCount: top.SnapshotCount, Ablations: abl}
+		h, err := w.AddHost(sim.HostSpec{Name: p.Name, Role: RoleEtcd, Boot: etcd.Boot(cfg)})
+		if err != nil {
+			return nil, err
+		}
+		if h.ID() != p.Host {
+			return nil, fmt.Errorf("BuildCluster needs a world without hosts")
+		}
+		endpoints = append(endpoints, sim.HostID(i))
+	}
+	add := func(name string, boot func(*sim.Host)) error {
+		c.Clients = append(c.Clients, name)
+		_, err := w.AddHost(sim.HostSpec{Name: name, Role: RoleClient, Boot: boot})
+		return err
+	}
+	// Each client starts on a different member, as a load balancer would.
+	rotate := func(k int) []sim.HostID {
+		out := make([]sim.HostID, 0, len(endpoints))
+		for i := range endpoints {
+			out = append(out, endpoints[(k+i)%len(endpoints)])
+		}
+		return out
+	}
+	for i := 1; i <= top.Clients; i++ {
+		name := fmt.Sprintf("client-%d", i)
+		if err := add(name, kvload.BootClient(kvload.ClientConfig{Name: name, Endpoints: rotate(i - 1), Think: top.Think})); err != nil {
+			return nil, err
+		}
+	}
+	for i := 1; i <= top.Watchers; i++ {
+		name := fmt.Sprintf("watcher-%d", i)
+		if err := add(name, kvload.BootWatcher(kvload.WatcherConfig{Name: name, Endpoints: rotate(i)})); err != nil {
+			return nil, err
+		}
+	}
+	if top.Compaction > 0 {
+		if err := add("compactor", kvload.BootCompactor(kvload.CompactorConfig{Name: "compactor", Endpoints: rotate(0), Interval: top.Compaction})); err != nil {
+			return nil, err
+		}
+	}
+	c.Leader = NewLeaderTracker(w, c.Members)
+	w.Subscribe(c.Leader.Observe)
+	w.AddResolver(c.Leader.Resolve)
+	w.AddResolver(c.resolveGroups)
+	return c, nil
+}
+
+// resolveGroups knows "etcd" (every member), "etcd-minority" (the largest
+// group that is not a quorum: the first (N-1)/2 members), "etcd-majority"
+// (the rest: a quorum) and "etcd-quorum" (the first N/2+1 members).
+func (c *Cluster) resolveGroups(name string) ([]sim.HostID, bool) {
+	n := len(c.Members)
+	var names []string
+	switch name {
+	case "etcd":
+		names = c.Members
+	case "etcd-minority":
+		names = c.Members[:(n-1)/2]
+	case "etcd-majority":
+		names = c.Members[(n-1)/2:]
+	case "etcd-quorum":
+		names = c.Members[:n/2+1]
+	default:
+		return nil, false
+	}
+	ids := make([]sim.HostID, 0, len(names))
+	for _, m := range names {
+		h, _ := c.World.HostByName(m)
+		ids = append(ids, h.ID())
+	}
+	return ids, true
+}
+
+// EmitKVHashes asks every live member to report its store hash into the
+// trace, for the kv-agreement check.
+func (c *Cluster) EmitKVHashes() {
+	for _, m := range c.Members {
+		if h, ok := c.World.HostByName(m); ok && h.Up() {
+			etcd.EmitKVHash(h)
+		}
+	}
+}

@@ -1,0 +1,209 @@
+// Package scenarios turns kubesim's parts into runnable worlds: a scenario
+// is data (topology, member count, workload, fault schedule, duration, checks
+// and ablations), and Run builds the world from one seed, runs it and judges
+// it. The catalogue holds the named scenarios; a user can build their own.
+package scenarios
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/kubesim/kubesim/checks"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// Spec is a named scenario.
+type Spec struct {
+	Name        string
+	Description string
+	// Duration is the default virtual run length, settle window included.
+	Duration time.Duration
+	// Settle is the fault-free window at the end, before the final checks.
+	Settle time.Duration
+	// Topology sizes the cluster for a member count.
+	Topology func(members int) Topology
+	// Faults draws the fault schedule from the scenario's random stream.
+	// Faults end before Duration-Settle.
+	Faults func(c *Cluster, rng *sim.Stream, faultEnd time.Duration) sim.Schedule
+	// ExtraChecks adds checks particular to the scenario, given the
+	// schedule that will run.
+	ExtraChecks func(c *Cluster, s sim.Schedule) []checks.Check
+}
+
+// Options selects one run of a scenario.
+type Options struct {
+	Scenario string
+	Members  int
+	Seed     uint64
+	Duration time.Duration // 0: the scenario's default
+	// Schedule, when non-nil, replaces the scenario's generated faults.
+	Schedule sim.Schedule
+	// Ablations names switches from the ablation registry to turn on.
+	Ablations []string
+	// Trace and Timeline, when set, receive the trace as JSONL and as text.
+	Trace, Timeline io.Writer
+}
+
+// Result is the outcome of one run: what `kubesim run --json` prints.
+type Result struct {
+	Scenario       string             `json:"scenario"`
+	Members        int                `json:"members"`
+	Seed           uint64             `json:"seed"`
+	Ablations      []string           `json:"ablations,omitempty"`
+	VirtualSeconds float64            `json:"virtual_seconds"`
+	WallSeconds    float64            `json:"wall_seconds"`
+	Events         uint64             `json:"events"`
+	TraceHash      string             `json:"trace_hash"`
+	OK             bool               `json:"ok"`
+	Checks         []checks.Result    `json:"checks"`
+	Metrics        map[string]float64 `json:"metrics"`
+	Schedule       string             `json:"schedule,omitempty"`
+}
+
+// Failed returns the results of the checks that failed.
+func (r *Result) Failed() []checks.Result {
+	var out []checks.Result
+	for _, c := range r.Checks {
+		if !c.OK {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Lookup finds a named scenario.
+func Lookup(name string) (Spec, error) {
+	for _, s := range Catalogue() {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	var names []string
+	for _, s := range Catalogue() {
+		names = append(names, s.Name)
+	}
+	return Spec{}, fmt.Errorf("unknown scenario %q: run `kubesim scenarios` to list them (%s)", name, strings.Join(names, ", "))
+}
+
+// Prepared is a built but not yet run world, for callers that want to step
+// it themselves.
+type Prepared struct {
+	Spec     Spec
+	Options  Options
+	World    *sim.World
+	Cluster  *Cluster
+	Schedule sim.Schedule
+	Checks   []checks.Check
+	Metrics  *Metrics
+	duration time.Duration
+	flush    []func() error
+}
+
+// Prepare validates opts and builds the world, its checks and its schedule.
+func Prepare(opts Options) (*Prepared, error) {
+	spec, err := Lookup(opts.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Members < 1 || opts.Members > MaxMembers {
+		return nil, fmt.Errorf("--members must be between 1 and %d, got %d", MaxMembers, opts.Members)
+	}
+	abl, err := ResolveAblations(opts.Ablations)
+	if err != nil {
+		return nil, err
+	}
+	d := opts.Duration
+	if d == 0 {
+		d = spec.Duration
+	}
+	if d <= spec.Settle {
+		return nil, fmt.Errorf("--duration must be longer than the %v settle window of %s, got %v", spec.Settle, spec.Name, d)
+	}
+	w := sim.NewWorld(opts.Seed)
+	c, err := BuildCluster(w, spec.Topology(opts.Members), abl.Etcd)
+	if err != nil {
+		return nil, err
+	}
+	p := &Prepared{Spec: spec, Options: opts, World: w, Cluster: c, duration: d}
+	p.Schedule = opts.Schedule
+	if p.Schedule == nil && spec.Faults != nil {
+		p.Schedule = spec.Faults(c, w.Rand("scenario/faults"), d-spec.Settle)
+	}
+	if err := w.CheckTargets(p.Schedule); err != nil {
+		return nil, err
+	}
+	if opts.Trace != nil {
+		j := sim.NewJSONLWriter(w, opts.Trace)
+		p.flush = append(p.flush, j.Flush)
+	}
+	if opts.Timeline != nil {
+		t := sim.NewTimelineWriter(w, opts.Timeline)
+		p.flush = append(p.flush, t.Flush)
+	}
+	p.Checks = EtcdChecks()
+	if spec.ExtraChecks != nil {
+		p.Checks = append(p.Checks, spec.ExtraChecks(c, p.Schedule)...)
+	}
+	checks.Attach(w, p.Checks...)
+	p.Metrics = NewMetrics()
+	w.Subscribe(p.Metrics.Observe)
+	w.Apply(p.Schedule)
+	return p, nil
+}
+
+// EtcdChecks are the checks every etcd scenario runs.
+func EtcdChecks() []checks.Check {
+	return []checks.Check{
+		checks.NewRaftSafety(),
+		checks.NewLinearizability(checks.LinearizabilityOptions{}),
+		checks.NewWatchGuarantees(),
+		checks.NewKVAgreement(),
+	}
+}
+
+// Run runs the prepared world to its end, asks members for their hashes,
+// and judges it.
+func (p *Prepared) Run() (Result, error) {
+	w := p.World
+	w.Run(sim.Time(p.duration))
+	p.Cluster.EmitKVHashes()
+	res := Result{
+		Scenario:       p.Spec.Name,
+		Members:        p.Options.Members,
+		Seed:           p.Options.Seed,
+		Ablations:      p.Options.Ablations,
+		VirtualSeconds: w.Now().Seconds(),
+		Events:         w.Events(),
+		TraceHash:      fmt.Sprintf("%016x", w.Trace().Hash()),
+		Checks:         checks.FinishAll(p.Checks...),
+		Metrics:        p.Metrics.Values(),
+		Schedule:       p.Schedule.String(),
+	}
+	res.OK = checks.AllOK(res.Checks)
+	for _, f := range p.flush {
+		if err := f(); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// Run prepares and runs one world.
+func Run(opts Options) (Result, error) {
+	p, err := Prepare(opts)
+	if err != nil {
+		return Result{}, err
+	}
+	return p.Run()
+}
+
+// ReplayCommand returns the `kubesim run` command line that replays r.
+func ReplayCommand(r Result) string {
+	cmd := fmt.Sprintf("kubesim run --scenario %s --members %d --seed %d", r.Scenario, r.Members, r.Seed)
+	for _, a := range r.Ablations {
+		cmd += " --ablate " + a
+	}
+	return cmd
+}

@@ -1,0 +1,92 @@
+package scenarios_test
+
+import (
+	"flag"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/scenarios"
+)
+
+var seedsFlag = flag.Int("scenario-seeds", 0, "seeds per scenario and member count in TestCatalogue (default 100, or 5 with -short)")
+
+func catalogueSeeds() int {
+	switch {
+	case *seedsFlag > 0:
+		return *seedsFlag
+	case testing.Short():
+		return 5
+	}
+	return 100
+}
+
+// TestCatalogue runs every named scenario with 3, 4 and 5 members over many
+// seeds, and asserts that every check passes. A failure prints the command
+// that replays it.
+func TestCatalogue(t *testing.T) {
+	seeds := catalogueSeeds()
+	for _, spec := range scenarios.Catalogue() {
+		for _, members := range []int{3, 4, 5} {
+			t.Run(fmt.Sprintf("%s/members=%d", spec.Name, members), func(t *testing.T) {
+				t.Parallel()
+				for seed := 1; seed <= seeds; seed++ {
+					res, err := scenarios.Run(scenarios.Options{Scenario: spec.Name, Members: members, Seed: uint64(seed)})
+					require.NoError(t, err)
+					if !res.OK {
+						for _, c := range res.Failed() {
+							t.Errorf("%s", c.String())
+						}
+						t.Fatalf("replay with: %s", scenarios.ReplayCommand(res))
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestMajorityDownStopsWrites: while a quorum is down, no write succeeds,
+// though writes are attempted, and writes succeed again afterwards.
+func TestMajorityDownStopsWrites(t *testing.T) {
+	for _, members := range []int{3, 4, 5} {
+		res, err := scenarios.Run(scenarios.Options{Scenario: "etcd-majority-down", Members: members, Seed: 7})
+		require.NoError(t, err)
+		require.True(t, res.OK, "%v", res.Failed())
+		var check string
+		for _, c := range res.Checks {
+			if c.Name == "no-writes-without-quorum" {
+				check = c.Detail
+			}
+		}
+		require.Regexp(t, `^0 of [1-9][0-9]* writes invoked in 1 window\(s\) succeeded$`, check)
+		require.Greater(t, res.Metrics["writes_ok"], 100.0, "writes work outside the window")
+	}
+}
+
+func TestRunIsDeterministic(t *testing.T) {
+	for _, spec := range scenarios.Catalogue() {
+		a, err := scenarios.Run(scenarios.Options{Scenario: spec.Name, Members: 3, Seed: 42})
+		require.NoError(t, err)
+		b, err := scenarios.Run(scenarios.Options{Scenario: spec.Name, Members: 3, Seed: 42})
+		require.NoError(t, err)
+		require.Equal(t, a.TraceHash, b.TraceHash, spec.Name)
+		require.Equal(t, a.Metrics, b.Metrics, spec.Name)
+	}
+}
+
+func TestBadOptions(t *testing.T) {
+	cases := []struct {
+		opts scenarios.Options
+		want string
+	}{
+		{scenarios.Options{Scenario: "nope", Members: 3}, `unknown scenario "nope"`},
+		{scenarios.Options{Scenario: "etcd-chaos", Members: 0}, "--members must be between 1 and 7, got 0"},
+		{scenarios.Options{Scenario: "etcd-chaos", Members: 8}, "--members must be between 1 and 7, got 8"},
+		{scenarios.Options{Scenario: "etcd-chaos", Members: 3, Ablations: []string{"bogus"}}, `unknown ablation "bogus"`},
+	}
+	for _, c := range cases {
+		_, err := scenarios.Run(c.opts)
+		require.ErrorContains(t, err, c.want)
+	}
+}
