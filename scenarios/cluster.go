@@ -24,6 +24,9 @@ type Topology struct {
 	Think      time.Duration // mean pause between a client's operations
 	// SnapshotCount is applied entries between Raft snapshots.
 	SnapshotCount uint64
+	// QuietAt, when set, is when the workload stops starting operations, so
+	// that the members can agree before the run ends.
+	QuietAt time.Duration
 }
 
 // DefaultTopology is the etcd cluster most scenarios run: three clients, two
@@ -84,7 +87,7 @@ func BuildCluster(w *sim.World, top Topology, abl etcd.Ablations) (*Cluster, err
 	}
 	for i := 1; i <= top.Clients; i++ {
 		name := fmt.Sprintf("client-%d", i)
-		if err := add(name, kvload.BootClient(kvload.ClientConfig{Name: name, Endpoints: rotate(i - 1), Think: top.Think})); err != nil {
+		if err := add(name, kvload.BootClient(kvload.ClientConfig{Name: name, Endpoints: rotate(i - 1), Think: top.Think, Until: top.QuietAt})); err != nil {
 			return nil, err
 		}
 	}
@@ -95,7 +98,7 @@ func BuildCluster(w *sim.World, top Topology, abl etcd.Ablations) (*Cluster, err
 		}
 	}
 	if top.Compaction > 0 {
-		if err := add("compactor", kvload.BootCompactor(kvload.CompactorConfig{Name: "compactor", Endpoints: rotate(0), Interval: top.Compaction})); err != nil {
+		if err := add("compactor", kvload.BootCompactor(kvload.CompactorConfig{Name: "compactor", Endpoints: rotate(0), Interval: top.Compaction, Until: top.QuietAt})); err != nil {
 			return nil, err
 		}
 	}

@@ -87,6 +87,11 @@ func Lookup(name string) (Spec, error) {
 	return Spec{}, fmt.Errorf("unknown scenario %q: run `kubesim scenarios` to list them (%s)", name, strings.Join(names, ", "))
 }
 
+// QuietWindow is how long before the end the workload stops starting
+// operations, so that every member has applied the same log when the
+// kv-agreement check compares them. It lies inside the settle window.
+const QuietWindow = 5 * time.Second
+
 // Prepared is a built but not yet run world, for callers that want to step
 // it themselves.
 type Prepared struct {
@@ -122,7 +127,11 @@ func Prepare(opts Options) (*Prepared, error) {
 		return nil, fmt.Errorf("--duration must be longer than the %v settle window of %s, got %v", spec.Settle, spec.Name, d)
 	}
 	w := sim.NewWorld(opts.Seed)
-	c, err := BuildCluster(w, spec.Topology(opts.Members), abl.Etcd)
+	top := spec.Topology(opts.Members)
+	if top.QuietAt == 0 {
+		top.QuietAt = d - QuietWindow
+	}
+	c, err := BuildCluster(w, top, abl.Etcd)
 	if err != nil {
 		return nil, err
 	}

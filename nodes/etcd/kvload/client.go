@@ -29,6 +29,10 @@ type ClientConfig struct {
 	Think time.Duration
 	// RequestTimeout bounds each operation; default the etcd client's 5 s.
 	RequestTimeout time.Duration
+	// Until, when set, is the virtual time after which the client starts no
+	// new operation, so that a scenario can let the cluster go quiet before
+	// comparing members.
+	Until time.Duration
 }
 
 // known is what a client last learned about a key's value.
@@ -73,6 +77,9 @@ func BootClient(cfg ClientConfig) func(h *sim.Host) {
 // scheduleNext thinks, then runs the next operation.
 func (k *kvClient) scheduleNext() {
 	d := time.Duration(k.rand.ExpFloat64() * float64(k.cfg.Think))
+	if k.cfg.Until > 0 && k.h.Now().Add(d) >= sim.Time(k.cfg.Until) {
+		return
+	}
 	k.h.After(d, "kv-think", k.stepOp)
 }
 

@@ -22,6 +22,8 @@ type CompactorConfig struct {
 	Endpoints []sim.HostID
 	// Interval is the time between compactions. Default 5 min.
 	Interval time.Duration
+	// Until, when set, is the virtual time after which it compacts no more.
+	Until time.Duration
 }
 
 // BootCompactor returns the Boot function of a compactor host. Like
@@ -36,6 +38,9 @@ func BootCompactor(cfg CompactorConfig) func(h *sim.Host) {
 		var prev int64
 		var tick *sim.Timer
 		tick = h.NewTimer("compact", func() {
+			if cfg.Until > 0 && h.Now() >= sim.Time(cfg.Until) {
+				return
+			}
 			tick.Reset(cfg.Interval)
 			c.Get(compactRevKey, etcd.GetOptions{}, func(res etcd.GetResult, err error) {
 				if err != nil {
