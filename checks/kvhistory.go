@@ -67,7 +67,7 @@ func (h *kvHistory) observeReturn(e *sim.Event, d *etcdtrace.Return) {
 	delete(h.pending, id)
 	op := &h.ops[i]
 	op.returned, op.ret, op.retSeq, op.outcome = true, e.At, e.Seq, d.Outcome
-	op.out = KVOutput{Found: d.Found, Value: d.Value, Succeeded: d.Succeeded}
+	op.out = KVOutput{Found: d.Found, Value: d.Value, Version: d.Version, Succeeded: d.Succeeded}
 }
 
 // kvHistoryStats counts how the calls of a history were used.

@@ -32,6 +32,11 @@ type KVOutput struct {
 	Found bool
 	// Value is, for get, the value read.
 	Value string
+	// Version is, for get, the key's version as etcd reports it: the number
+	// of writes since the key was created. Zero means not recorded, and is
+	// then not checked (a present key's version is at least 1). It makes a
+	// write that was applied twice visible even when it wrote the same value.
+	Version int64
 	// Succeeded is, for cas, whether the compare held (and the write
 	// happened); for delete, whether a key was deleted.
 	Succeeded bool
@@ -42,11 +47,22 @@ type KVOutput struct {
 	Unknown bool
 }
 
-// kvState is the state of one key: absent, or present with a value. It is
-// a comparable value, so porcupine's default == equality works on it.
+// kvState is the state of one key: absent, or present with a value and a
+// version. It is a comparable value, so porcupine's default == equality
+// works on it.
 type kvState struct {
 	present bool
 	value   string
+	version int64
+}
+
+// written is the state after a put or a successful cas of value: the
+// version counts writes since the key was (re)created, as in etcd.
+func (s kvState) written(value string) kvState {
+	if !s.present {
+		return kvState{present: true, value: value, version: 1}
+	}
+	return kvState{present: true, value: value, version: s.version + 1}
 }
 
 // KVModel is a porcupine model of an etcd-like key-value store with
@@ -66,9 +82,10 @@ type kvState struct {
 // only on its arguments, so porcupine may replay and cache states freely.
 //
 // Semantics, for a key in state S:
-//   - get: legal when Found and Value match S (Value is ignored when
-//     absent); no change.
-//   - put: always legal; sets the value.
+//   - get: legal when Found, Value and Version (when recorded) match S
+//     (Value is ignored when absent); no change.
+//   - put: always legal; sets the value and bumps the version (1 on
+//     creation).
 //   - delete: legal when Succeeded says whether the key existed; removes it.
 //   - cas: the compare holds when ExpectAbsent ? absent : present with value
 //     Expect; legal when Succeeded equals that; if it held, sets Value.
@@ -86,6 +103,7 @@ var KVModel = porcupine.Model{
 		if s.present {
 			h.Write([]byte{1})
 			h.Write([]byte(s.value))
+			h.Write([]byte(strconv.FormatInt(s.version, 10)))
 		}
 		return h.Sum64()
 	},
@@ -97,7 +115,7 @@ var KVModel = porcupine.Model{
 		if !s.present {
 			return "<absent>"
 		}
-		return strconv.Quote(s.value)
+		return strconv.Quote(s.value) + " v" + strconv.FormatInt(s.version, 10)
 	},
 }
 
@@ -108,9 +126,9 @@ func kvStep(s kvState, in KVInput, out KVOutput) (bool, kvState) {
 		if out.Unknown {
 			return true, s
 		}
-		return out.Found == s.present && (!s.present || out.Value == s.value), s
+		return out.Found == s.present && (!s.present || out.Value == s.value && (out.Version == 0 || out.Version == s.version)), s
 	case etcdtrace.OpPut:
-		return true, kvState{present: true, value: in.Value}
+		return true, s.written(in.Value)
 	case etcdtrace.OpDelete:
 		return out.Unknown || out.Succeeded == s.present, kvState{}
 	case etcdtrace.OpCAS:
@@ -120,7 +138,7 @@ func kvStep(s kvState, in KVInput, out KVOutput) (bool, kvState) {
 		}
 		next := s
 		if held {
-			next = kvState{present: true, value: in.Value}
+			next = s.written(in.Value)
 		}
 		return out.Unknown || out.Succeeded == held, next
 	}
@@ -155,6 +173,10 @@ func describeKVOp(in KVInput, out KVOutput) string {
 	case in.Kind == etcdtrace.OpGet && out.Found:
 		b = append(b, " -> "...)
 		b = strconv.AppendQuote(b, out.Value)
+		if out.Version != 0 {
+			b = append(b, " v"...)
+			b = strconv.AppendInt(b, out.Version, 10)
+		}
 	case in.Kind == etcdtrace.OpGet:
 		b = append(b, " -> <absent>"...)
 	case in.Kind == etcdtrace.OpCAS || in.Kind == etcdtrace.OpDelete:

@@ -10,7 +10,7 @@ import (
 )
 
 func TestKVModelStep(t *testing.T) {
-	absent, one := kvState{}, kvState{present: true, value: "1"}
+	absent, one := kvState{}, kvState{present: true, value: "1", version: 1}
 	cases := []struct {
 		name   string
 		state  kvState
@@ -22,21 +22,24 @@ func TestKVModelStep(t *testing.T) {
 		{"get absent", absent, KVInput{Kind: etcdtrace.OpGet, Key: "k"}, KVOutput{}, true, absent},
 		{"get absent but found", absent, KVInput{Kind: etcdtrace.OpGet, Key: "k"}, KVOutput{Found: true}, false, absent},
 		{"get value", one, KVInput{Kind: etcdtrace.OpGet, Key: "k"}, KVOutput{Found: true, Value: "1"}, true, one},
+		{"get value and version", one, KVInput{Kind: etcdtrace.OpGet, Key: "k"}, KVOutput{Found: true, Value: "1", Version: 1}, true, one},
+		{"get version of a write applied twice", one, KVInput{Kind: etcdtrace.OpGet, Key: "k"}, KVOutput{Found: true, Value: "1", Version: 2}, false, one},
+		{"put bumps the version", one, KVInput{Kind: etcdtrace.OpPut, Key: "k", Value: "1"}, KVOutput{}, true, kvState{true, "1", 2}},
 		{"get stale value", one, KVInput{Kind: etcdtrace.OpGet, Key: "k"}, KVOutput{Found: true, Value: "0"}, false, one},
 		{"get lost value", one, KVInput{Kind: etcdtrace.OpGet, Key: "k"}, KVOutput{}, false, one},
 		{"put", absent, KVInput{Kind: etcdtrace.OpPut, Key: "k", Value: "1"}, KVOutput{}, true, one},
 		{"delete present", one, KVInput{Kind: etcdtrace.OpDelete, Key: "k"}, KVOutput{Succeeded: true}, true, absent},
 		{"delete absent", absent, KVInput{Kind: etcdtrace.OpDelete, Key: "k"}, KVOutput{}, true, absent},
 		{"delete absent claims success", absent, KVInput{Kind: etcdtrace.OpDelete, Key: "k"}, KVOutput{Succeeded: true}, false, absent},
-		{"cas holds", one, KVInput{Kind: etcdtrace.OpCAS, Key: "k", Expect: "1", Value: "2"}, KVOutput{Succeeded: true}, true, kvState{true, "2"}},
+		{"cas holds", one, KVInput{Kind: etcdtrace.OpCAS, Key: "k", Expect: "1", Value: "2"}, KVOutput{Succeeded: true}, true, kvState{true, "2", 2}},
 		{"cas fails", one, KVInput{Kind: etcdtrace.OpCAS, Key: "k", Expect: "0", Value: "2"}, KVOutput{}, true, one},
-		{"cas wrongly succeeds", one, KVInput{Kind: etcdtrace.OpCAS, Key: "k", Expect: "0", Value: "2"}, KVOutput{Succeeded: true}, false, kvState{true, "2"}},
+		{"cas wrongly succeeds", one, KVInput{Kind: etcdtrace.OpCAS, Key: "k", Expect: "0", Value: "2"}, KVOutput{Succeeded: true}, false, kvState{true, "2", 2}},
 		{"cas wrongly fails", one, KVInput{Kind: etcdtrace.OpCAS, Key: "k", Expect: "1", Value: "2"}, KVOutput{}, false, one},
 		{"cas absent holds", absent, KVInput{Kind: etcdtrace.OpCAS, Key: "k", ExpectAbsent: true, Value: "1"}, KVOutput{Succeeded: true}, true, one},
 		{"cas absent on present", one, KVInput{Kind: etcdtrace.OpCAS, Key: "k", ExpectAbsent: true, Value: "2"}, KVOutput{}, true, one},
 		{"cas expect empty on absent", absent, KVInput{Kind: etcdtrace.OpCAS, Key: "k", Expect: "", Value: "1"}, KVOutput{}, true, absent},
 		{"unknown put applies", absent, KVInput{Kind: etcdtrace.OpPut, Key: "k", Value: "1"}, KVOutput{Unknown: true}, true, one},
-		{"unknown cas applies if it holds", one, KVInput{Kind: etcdtrace.OpCAS, Key: "k", Expect: "1", Value: "2"}, KVOutput{Unknown: true}, true, kvState{true, "2"}},
+		{"unknown cas applies if it holds", one, KVInput{Kind: etcdtrace.OpCAS, Key: "k", Expect: "1", Value: "2"}, KVOutput{Unknown: true}, true, kvState{true, "2", 2}},
 		{"unknown delete", one, KVInput{Kind: etcdtrace.OpDelete, Key: "k"}, KVOutput{Unknown: true}, true, absent},
 		{"unknown kind", one, KVInput{Kind: "txn", Key: "k"}, KVOutput{}, false, one},
 	}

@@ -204,6 +204,7 @@ type Return struct {
 	Outcome   Outcome `json:"outcome"`
 	Found     bool    `json:"found,omitempty"`     // get: the key existed
 	Value     string  `json:"value,omitempty"`     // get: its value
+	Version   int64   `json:"version,omitempty"`   // get: its version (puts since creation); 0 when not recorded
 	Succeeded bool    `json:"succeeded,omitempty"` // cas: the compare held; delete: a key was deleted
 	Rev       int64   `json:"rev,omitempty"`       // header revision of the answer
 	Member    string  `json:"member,omitempty"`    // which member answered
@@ -220,6 +221,9 @@ func (e *Return) AppendText(b []byte) []byte {
 	b = kv(b, "outcome", string(e.Outcome))
 	if e.Found {
 		b = kv(b, "value", e.Value)
+		if e.Version != 0 {
+			b = inum(b, "version", e.Version)
+		}
 	}
 	if e.Succeeded {
 		b = append(b, "succeeded "...)

@@ -96,7 +96,7 @@ func (k *kvClient) stepOp() {
 			ret := k.newReturn(err, res.Header)
 			if err == nil {
 				if len(res.KVs) > 0 {
-					ret.Found, ret.Value = true, string(res.KVs[0].Value)
+					ret.Found, ret.Value, ret.Version = true, string(res.KVs[0].Value), res.KVs[0].Version
 					k.known[key] = known{value: ret.Value}
 				} else {
 					k.known[key] = known{absent: true}
