@@ -26,7 +26,7 @@ type AblationSet struct {
 // Ablations lists the registry, in documentation order.
 func Ablations() []Ablation {
 	return []Ablation{
-		{Name: "raft-ack-before-fsync", Mechanism: "Raft sends votes and append acks before its log and hard state are fsynced", Check: "raft-safety", Scenario: "etcd-chaos",
+		{Name: "raft-ack-before-fsync", Mechanism: "Raft sends votes and append acks before its log and hard state are fsynced", Check: "raft-safety", Scenario: "etcd-power-loss",
 			apply: func(s *AblationSet) { s.Etcd.AckBeforeFsync = true }},
 		{Name: "raft-commit-old-term", Mechanism: "a leader commits entries of older terms by counting replicas (Raft paper, Figure 8)", Check: "raft-safety", Scenario: "etcd-chaos",
 			apply: func(s *AblationSet) { s.Etcd.CommitOldTerm = true }},

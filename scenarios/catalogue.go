@@ -89,6 +89,15 @@ func Catalogue() []Spec {
 			},
 		},
 		{
+			Name:        "etcd-power-loss",
+			Description: "every member loses power at once every 15 s and comes back 5 s later: only what was fsynced survives",
+			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				return every(10*time.Second, 15*time.Second, end, rng, func(at time.Duration) sim.Fault {
+					return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{"etcd"}}, For: 5 * time.Second}
+				})
+			},
+		},
+		{
 			Name:        "etcd-chaos",
 			Description: "a random schedule drawn from the seed: crashes, torn writes, partitions, one-way cuts, pauses and flaky links",
 			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {

@@ -21,8 +21,10 @@ type CorpusEntry struct {
 	Members   int      `json:"members"`
 	Seed      uint64   `json:"seed"`
 	Duration  string   `json:"duration,omitempty"`
-	Schedule  []string `json:"schedule,omitempty"` // one fault per element, text form
+	Schedule  []string `json:"schedule"` // one fault per element, text form; null: the scenario's own faults
 	Ablations []string `json:"ablations,omitempty"`
+	Clients   int      `json:"clients,omitempty"` // KV clients, when not the scenario's
+	Think     string   `json:"think,omitempty"`   // clients' mean pause, when not the scenario's
 	// Expect maps each check's name to whether it must pass.
 	Expect map[string]bool `json:"expect"`
 	// Note says where the case came from and what it shows.
@@ -52,7 +54,17 @@ func (c *CorpusEntry) Options(file string) (Options, error) {
 	if c.Members < 1 || c.Members > MaxMembers {
 		return bad("members", "must be between 1 and %d, got %d", MaxMembers, c.Members)
 	}
-	o := Options{Scenario: c.Scenario, Members: c.Members, Seed: c.Seed, Ablations: c.Ablations}
+	o := Options{Scenario: c.Scenario, Members: c.Members, Seed: c.Seed, Ablations: c.Ablations, Clients: c.Clients}
+	if c.Clients < 0 {
+		return bad("clients", "must not be negative, got %d", c.Clients)
+	}
+	if c.Think != "" {
+		d, err := time.ParseDuration(c.Think)
+		if err != nil || d <= 0 {
+			return bad("think", "invalid duration %q (want e.g. 50ms)", c.Think)
+		}
+		o.Think = d
+	}
 	if c.Duration != "" {
 		d, err := time.ParseDuration(c.Duration)
 		if err != nil || d <= 0 {
@@ -97,7 +109,7 @@ func LoadCorpusEntry(path string) (CorpusEntry, Options, error) {
 		msg := err.Error()
 		if strings.HasPrefix(msg, "json: unknown field ") {
 			field = strings.Trim(strings.TrimPrefix(msg, "json: unknown field "), `"`)
-			msg = "unknown field (want scenario, members, seed, duration, schedule, ablations, expect, note)"
+			msg = "unknown field (want scenario, members, seed, duration, schedule, ablations, clients, think, expect, note)"
 		}
 		return c, Options{}, &CorpusError{File: path, Field: field, Msg: msg}
 	}
@@ -124,7 +136,10 @@ func CorpusFiles(dir string) ([]string, error) {
 // check's verdict as it came out.
 func EntryFor(r Result, o Options, note string) CorpusEntry {
 	c := CorpusEntry{Scenario: r.Scenario, Members: r.Members, Seed: r.Seed, Ablations: r.Ablations,
-		Expect: map[string]bool{}, Note: note}
+		Clients: o.Clients, Expect: map[string]bool{}, Note: note}
+	if o.Think != 0 {
+		c.Think = o.Think.String()
+	}
 	if o.Duration != 0 {
 		c.Duration = o.Duration.String()
 	}

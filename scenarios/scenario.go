@@ -42,6 +42,10 @@ type Options struct {
 	Schedule sim.Schedule
 	// Ablations names switches from the ablation registry to turn on.
 	Ablations []string
+	// Clients and Think, when set, override the workload's number of KV
+	// clients and their mean pause between operations.
+	Clients int
+	Think   time.Duration
 	// Trace and Timeline, when set, receive the trace as JSONL and as text.
 	Trace, Timeline io.Writer
 }
@@ -128,6 +132,12 @@ func Prepare(opts Options) (*Prepared, error) {
 	}
 	w := sim.NewWorld(opts.Seed)
 	top := spec.Topology(opts.Members)
+	if opts.Clients > 0 {
+		top.Clients = opts.Clients
+	}
+	if opts.Think > 0 {
+		top.Think = opts.Think
+	}
 	if top.QuietAt == 0 {
 		top.QuietAt = d - QuietWindow
 	}

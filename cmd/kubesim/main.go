@@ -2,6 +2,7 @@
 // the catalogues of scenarios and ablations.
 //
 //	kubesim run --scenario NAME --members N --seed S [--duration D] [--json] [--trace FILE]
+//	            [--timeline FILE] [--schedule FILE] [--ablate NAME]... [--save-failures DIR]
 //	kubesim scenarios
 //	kubesim ablations
 //

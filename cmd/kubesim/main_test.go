@@ -102,7 +102,14 @@ func TestRunFailurePrintsReplay(t *testing.T) {
 	sched := filepath.Join(dir, "s.txt")
 	// With Txn compares ignored, compare-and-swap writes lose updates.
 	require.NoError(t, os.WriteFile(sched, []byte("# no faults\n"), 0o644))
-	code, _, stderr := run("run", "--scenario", "etcd-flaky-network", "--members", "3", "--seed", "1", "--ablate", "mvcc-ignore-compare", "--schedule", sched)
+	corpus := filepath.Join(dir, "corpus")
+	code, _, stderr := run("run", "--scenario", "etcd-flaky-network", "--members", "3", "--seed", "1", "--ablate", "mvcc-ignore-compare", "--schedule", sched, "--save-failures", corpus)
 	require.Equal(t, 1, code)
-	require.Contains(t, stderr, "replay with: kubesim run --scenario etcd-flaky-network --members 3 --seed 1 --ablate mvcc-ignore-compare")
+	require.Contains(t, stderr, "replay with: kubesim run --scenario etcd-flaky-network --members 3 --seed 1 --ablate mvcc-ignore-compare --schedule "+sched)
+	entry := filepath.Join(corpus, "etcd-flaky-network-m3-s1-mvcc-ignore-compare-schedule.json")
+	require.Contains(t, stderr, "wrote corpus entry "+entry)
+	data, err := os.ReadFile(entry)
+	require.NoError(t, err)
+	require.Contains(t, string(data), `"linearizability": false`)
+	require.Contains(t, string(data), `"schedule": []`)
 }

@@ -57,6 +57,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	tracePath := fs.String("trace", "", "write the trace as JSONL to this file")
 	timelinePath := fs.String("timeline", "", "write the trace as a readable timeline to this file")
 	schedulePath := fs.String("schedule", "", "run this fault schedule file (text form) instead of the scenario's faults")
+	saveFailures := fs.String("save-failures", "", "if a check fails, write a corpus entry for the run into this directory")
 	var ablate stringList
 	fs.Var(&ablate, "ablate", "turn on an ablation (repeatable; see 'kubesim ablations')")
 	if err := parseFlags(fs, args); err != nil {
@@ -140,6 +141,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if !res.OK {
 		fmt.Fprintf(stderr, "FAIL: replay with: %s\n", replayCommand(res, opts, *schedulePath))
+		if *saveFailures != "" {
+			note := "saved by: " + replayCommand(res, opts, *schedulePath)
+			path, err := scenarios.SaveCorpusEntry(*saveFailures, scenarios.EntryFor(res, opts, note))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "wrote corpus entry %s\n", path)
+		}
 		return errChecksFailed
 	}
 	return nil

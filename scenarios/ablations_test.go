@@ -1,0 +1,73 @@
+package scenarios_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/scenarios"
+)
+
+// ablationSeeds is how many seeds an ablation gets to be caught in.
+const ablationSeeds = 50
+
+// TestAblations proves each check can fail: with its ablation on, the
+// ablation's target scenario must fail the named check within 50 seeds.
+// It prints how many seeds that took (the README's ablation table).
+func TestAblations(t *testing.T) {
+	for _, a := range scenarios.Ablations() {
+		t.Run(a.Name, func(t *testing.T) {
+			t.Parallel()
+			for seed := uint64(1); seed <= ablationSeeds; seed++ {
+				for _, members := range []int{3, 5} {
+					res, err := scenarios.Run(scenarios.Options{Scenario: a.Scenario, Members: members, Seed: seed, Ablations: []string{a.Name}})
+					require.NoError(t, err)
+					for _, c := range res.Checks {
+						if c.Name == a.Check && !c.OK {
+							fmt.Printf("ablation %-24s caught by %-16s on %s at seed %d (%d members)\n", a.Name, a.Check, a.Scenario, seed, members)
+							return
+						}
+					}
+				}
+			}
+			t.Fatalf("ablation %s was not caught by %s on %s within %d seeds", a.Name, a.Check, a.Scenario, ablationSeeds)
+		})
+	}
+}
+
+// TestAblationsOffPass: without the ablation, the same target scenarios
+// pass the same check over the same seeds TestAblations starts with, so a
+// catch is the ablation's doing.
+func TestAblationsOffPass(t *testing.T) {
+	for _, a := range scenarios.Ablations() {
+		for seed := uint64(1); seed <= 3; seed++ {
+			res, err := scenarios.Run(scenarios.Options{Scenario: a.Scenario, Members: 3, Seed: seed})
+			require.NoError(t, err)
+			require.True(t, res.OK, "%s seed %d: %v", a.Scenario, seed, res.Failed())
+		}
+	}
+}
+
+// TestDeterminism runs 50 seeds of every scenario twice and compares the
+// trace hashes.
+func TestDeterminism(t *testing.T) {
+	seeds := uint64(50)
+	if testing.Short() {
+		seeds = 3
+	}
+	for _, spec := range scenarios.Catalogue() {
+		t.Run(spec.Name, func(t *testing.T) {
+			t.Parallel()
+			for seed := uint64(1); seed <= seeds; seed++ {
+				members := 3 + int(seed%3)
+				a, err := scenarios.Run(scenarios.Options{Scenario: spec.Name, Members: members, Seed: seed})
+				require.NoError(t, err)
+				b, err := scenarios.Run(scenarios.Options{Scenario: spec.Name, Members: members, Seed: seed})
+				require.NoError(t, err)
+				require.Equal(t, a.TraceHash, b.TraceHash, "%s members=%d seed=%d", spec.Name, members, seed)
+				require.Equal(t, a.Events, b.Events)
+			}
+		})
+	}
+}

@@ -1,0 +1,120 @@
+package scenarios
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kubesim/kubesim/checks"
+)
+
+// Artifacts are the files written for a failing run.
+type Artifacts struct {
+	Dir       string
+	Trace     string // JSONL, one event per line
+	Timeline  string // one line per event, virtual time first
+	Porcupine string // porcupine's HTML visualization, when linearizability failed
+}
+
+// Paths lists the files that were written.
+func (a Artifacts) Paths() []string {
+	var out []string
+	for _, p := range []string{a.Trace, a.Timeline, a.Porcupine} {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ArtifactName is a file-name-safe name for a run.
+func ArtifactName(o Options) string {
+	name := fmt.Sprintf("%s-m%d-s%d", o.Scenario, o.Members, o.Seed)
+	if len(o.Ablations) > 0 {
+		name += "-" + strings.Join(o.Ablations, "+")
+	}
+	return name
+}
+
+// WriteArtifacts replays the run of opts (it is deterministic, so the replay
+// is the same run) with the trace recorded, and writes the trace as JSONL
+// and as a timeline under dir, plus porcupine's visualization when the
+// linearizability check fails.
+func WriteArtifacts(opts Options, dir string) (Artifacts, error) {
+	a := Artifacts{Dir: dir}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return a, err
+	}
+	base := filepath.Join(dir, ArtifactName(opts))
+	var jsonl, timeline bytes.Buffer
+	opts.Trace, opts.Timeline = &jsonl, &timeline
+	p, err := Prepare(opts)
+	if err != nil {
+		return a, err
+	}
+	res, err := p.Run()
+	if err != nil {
+		return a, err
+	}
+	a.Trace, a.Timeline = base+".trace.jsonl", base+".timeline.txt"
+	if err := os.WriteFile(a.Trace, jsonl.Bytes(), 0o644); err != nil {
+		return a, err
+	}
+	if err := os.WriteFile(a.Timeline, timeline.Bytes(), 0o644); err != nil {
+		return a, err
+	}
+	for i, c := range p.Checks {
+		lin, ok := c.(*checks.Linearizability)
+		if !ok || res.Checks[i].OK {
+			continue
+		}
+		var html bytes.Buffer
+		if err := lin.WriteVisualization(&html); err != nil {
+			return a, err
+		}
+		a.Porcupine = base + ".porcupine.html"
+		if err := os.WriteFile(a.Porcupine, html.Bytes(), 0o644); err != nil {
+			return a, err
+		}
+	}
+	return a, nil
+}
+
+// FailureReport is the text a failing run prints: each failed check with
+// its first offending events, the commands that replay it, and the files
+// written.
+func FailureReport(r Result, o Options, a Artifacts) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s with %d members, seed %d: FAIL\n", r.Scenario, r.Members, r.Seed)
+	for _, c := range r.Failed() {
+		b.WriteString("  " + strings.ReplaceAll(c.String(), "\n", "\n  ") + "\n")
+	}
+	fmt.Fprintf(&b, "replay with:\n  %s\n  %s\n", GoTestCommand(r, o), RunCommand(r, o))
+	for _, p := range a.Paths() {
+		fmt.Fprintf(&b, "wrote %s\n", p)
+	}
+	return b.String()
+}
+
+// GoTestCommand is the `go test` command that replays r.
+func GoTestCommand(r Result, o Options) string {
+	cmd := fmt.Sprintf("go test ./scenarios -run 'TestChaos$' -seed %d -members %d -scenario %s", r.Seed, r.Members, r.Scenario)
+	for _, a := range r.Ablations {
+		cmd += " -ablate " + a
+	}
+	if o.Duration != 0 {
+		cmd += " -duration " + o.Duration.String()
+	}
+	return cmd
+}
+
+// RunCommand is the `kubesim run` command that replays r.
+func RunCommand(r Result, o Options) string {
+	cmd := ReplayCommand(r)
+	if o.Duration != 0 {
+		cmd += " --duration " + o.Duration.String()
+	}
+	return cmd
+}
