@@ -32,11 +32,33 @@ type callID struct {
 
 // kvHistory collects Call/Return pairs, in call order.
 type kvHistory struct {
-	ops       []kvOp
+	ops       kvOps
 	pending   map[callID]int // call -> index in ops, until it returns
 	clientIDs map[string]int
 	clients   []string
 	orphans   int // returns without a call
+}
+
+// kvOps is an append-only list of ops in fixed-size chunks, so that
+// growing it never copies the ops already recorded.
+type kvOps struct {
+	chunks [][]kvOp
+	n      int
+}
+
+const kvOpsChunk = 256
+
+func (o *kvOps) len() int { return o.n }
+
+func (o *kvOps) at(i int) *kvOp { return &o.chunks[i/kvOpsChunk][i%kvOpsChunk] }
+
+func (o *kvOps) add(op kvOp) {
+	if o.n%kvOpsChunk == 0 {
+		o.chunks = append(o.chunks, make([]kvOp, 0, kvOpsChunk))
+	}
+	c := &o.chunks[len(o.chunks)-1]
+	*c = append(*c, op)
+	o.n++
 }
 
 func newKVHistory() kvHistory {
@@ -50,8 +72,8 @@ func (h *kvHistory) observeCall(e *sim.Event, d *etcdtrace.Call) {
 		h.clientIDs[d.Client] = ci
 		h.clients = append(h.clients, d.Client)
 	}
-	h.pending[callID{d.Client, d.Op}] = len(h.ops)
-	h.ops = append(h.ops, kvOp{
+	h.pending[callID{d.Client, d.Op}] = h.ops.len()
+	h.ops.add(kvOp{
 		client: ci, op: d.Op, call: e.At, callSeq: e.Seq,
 		in: KVInput{Kind: d.Kind, Key: d.Key, Value: d.Value, Expect: d.Expect, ExpectAbsent: d.ExpectAbsent},
 	})
@@ -65,7 +87,7 @@ func (h *kvHistory) observeReturn(e *sim.Event, d *etcdtrace.Return) {
 		return
 	}
 	delete(h.pending, id)
-	op := &h.ops[i]
+	op := h.ops.at(i)
 	op.returned, op.ret, op.retSeq, op.outcome = true, e.At, e.Seq, d.Outcome
 	op.out = KVOutput{Found: d.Found, Value: d.Value, Version: d.Version, Succeeded: d.Succeeded}
 }
@@ -92,8 +114,8 @@ func (h *kvHistory) operations(failedMayApply bool) (keys []string, parts [][]po
 	index := map[string]int{} // key -> position in byKey
 	var byKey [][]porcupine.Operation
 	var srcByKey [][]int
-	for i := range h.ops {
-		op := &h.ops[i]
+	for i := 0; i < h.ops.len(); i++ {
+		op := h.ops.at(i)
 		read := op.in.Kind == etcdtrace.OpGet
 		out, ret := op.out, int64(op.ret)
 		switch {

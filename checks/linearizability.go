@@ -125,7 +125,7 @@ func (c *Linearizability) explain(keys []string, parts [][]porcupine.Operation, 
 	var combined []porcupine.Operation
 	for _, p := range illegal {
 		for j, op := range parts[p] {
-			o := &c.hist.ops[src[p][j]]
+			o := c.hist.ops.at(src[p][j])
 			op.Metadata = fmt.Sprintf("%s op %d (event %d)", c.hist.clients[o.client], o.op, o.callSeq)
 			combined = append(combined, op)
 		}
@@ -168,7 +168,7 @@ func (c *Linearizability) offense(key string, part []porcupine.Operation, src []
 	if culprit < 0 {
 		return Offense{What: fmt.Sprintf("linearizability: key %q has no linearization", key)}
 	}
-	o := &c.hist.ops[src[culprit]]
+	o := c.hist.ops.at(src[culprit])
 	at, seq := o.call, o.callSeq
 	if o.returned {
 		at, seq = o.ret, o.retSeq

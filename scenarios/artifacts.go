@@ -91,7 +91,7 @@ func FailureReport(r Result, o Options, a Artifacts) string {
 	for _, c := range r.Failed() {
 		b.WriteString("  " + strings.ReplaceAll(c.String(), "\n", "\n  ") + "\n")
 	}
-	fmt.Fprintf(&b, "replay with:\n  %s\n  %s\n", GoTestCommand(r, o), RunCommand(r, o))
+	fmt.Fprintf(&b, "replay with:\n  %s\n  %s\n", GoTestCommand(r), ReplayCommand(r))
 	for _, p := range a.Paths() {
 		fmt.Fprintf(&b, "wrote %s\n", p)
 	}
@@ -99,22 +99,6 @@ func FailureReport(r Result, o Options, a Artifacts) string {
 }
 
 // GoTestCommand is the `go test` command that replays r.
-func GoTestCommand(r Result, o Options) string {
-	cmd := fmt.Sprintf("go test ./scenarios -run 'TestChaos$' -seed %d -members %d -scenario %s", r.Seed, r.Members, r.Scenario)
-	for _, a := range r.Ablations {
-		cmd += " -ablate " + a
-	}
-	if o.Duration != 0 {
-		cmd += " -duration " + o.Duration.String()
-	}
-	return cmd
-}
-
-// RunCommand is the `kubesim run` command that replays r.
-func RunCommand(r Result, o Options) string {
-	cmd := ReplayCommand(r)
-	if o.Duration != 0 {
-		cmd += " --duration " + o.Duration.String()
-	}
-	return cmd
+func GoTestCommand(r Result) string {
+	return "go test ./scenarios -run 'TestChaos$'" + replayFlags(r, "-")
 }

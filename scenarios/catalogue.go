@@ -98,6 +98,14 @@ func Catalogue() []Spec {
 			},
 		},
 		{
+			Name:        "etcd-profile",
+			Description: "faults drawn from a fault profile (sweeps pass --faults); by default crash-restart with MTTF 60 s and MTTR 20 s per member",
+			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				p, _ := ParseProfile(DefaultProfile)
+				return p.Schedule(c, rng, end)
+			},
+		},
+		{
 			Name:        "etcd-chaos",
 			Description: "a random schedule drawn from the seed: crashes, torn writes, partitions, one-way cuts, pauses and flaky links",
 			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
@@ -107,6 +115,10 @@ func Catalogue() []Spec {
 	}
 	return withDefaults(specs)
 }
+
+// DefaultProfile is the fault profile of etcd-profile and of the default
+// sweep: independent crash-restart faults, each member up 75% of the time.
+const DefaultProfile = "crash-restart:mttf=60s,mttr=20s"
 
 // withDefaults fills what a catalogue entry leaves unset: two virtual
 // minutes, a 20 s settle window and the default topology.

@@ -20,6 +20,7 @@ var (
 	membersFlag  = flag.Int("members", 0, "TestChaos: etcd members (0: 3 and 5)")
 	scenarioFlag = flag.String("scenario", "etcd-chaos", "TestChaos: the scenario to run")
 	durationFlag = flag.Duration("duration", 0, "TestChaos: virtual run length (0: the scenario's)")
+	faultsFlag   = flag.String("faults", "", "TestChaos: draw faults from this profile instead of the scenario's")
 	ablateFlag   stringsFlag
 )
 
@@ -76,10 +77,16 @@ func TestChaos(t *testing.T) {
 			seeds = append(seeds, s)
 		}
 	}
+	var profile *scenarios.Profile
+	if *faultsFlag != "" {
+		p, err := scenarios.ParseProfile(*faultsFlag)
+		require.NoError(t, err)
+		profile = &p
+	}
 	for _, m := range members {
 		for _, seed := range seeds {
 			res := checkRun(t, scenarios.Options{Scenario: *scenarioFlag, Members: m, Seed: seed,
-				Duration: *durationFlag, Ablations: ablateFlag})
+				Duration: *durationFlag, Ablations: ablateFlag, Profile: profile})
 			if *seedFlag != 0 {
 				t.Logf("%s members=%d seed=%d: ok, trace hash %s, %d events", res.Scenario, m, seed, res.TraceHash, res.Events)
 			}
@@ -100,7 +107,7 @@ func TestFailureReportAndArtifacts(t *testing.T) {
 	report := scenarios.FailureReport(res, opts, art)
 	require.Contains(t, report, "linearizability        FAIL")
 	require.Contains(t, report, "    at ")
-	require.Contains(t, report, "go test ./scenarios -run 'TestChaos$' -seed 1 -members 3 -scenario etcd-flaky-network -ablate mvcc-ignore-compare")
+	require.Contains(t, report, "go test ./scenarios -run 'TestChaos$' -scenario etcd-flaky-network -members 3 -seed 1 -ablate mvcc-ignore-compare")
 	require.Contains(t, report, "kubesim run --scenario etcd-flaky-network --members 3 --seed 1 --ablate mvcc-ignore-compare")
 	require.NotEmpty(t, art.Porcupine)
 	for _, p := range art.Paths() {

@@ -16,7 +16,26 @@ type Metrics struct {
 	writeLatency []float64 // milliseconds, successful writes
 	readLatency  []float64
 	leaderTerms  map[uint64]bool
+	latencyHist  []int // successful writes per LatencyBucketsMs bucket
+
+	// Recovery: for each fault, the time until a write invoked after it
+	// succeeded.
+	openFaults []sim.Time
+	lastFault  struct {
+		at   sim.Time
+		name string
+	}
+	recoveries []float64 // seconds
 }
+
+// LatencyBucketsMs are the upper bounds, in milliseconds, of the write
+// latency histogram in a run's metrics; the last bucket is unbounded.
+var LatencyBucketsMs = []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000}
+
+// faultStarts are the fault event names that begin a fault (the others
+// heal one).
+var faultStarts = map[string]bool{"crash": true, "torn": true, "wipe": true, "pause": true,
+	"partition": true, "oneway": true, "isolate": true, "flaky": true}
 
 type callKey struct {
 	client string
@@ -32,11 +51,19 @@ type opCount struct{ attempted, ok int }
 
 // NewMetrics makes an empty collector; attach it with World.Subscribe.
 func NewMetrics() *Metrics {
-	return &Metrics{calls: map[callKey]callInfo{}, leaderTerms: map[uint64]bool{}}
+	return &Metrics{calls: map[callKey]callInfo{}, leaderTerms: map[uint64]bool{}, latencyHist: make([]int, len(LatencyBucketsMs)+1)}
 }
 
 // Observe consumes one trace event.
 func (m *Metrics) Observe(e *sim.Event) {
+	if e.Kind == sim.KindFault {
+		// A fault on several hosts emits one event per host: count it once.
+		if faultStarts[e.Name] && (e.At != m.lastFault.at || e.Name != m.lastFault.name) {
+			m.openFaults = append(m.openFaults, e.At)
+		}
+		m.lastFault.at, m.lastFault.name = e.At, e.Name
+		return
+	}
 	if e.Kind != sim.KindNode {
 		return
 	}
@@ -63,6 +90,8 @@ func (m *Metrics) Observe(e *sim.Event) {
 		if c.write {
 			m.writes.ok++
 			m.writeLatency = append(m.writeLatency, ms)
+			m.latencyHist[bucketOf(ms)]++
+			m.recover(c.at, e.At)
 		} else {
 			m.reads.ok++
 			m.readLatency = append(m.readLatency, ms)
@@ -88,8 +117,57 @@ func (m *Metrics) Values() map[string]float64 {
 		"write_latency_p99_ms": percentile(m.writeLatency, 0.99),
 		"read_latency_p50_ms":  percentile(m.readLatency, 0.50),
 		"read_latency_p99_ms":  percentile(m.readLatency, 0.99),
+		"faults":               float64(len(m.recoveries) + len(m.openFaults)),
+		"recovery_mean_s":      mean(m.recoveries),
+		"recovery_max_s":       maxOf(m.recoveries),
+		"faults_unrecovered":   float64(len(m.openFaults)),
 	}
 }
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return sum / float64(len(xs))
+}
+
+func maxOf(xs []float64) float64 {
+	m := 0.0
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}
+
+// recover closes every open fault that began before a successful write was
+// invoked at call and returned at ret.
+func (m *Metrics) recover(call, ret sim.Time) {
+	kept := m.openFaults[:0]
+	for _, at := range m.openFaults {
+		if at <= call {
+			m.recoveries = append(m.recoveries, (ret - at).Seconds())
+		} else {
+			kept = append(kept, at)
+		}
+	}
+	m.openFaults = kept
+}
+
+func bucketOf(ms float64) int {
+	for i, ub := range LatencyBucketsMs {
+		if ms <= ub {
+			return i
+		}
+	}
+	return len(LatencyBucketsMs)
+}
+
+// LatencyHistogram returns successful writes per LatencyBucketsMs bucket.
+func (m *Metrics) LatencyHistogram() []int { return m.latencyHist }
 
 // WriteLatencies returns the latency of every successful write, in
 // milliseconds, in the order they returned.

@@ -40,6 +40,8 @@ type Options struct {
 	Duration time.Duration // 0: the scenario's default
 	// Schedule, when non-nil, replaces the scenario's generated faults.
 	Schedule sim.Schedule
+	// Profile, when set, draws the faults instead (sweeps use it).
+	Profile *Profile
 	// Ablations names switches from the ablation registry to turn on.
 	Ablations []string
 	// Clients and Think, when set, override the workload's number of KV
@@ -63,7 +65,10 @@ type Result struct {
 	OK             bool               `json:"ok"`
 	Checks         []checks.Result    `json:"checks"`
 	Metrics        map[string]float64 `json:"metrics"`
-	Schedule       string             `json:"schedule,omitempty"`
+	// WriteLatencyHist counts successful writes per LatencyBucketsMs bucket.
+	WriteLatencyHist []int    `json:"write_latency_hist"`
+	Profile          *Profile `json:"profile,omitempty"`
+	Schedule         string   `json:"schedule,omitempty"`
 }
 
 // Failed returns the results of the checks that failed.
@@ -106,6 +111,7 @@ type Prepared struct {
 	Schedule sim.Schedule
 	Checks   []checks.Check
 	Metrics  *Metrics
+	Quorum   *QuorumTracker
 	duration time.Duration
 	flush    []func() error
 }
@@ -146,9 +152,14 @@ func Prepare(opts Options) (*Prepared, error) {
 		return nil, err
 	}
 	p := &Prepared{Spec: spec, Options: opts, World: w, Cluster: c, duration: d}
+	faultEnd := d - spec.Settle
 	p.Schedule = opts.Schedule
-	if p.Schedule == nil && spec.Faults != nil {
-		p.Schedule = spec.Faults(c, w.Rand("scenario/faults"), d-spec.Settle)
+	switch {
+	case p.Schedule != nil:
+	case opts.Profile != nil:
+		p.Schedule = opts.Profile.Schedule(c, w.Rand("scenario/faults"), faultEnd)
+	case spec.Faults != nil:
+		p.Schedule = spec.Faults(c, w.Rand("scenario/faults"), faultEnd)
 	}
 	if err := w.CheckTargets(p.Schedule); err != nil {
 		return nil, err
@@ -168,6 +179,13 @@ func Prepare(opts Options) (*Prepared, error) {
 	checks.Attach(w, p.Checks...)
 	p.Metrics = NewMetrics()
 	w.Subscribe(p.Metrics.Observe)
+	var members []sim.HostID
+	for _, m := range c.Members {
+		h, _ := w.HostByName(m)
+		members = append(members, h.ID())
+	}
+	p.Quorum = NewQuorumTracker(w, members, sim.Time(faultEnd))
+	w.Subscribe(p.Quorum.Observe)
 	w.Apply(p.Schedule)
 	return p, nil
 }
@@ -189,17 +207,20 @@ func (p *Prepared) Run() (Result, error) {
 	w.Run(sim.Time(p.duration))
 	p.Cluster.EmitKVHashes()
 	res := Result{
-		Scenario:       p.Spec.Name,
-		Members:        p.Options.Members,
-		Seed:           p.Options.Seed,
-		Ablations:      p.Options.Ablations,
-		VirtualSeconds: w.Now().Seconds(),
-		Events:         w.Events(),
-		TraceHash:      fmt.Sprintf("%016x", w.Trace().Hash()),
-		Checks:         checks.FinishAll(p.Checks...),
-		Metrics:        p.Metrics.Values(),
-		Schedule:       p.Schedule.String(),
+		Scenario:         p.Spec.Name,
+		Members:          p.Options.Members,
+		Seed:             p.Options.Seed,
+		Ablations:        p.Options.Ablations,
+		VirtualSeconds:   w.Now().Seconds(),
+		Events:           w.Events(),
+		TraceHash:        fmt.Sprintf("%016x", w.Trace().Hash()),
+		Checks:           checks.FinishAll(p.Checks...),
+		Metrics:          p.Metrics.Values(),
+		WriteLatencyHist: p.Metrics.LatencyHistogram(),
+		Profile:          p.Options.Profile,
+		Schedule:         p.Schedule.String(),
 	}
+	res.Metrics["quorum_up_fraction"] = p.Quorum.Fraction()
 	res.OK = checks.AllOK(res.Checks)
 	for _, f := range p.flush {
 		if err := f(); err != nil {
@@ -219,10 +240,25 @@ func Run(opts Options) (Result, error) {
 }
 
 // ReplayCommand returns the `kubesim run` command line that replays r.
+// (An explicit schedule is not part of a Result: a caller that ran one adds
+// its --schedule FILE.)
 func ReplayCommand(r Result) string {
-	cmd := fmt.Sprintf("kubesim run --scenario %s --members %d --seed %d", r.Scenario, r.Members, r.Seed)
+	return "kubesim run" + replayFlags(r, "--")
+}
+
+// replayFlags renders the flags that pin a run, with the given flag prefix
+// ("--" for kubesim, "-" for go test).
+func replayFlags(r Result, dash string) string {
+	cmd := fmt.Sprintf(" %sscenario %s %smembers %d %sseed %d", dash, r.Scenario, dash, r.Members, dash, r.Seed)
 	for _, a := range r.Ablations {
-		cmd += " --ablate " + a
+		cmd += " " + dash + "ablate " + a
+	}
+	d := time.Duration(r.VirtualSeconds * float64(time.Second)).Round(time.Millisecond)
+	if spec, err := Lookup(r.Scenario); err == nil && d > 0 && d != spec.Duration {
+		cmd += " " + dash + "duration " + d.String()
+	}
+	if r.Profile != nil {
+		cmd += " " + dash + "faults " + r.Profile.String()
 	}
 	return cmd
 }

@@ -26,7 +26,8 @@ const (
 type diskOp struct {
 	kind diskOpKind
 	file string
-	recs [][]byte
+	rec  []byte   // the record of an opAppend
+	recs [][]byte // the records of an opSet
 }
 
 // Disk is a host's durable storage: named files of records. Writes change
@@ -67,7 +68,7 @@ func (d *Disk) Files() []string { return SortedKeys(d.current) }
 
 // Append adds a record to the end of file.
 func (d *Disk) Append(file string, rec []byte) {
-	d.do(diskOp{kind: opAppend, file: file, recs: [][]byte{rec}})
+	d.do(diskOp{kind: opAppend, file: file, rec: rec})
 }
 
 // Set replaces the whole file with recs, atomically (write then rename).
@@ -90,7 +91,7 @@ func (d *Disk) do(op diskOp) {
 func applyDiskOp(files map[string][][]byte, op diskOp) {
 	switch op.kind {
 	case opAppend:
-		files[op.file] = append(files[op.file], op.recs...)
+		files[op.file] = append(files[op.file], op.rec)
 	case opSet:
 		files[op.file] = append([][]byte(nil), op.recs...)
 	case opRemove:
@@ -112,18 +113,50 @@ func (d *Disk) Sync(done func()) {
 		end = d.lastEnd
 	}
 	d.lastEnd = end
-	inc := h.incarnation
-	h.w.At(end, "fsync", func() {
-		if h.incarnation != inc || h.state != hostUp {
-			return
-		}
-		if h.paused {
-			// A frozen process finishes its fsync only once it runs again.
-			h.deferred = append(h.deferred, &entry{kind: entryFunc, name: "fsync", fn: func() { d.complete(upto, done) }})
-			return
-		}
+	f := h.w.newFsync()
+	f.d, f.inc, f.upto, f.done = d, h.incarnation, upto, done
+	h.w.schedule(&f.e, end)
+}
+
+// newFsync takes an fsyncOp from the world's free list, or allocates one.
+func (w *World) newFsync() *fsyncOp {
+	if n := len(w.freeFsyncs); n > 0 {
+		f := w.freeFsyncs[n-1]
+		w.freeFsyncs[n-1] = nil
+		w.freeFsyncs = w.freeFsyncs[:n-1]
+		return f
+	}
+	f := &fsyncOp{}
+	f.e = entry{kind: entryFsync, fsync: f, index: -1, name: "fsync"}
+	return f
+}
+
+// fsyncOp is one sync in flight, with its queue entry: one allocation per
+// sync.
+type fsyncOp struct {
+	e    entry
+	d    *Disk
+	inc  uint64
+	upto uint64
+	done func()
+}
+
+// fire completes the sync, unless the incarnation that issued it is gone;
+// a frozen process finishes its fsync only once it runs again. Otherwise
+// the op goes back to the world's free list.
+func (f *fsyncOp) fire() {
+	h := f.d.host
+	if h.paused && h.incarnation == f.inc && h.state == hostUp {
+		h.deferred = append(h.deferred, &f.e)
+		return
+	}
+	d, upto, done := f.d, f.upto, f.done
+	live := h.incarnation == f.inc && h.state == hostUp
+	*f = fsyncOp{e: f.e}
+	h.w.freeFsyncs = append(h.w.freeFsyncs, f)
+	if live {
 		d.complete(upto, done)
-	})
+	}
 }
 
 func (d *Disk) complete(upto uint64, done func()) {
@@ -151,8 +184,7 @@ func (d *Disk) crash(torn bool) {
 		}
 		op := d.pending[last]
 		if op.kind == opAppend {
-			rec := op.recs[0]
-			op.recs = [][]byte{append([]byte(nil), rec[:len(rec)/2]...)}
+			op.rec = append([]byte(nil), op.rec[:len(op.rec)/2]...)
 			applyDiskOp(d.durable, op)
 		}
 	}

@@ -254,16 +254,19 @@ func (h *Host) send(to HostID, port string, payload any, toInc uint64) uint64 {
 		w.emit(KindDrop, h.id, to, id, port, "loss")
 		return id
 	}
-	m := &Message{ID: id, From: h.id, To: to, Port: port, Payload: payload, FromInc: h.incarnation, ToInc: toInc, SentAt: w.now}
-	n.enqueue(m, spec)
+	d := w.newDelivery()
+	d.msg = Message{ID: id, From: h.id, To: to, Port: port, Payload: payload, FromInc: h.incarnation, ToInc: toInc, SentAt: w.now}
+	n.enqueue(d, spec)
 	if spec.Dup > 0 && n.stream.Float64() < spec.Dup {
-		dup := *m
-		n.enqueue(&dup, spec)
+		dup := w.newDelivery()
+		dup.msg = d.msg
+		n.enqueue(dup, spec)
 	}
 	return id
 }
 
-func (n *Network) enqueue(m *Message, spec LinkSpec) {
+func (n *Network) enqueue(d *delivery, spec LinkSpec) {
+	m := &d.msg
 	at := n.w.now.Add(time.Duration(Jitter(n.stream, int64(spec.Latency), int64(spec.Jitter))))
 	last := &n.lastAt[m.From][m.To]
 	if spec.Reorder > 0 && n.stream.Float64() < spec.Reorder {
@@ -276,31 +279,33 @@ func (n *Network) enqueue(m *Message, spec LinkSpec) {
 		}
 		*last = at
 	}
-	n.w.schedule(&entry{kind: entryDeliver, msg: m}, at)
+	n.w.schedule(&d.e, at)
 }
 
-func (n *Network) deliver(m *Message) {
+// deliver hands a message to its port's handler, or drops it, and recycles
+// the delivery unless a paused host keeps it for later.
+func (n *Network) deliver(d *delivery) {
 	w := n.w
+	m := &d.msg
 	h := w.hosts[m.To]
 	switch {
 	case h.state != hostUp:
 		w.emit(KindDrop, m.To, m.From, m.ID, m.Port, "down")
-		return
 	case m.ToInc != 0 && m.ToInc != h.incarnation:
 		w.emit(KindDrop, m.To, m.From, m.ID, m.Port, "stale")
-		return
 	case !n.Connected(m.From, m.To):
 		w.emit(KindDrop, m.To, m.From, m.ID, m.Port, "partition")
-		return
 	case h.paused:
-		h.deferred = append(h.deferred, &entry{kind: entryDeliver, msg: m})
+		h.deferred = append(h.deferred, &d.e)
 		return
+	default:
+		fn := h.ports[m.Port]
+		if fn == nil {
+			w.emit(KindDrop, m.To, m.From, m.ID, m.Port, "no-listener")
+			break
+		}
+		w.emit(KindDeliver, m.To, m.From, m.ID, m.Port, "")
+		fn(m)
 	}
-	fn := h.ports[m.Port]
-	if fn == nil {
-		w.emit(KindDrop, m.To, m.From, m.ID, m.Port, "no-listener")
-		return
-	}
-	w.emit(KindDeliver, m.To, m.From, m.ID, m.Port, "")
-	fn(m)
+	w.freeDelivery(d)
 }

@@ -7,19 +7,50 @@ const (
 	entryTimer entryKind = iota
 	entryDeliver
 	entryFunc
+	entryFsync
 )
 
 // entry is one scheduled event. Timers own their entry for life, so arming a
-// timer again allocates nothing; deliveries and world callbacks get a fresh one.
+// timer again allocates nothing; deliveries come from the world's free list
+// (see delivery) and world callbacks get a fresh one.
 type entry struct {
 	at    Time
 	seq   uint64
 	index int // position in the heap, -1 when not queued
 	kind  entryKind
 	timer *Timer
-	msg   *Message
+	dv    *delivery
+	fsync *fsyncOp
 	fn    func()
 	name  string
+}
+
+// delivery is a message in flight together with its queue entry: one
+// allocation per message, recycled through World.freeDeliveries once the
+// message has been delivered or dropped (handlers get the *Message only for
+// the duration of the call).
+type delivery struct {
+	e   entry
+	msg Message
+}
+
+// newDelivery takes a delivery from the free list, or allocates one.
+func (w *World) newDelivery() *delivery {
+	if n := len(w.freeDeliveries); n > 0 {
+		d := w.freeDeliveries[n-1]
+		w.freeDeliveries[n-1] = nil
+		w.freeDeliveries = w.freeDeliveries[:n-1]
+		return d
+	}
+	d := &delivery{}
+	d.e = entry{kind: entryDeliver, dv: d, index: -1}
+	return d
+}
+
+// freeDelivery returns d to the free list; nothing may refer to it any more.
+func (w *World) freeDelivery(d *delivery) {
+	d.msg = Message{}
+	w.freeDeliveries = append(w.freeDeliveries, d)
 }
 
 // eventQueue is a binary min-heap of entries ordered by (at, seq). It is
@@ -27,20 +58,6 @@ type entry struct {
 // per event.
 type eventQueue struct {
 	items []*entry
-}
-
-func (q *eventQueue) less(i, j int) bool {
-	a, b := q.items[i], q.items[j]
-	if a.at != b.at {
-		return a.at < b.at
-	}
-	return a.seq < b.seq
-}
-
-func (q *eventQueue) swap(i, j int) {
-	q.items[i], q.items[j] = q.items[j], q.items[i]
-	q.items[i].index = i
-	q.items[j].index = j
 }
 
 func (q *eventQueue) Len() int { return len(q.items) }
@@ -54,12 +71,14 @@ func (q *eventQueue) push(e *entry) {
 func (q *eventQueue) peek() *entry { return q.items[0] }
 
 func (q *eventQueue) pop() *entry {
+	e := q.items[0]
 	n := len(q.items) - 1
-	q.swap(0, n)
-	e := q.items[n]
+	last := q.items[n]
 	q.items[n] = nil
 	q.items = q.items[:n]
 	if n > 0 {
+		q.items[0] = last
+		last.index = 0
 		q.down(0)
 	}
 	e.index = -1
@@ -70,12 +89,12 @@ func (q *eventQueue) pop() *entry {
 func (q *eventQueue) remove(e *entry) {
 	i := e.index
 	n := len(q.items) - 1
-	if i != n {
-		q.swap(i, n)
-	}
+	last := q.items[n]
 	q.items[n] = nil
 	q.items = q.items[:n]
 	if i != n {
+		q.items[i] = last
+		last.index = i
 		q.fix(i)
 	}
 	e.index = -1
@@ -87,33 +106,55 @@ func (q *eventQueue) fix(i int) {
 	}
 }
 
+// up and down move an entry through a hole rather than by swaps: one
+// pointer write per level instead of two.
 func (q *eventQueue) up(j int) {
+	items := q.items
+	e := items[j]
 	for j > 0 {
 		i := (j - 1) / 2
-		if !q.less(j, i) {
+		p := items[i]
+		if !entryLess(e, p) {
 			break
 		}
-		q.swap(i, j)
+		items[j] = p
+		p.index = j
 		j = i
 	}
+	items[j] = e
+	e.index = j
 }
 
 func (q *eventQueue) down(i0 int) bool {
-	i, n := i0, len(q.items)
+	items := q.items
+	n := len(items)
+	i := i0
+	e := items[i]
 	for {
 		l := 2*i + 1
 		if l >= n {
 			break
 		}
 		j := l
-		if r := l + 1; r < n && q.less(r, l) {
-			j = r
+		c := items[l]
+		if r := l + 1; r < n && entryLess(items[r], c) {
+			j, c = r, items[r]
 		}
-		if !q.less(j, i) {
+		if !entryLess(c, e) {
 			break
 		}
-		q.swap(i, j)
+		items[i] = c
+		c.index = i
 		i = j
 	}
+	items[i] = e
+	e.index = i
 	return i > i0
+}
+
+func entryLess(a, b *entry) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	return a.seq < b.seq
 }

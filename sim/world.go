@@ -24,6 +24,9 @@ type World struct {
 	booted  bool
 
 	resolvers []Resolver
+
+	freeDeliveries []*delivery // recycled message deliveries
+	freeFsyncs     []*fsyncOp  // recycled fsync completions
 }
 
 // NewWorld returns an empty world whose every random choice derives from seed.
@@ -58,13 +61,21 @@ func (w *World) Subscribe(fn Subscriber) { w.trace.Subscribe(fn) }
 
 // Emit adds a node event to the trace, attributed to host h (or NoHost).
 func (w *World) Emit(h HostID, d Data) {
-	w.trace.ev = Event{At: w.now, Kind: KindNode, Host: h, Peer: NoHost, Data: d}
-	w.trace.emit(&w.trace.ev)
+	w.setEvent(KindNode, h, NoHost, 0, "", "", d)
 }
 
 func (w *World) emit(kind Kind, host, peer HostID, id uint64, port, name string) {
-	w.trace.ev = Event{At: w.now, Kind: kind, Host: host, Peer: peer, ID: id, Port: port, Name: name}
-	w.trace.emit(&w.trace.ev)
+	w.setEvent(kind, host, peer, id, port, name, nil)
+}
+
+// setEvent fills the trace's reusable event field by field (cheaper than
+// copying a whole Event literal, which costs a bulk write barrier while the
+// garbage collector runs) and emits it.
+func (w *World) setEvent(kind Kind, host, peer HostID, id uint64, port, name string, d Data) {
+	ev := &w.trace.ev
+	ev.At, ev.Kind, ev.Host, ev.Peer, ev.ID = w.now, kind, host, peer, id
+	ev.Port, ev.Name, ev.Data = port, name, d
+	w.trace.emit(ev)
 }
 
 // newID returns a fresh identity for a message or timer.
@@ -144,9 +155,11 @@ func (w *World) fire(e *entry) {
 	case entryTimer:
 		e.timer.fire()
 	case entryDeliver:
-		w.net.deliver(e.msg)
+		w.net.deliver(e.dv)
 	case entryFunc:
 		e.fn()
+	case entryFsync:
+		e.fsync.fire()
 	}
 }
 

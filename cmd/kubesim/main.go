@@ -1,8 +1,14 @@
-// Command kubesim runs kubesim's scenarios: one world at a time (run), or
-// the catalogues of scenarios and ablations.
+// Command kubesim runs kubesim's scenarios: one world at a time (run), grids
+// of worlds in parallel (sweep), reports over their results, and the
+// catalogues of scenarios and ablations. With no arguments it runs the main
+// job: a default sweep of 3, 4 and 5 etcd members, and its report.
 //
+//	kubesim
 //	kubesim run --scenario NAME --members N --seed S [--duration D] [--json] [--trace FILE]
 //	            [--timeline FILE] [--schedule FILE] [--ablate NAME]... [--save-failures DIR]
+//	kubesim sweep [--scenario NAME] [--members 3,4,5] [--seeds N] [--seed-base S] [--faults PROFILE]
+//	              [--duration D] [--parallel K] [--shard i/n] [--out DIR]
+//	kubesim report DIR...
 //	kubesim scenarios
 //	kubesim ablations
 //
@@ -14,6 +20,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/kubesim/kubesim/scenarios"
 )
 
 // usageError is bad input: the message is printed on one line and the exit
@@ -27,10 +35,15 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 // errChecksFailed makes the exit status 1 after the report was printed.
 var errChecksFailed = errors.New("checks failed")
 
-const usage = `usage: kubesim <command> [flags]
+const usage = `usage: kubesim [<command> [flags]]
+
+With no command, kubesim runs the main job: a sweep of 3, 4 and 5 etcd
+members under crash-restart faults, and writes its report.
 
 commands:
   run        run one world: kubesim run --scenario NAME --members N --seed S
+  sweep      run a grid of worlds in parallel: kubesim sweep --members 3,4,5 --seeds 200 --out DIR
+  report     merge sweep results (and shards) and write DIR/report.html: kubesim report DIR...
   scenarios  list the named scenarios
   ablations  list the ablation switches
 
@@ -57,12 +70,15 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 
 func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, usage)
-		return usagef("no command given: try 'kubesim run --scenario etcd-chaos --members 3 --seed 1'")
+		return mainJob(stdout, stderr)
 	}
 	switch args[0] {
 	case "run":
 		return cmdRun(args[1:], stdout, stderr)
+	case "sweep":
+		return cmdSweep(args[1:], stdout, stderr)
+	case "report":
+		return cmdReport(args[1:], stdout, stderr)
 	case "scenarios":
 		return cmdScenarios(args[1:], stdout)
 	case "ablations":
@@ -71,5 +87,25 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, usage)
 		return nil
 	}
-	return usagef("unknown command %q: want run, scenarios or ablations", args[0])
+	return usagef("unknown command %q: want run, sweep, report, scenarios or ablations (or none, for the main job)", args[0])
+}
+
+// mainJobSeeds sizes the main job to about a minute on 2 cores.
+const mainJobSeeds = 40
+
+// mainJob is `kubesim` with no arguments: the default sweep, sized to finish
+// in about a minute on 2 cores, then its report.
+func mainJob(stdout, stderr io.Writer) error {
+	fs := newFlagSet("sweep", stderr)
+	var f sweepFlags
+	f.register(fs)
+	f.seeds = mainJobSeeds
+	f.out = "kubesim-report"
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "kubesim: sweeping %s with %s members under %s, %d seeds each, %v per run (virtual)\n",
+		f.scenario, f.members, scenarios.DefaultProfile, f.seeds, f.duration)
+	return runSweep(cfg, stdout, stderr)
 }

@@ -57,6 +57,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	tracePath := fs.String("trace", "", "write the trace as JSONL to this file")
 	timelinePath := fs.String("timeline", "", "write the trace as a readable timeline to this file")
 	schedulePath := fs.String("schedule", "", "run this fault schedule file (text form) instead of the scenario's faults")
+	faults := fs.String("faults", "", "draw the faults from this profile NAME[:key=value,...] instead of the scenario's")
 	saveFailures := fs.String("save-failures", "", "if a check fails, write a corpus entry for the run into this directory")
 	var ablate stringList
 	fs.Var(&ablate, "ablate", "turn on an ablation (repeatable; see 'kubesim ablations')")
@@ -82,6 +83,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return usagef("run: %v", err)
 	}
 	opts := scenarios.Options{Scenario: *scenario, Members: *members, Seed: *seed, Duration: *duration, Ablations: ablate}
+	if *faults != "" {
+		if *schedulePath != "" {
+			return usagef("run: give --faults or --schedule, not both")
+		}
+		p, err := scenarios.ParseProfile(*faults)
+		if err != nil {
+			return usagef("run: --faults: %v", err)
+		}
+		opts.Profile = &p
+	}
 	if *schedulePath != "" {
 		text, err := os.ReadFile(*schedulePath)
 		if err != nil {
@@ -157,9 +168,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 // replayCommand is the exact command line that reproduces a run.
 func replayCommand(r scenarios.Result, o scenarios.Options, schedulePath string) string {
 	cmd := scenarios.ReplayCommand(r)
-	if o.Duration != 0 {
-		cmd += " --duration " + o.Duration.String()
-	}
 	if schedulePath != "" {
 		cmd += " --schedule " + schedulePath
 	}

@@ -86,17 +86,22 @@ func (m *member) newHeader() Header {
 	return Header{Revision: m.store.Rev(), MemberID: m.cfg.ID, Member: m.cfg.Name, RaftTerm: m.node.Term()}
 }
 
-// changesOf turns watch events into the trace's changes.
-func changesOf(evs []mvcc.Event) []etcdtrace.Change {
-	out := make([]etcdtrace.Change, len(evs))
-	for i, ev := range evs {
+// appendChanges appends watch events to out as the trace's changes.
+func appendChanges(out []etcdtrace.Change, evs []mvcc.Event) []etcdtrace.Change {
+	if len(evs) == 0 {
+		return out
+	}
+	if out == nil {
+		out = make([]etcdtrace.Change, 0, len(evs))
+	}
+	for _, ev := range evs {
 		c := etcdtrace.Change{Type: "put", Key: string(ev.Kv.Key), ModRev: ev.Kv.ModRevision}
 		if ev.Type == mvcc.EventDelete {
 			c.Type = "delete"
 		} else {
 			c.Value, c.CreateRev, c.Version = string(ev.Kv.Value), ev.Kv.CreateRevision, ev.Kv.Version
 		}
-		out[i] = c
+		out = append(out, c)
 	}
 	return out
 }

@@ -25,7 +25,9 @@ type member struct {
 	snapIndex uint64
 	ents      []raft.Entry // log entries after snapIndex
 
-	inFlight bool // a Ready awaits its fsync
+	inFlight bool       // a Ready awaits its fsync
+	syncing  raft.Ready // that Ready
+	onSynced func()     // m.synced, allocated once
 
 	// The state machine.
 	store    *mvcc.Store
@@ -34,7 +36,7 @@ type member struct {
 	internal mvcc.WatchID      // whole-keyspace watch that reports each entry's changes
 
 	// Client requests.
-	waiters map[string]*waiter
+	waiters map[requestID]*waiter
 	reads   []*pendingRead
 	readSeq uint64
 	watches []*watchStream
@@ -63,8 +65,9 @@ func newMember(h *sim.Host, cfg Config) (*member, error) {
 		disk:    h.Disk(),
 		store:   mvcc.New(),
 		dedup:   make(map[string]uint64),
-		waiters: make(map[string]*waiter),
+		waiters: make(map[requestID]*waiter),
 	}
+	m.onSynced = m.synced
 	m.store.Ablations.IgnoreCompare = cfg.Ablations.IgnoreCompare
 	ps, dropped := loadDisk(m.disk)
 	if s := ps.Snapshot; s != nil {
@@ -121,11 +124,11 @@ func (m *member) handleTick() {
 
 // handlePeer feeds a Raft message from another member into the core.
 func (m *member) handlePeer(msg *sim.Message) {
-	rm, ok := msg.Payload.(raft.Message)
+	rm, ok := msg.Payload.(*raft.Message)
 	if !ok {
 		return
 	}
-	_ = m.node.Step(rm)
+	_ = m.node.Step(*rm)
 	m.afterInput()
 }
 
@@ -150,13 +153,19 @@ func (m *member) maybeReady() {
 			continue
 		}
 		m.inFlight = true
-		m.disk.Sync(func() {
-			m.inFlight = false
-			m.finishReady(rd)
-			m.afterInput()
-		})
+		m.syncing = rd
+		m.disk.Sync(m.onSynced)
 		return
 	}
+}
+
+// synced finishes the Ready that awaited its fsync.
+func (m *member) synced() {
+	rd := m.syncing
+	m.syncing = raft.Ready{}
+	m.inFlight = false
+	m.finishReady(rd)
+	m.afterInput()
 }
 
 // finishReady is the second half of a Ready, once it is durable: send its
@@ -179,11 +188,12 @@ func (m *member) finishReady(rd raft.Ready) {
 }
 
 // sendMessages puts Raft messages on the fabric. The core never rewrites a
-// slice it handed out, so the messages can travel as they are.
+// slice it handed out, so the messages can travel as they are: each as a
+// pointer into the Ready's slice, which no one modifies afterwards.
 func (m *member) sendMessages(msgs []raft.Message) {
-	for _, msg := range msgs {
-		if to, ok := hostOf(m.cfg.Peers, msg.To); ok {
-			m.h.Send(to, PeerPort, msg)
+	for i := range msgs {
+		if to, ok := hostOf(m.cfg.Peers, msgs[i].To); ok {
+			m.h.Send(to, PeerPort, &msgs[i])
 		}
 	}
 }

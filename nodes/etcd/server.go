@@ -60,7 +60,7 @@ func (m *member) handleWrite(q *sim.Request, w *writeRequest) {
 		m.afterInput()
 		return
 	}
-	key := w.ID.key()
+	key := w.ID
 	if old := m.waiters[key]; old != nil {
 		old.timer.Stop() // a duplicate of the request: the newer one waits
 	}
@@ -77,7 +77,7 @@ func (m *member) handleWrite(q *sim.Request, w *writeRequest) {
 
 // answerWaiter answers the client waiting here for request id, if any.
 func (m *member) answerWaiter(id requestID, rep *reply) {
-	key := id.key()
+	key := id
 	wt := m.waiters[key]
 	if wt == nil {
 		return

@@ -159,6 +159,9 @@ func loadDisk(d *sim.Disk) (ps raft.PersistentState, dropped int) {
 		ps.HardState = raft.HardState{Term: ps.Snapshot.Term, Commit: ps.Snapshot.Index}
 	}
 	recs := d.Records(walFile)
+	if len(recs) > 0 {
+		ps.Entries = make([]raft.Entry, 0, len(recs))
+	}
 	for i, rec := range recs {
 		kind, body, err := unseal(rec)
 		if err != nil {

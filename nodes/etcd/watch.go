@@ -98,7 +98,7 @@ func (m *member) flushWatches(forApply bool) []etcdtrace.Change {
 	for _, resp := range m.store.Drain() {
 		if resp.WatchID == m.internal {
 			if forApply {
-				changes = append(changes, changesOf(resp.Events)...)
+				changes = appendChanges(changes, resp.Events)
 			}
 			continue
 		}

@@ -96,6 +96,7 @@ type Entry struct {
 //     the read index in MsgReadIndexResp.
 type Message struct {
 	Type       MessageType
+	Reject     bool // next to Type, so that a Message packs into 128 bytes
 	From       uint64
 	To         uint64
 	Term       uint64
@@ -103,7 +104,6 @@ type Message struct {
 	Index      uint64
 	Entries    []Entry
 	Commit     uint64
-	Reject     bool
 	RejectHint uint64
 	Snapshot   *Snapshot
 	Context    []byte

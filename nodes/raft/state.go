@@ -309,5 +309,14 @@ func (n *Node) send(m Message) {
 	default:
 		m.Term = n.term
 	}
+	if n.msgs == nil {
+		// One allocation per Ready: a leader usually talks to every peer
+		// at once, a follower answers one.
+		c := 1
+		if n.role == Leader {
+			c = max(len(n.peers)-1, 1)
+		}
+		n.msgs = make([]Message, 0, c)
+	}
 	n.msgs = append(n.msgs, m)
 }

@@ -68,10 +68,10 @@ type Change struct {
 func (c *Change) AppendText(b []byte) []byte {
 	b = append(b, c.Type...)
 	b = append(b, ' ')
-	b = strconv.AppendQuote(b, c.Key)
+	b = appendQuote(b, c.Key)
 	if c.Type == "put" {
 		b = append(b, '=')
-		b = strconv.AppendQuote(b, c.Value)
+		b = appendQuote(b, c.Value)
 	}
 	b = append(b, '@')
 	b = strconv.AppendInt(b, c.ModRev, 10)
@@ -328,6 +328,19 @@ func hex(b []byte, k string, v uint64) []byte {
 	b = append(b, '=')
 	b = strconv.AppendUint(b, v, 16)
 	return append(b, ' ')
+}
+
+// appendQuote is strconv.AppendQuote with a fast path for the common case
+// of printable ASCII with nothing to escape, where both give the same bytes.
+func appendQuote(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 func trim(b []byte) []byte {

@@ -8,21 +8,37 @@ const watchBatchMaxRevs = 1000
 
 // notify hands the events of one committed write to the synced watchers, one
 // response each, in watch-ID order (etcd's watchableStore.notify).
+//
+// evs must be freshly made and referenced nowhere else: the first watcher
+// that gets every one of them gets their byte slices as they are, and the
+// others get copies, so no two watchers ever share memory.
 func (s *Store) notify(rev int64, evs []Event) {
+	given := false
 	for _, w := range s.watch.watchers {
 		if w.state != watcherSynced {
 			continue
 		}
-		var mine []Event
+		n := 0
 		for _, ev := range evs {
 			if ev.Kv.ModRevision >= w.minRev && w.r.contains(string(ev.Kv.Key)) {
-				mine = append(mine, ev)
+				n++
 			}
 		}
-		if len(mine) == 0 {
+		if n == 0 {
 			continue
 		}
-		s.send(w, WatchResponse{Events: mine, Revision: rev})
+		owned := !given && n == len(evs)
+		given = given || owned
+		mine := evs
+		if !owned {
+			mine = make([]Event, 0, n)
+			for _, ev := range evs {
+				if ev.Kv.ModRevision >= w.minRev && w.r.contains(string(ev.Kv.Key)) {
+					mine = append(mine, ev)
+				}
+			}
+		}
+		s.sendEvents(w, WatchResponse{Events: mine, Revision: rev}, owned)
 		w.minRev = rev + 1
 	}
 }
@@ -91,14 +107,44 @@ func (s *Store) Drain() []WatchResponse {
 // it (etcd's watcher.send plus the gRPC layer's prev_kv lookup). Events are
 // copied, so that no two responses share memory. A response whose events were
 // all filtered out is dropped; send is never called without events.
-func (s *Store) send(w *watcher, resp WatchResponse) {
+func (s *Store) send(w *watcher, resp WatchResponse) { s.sendEvents(w, resp, false) }
+
+// sendEvents is send; with owned, the events' byte slices are the caller's
+// to give away and are not copied, and so is the Events slice when w keeps
+// every event unchanged (no filters, no previous versions); later readers
+// of the slice then see only empty keys and values turned to nil, which
+// their copies would do anyway.
+func (s *Store) sendEvents(w *watcher, resp WatchResponse, owned bool) {
 	resp.WatchID, resp.Stream = w.id, w.stream
+	if owned && !w.noPut && !w.noDelete && !w.prevKV {
+		for i := range resp.Events {
+			kv := &resp.Events[i].Kv
+			if len(kv.Key) == 0 {
+				kv.Key = nil
+			}
+			if len(kv.Value) == 0 {
+				kv.Value = nil
+			}
+		}
+		s.watch.queue = append(s.watch.queue, resp)
+		return
+	}
 	kept := make([]Event, 0, len(resp.Events))
 	for _, ev := range resp.Events {
 		if (ev.Type == EventPut && w.noPut) || (ev.Type == EventDelete && w.noDelete) {
 			continue
 		}
-		ev.Kv = ev.Kv.clone()
+		if owned {
+			// As clone would: empty gives nil.
+			if len(ev.Kv.Key) == 0 {
+				ev.Kv.Key = nil
+			}
+			if len(ev.Kv.Value) == 0 {
+				ev.Kv.Value = nil
+			}
+		} else {
+			ev.Kv = ev.Kv.clone()
+		}
 		kept = append(kept, ev)
 	}
 	if len(kept) == 0 {

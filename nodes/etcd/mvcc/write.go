@@ -65,7 +65,12 @@ func (t *writeTxn) checkPut(op Op) error {
 func (t *writeTxn) put(op Op) PutResult {
 	value, lease := string(op.Value), op.Put.Lease
 	var res PutResult
-	prev, had := t.prevKV(op.Key)
+	var prev KeyValue
+	var had bool
+	if op.Put.PrevKV || op.Put.IgnoreValue || op.Put.IgnoreLease {
+		// Only these need the previous version; building it copies.
+		prev, had = t.prevKV(op.Key)
+	}
 	if op.Put.IgnoreValue || op.Put.IgnoreLease {
 		if !had {
 			panic("mvcc: put with IgnoreValue/IgnoreLease on a missing key passed its check")

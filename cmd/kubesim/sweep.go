@@ -1,0 +1,177 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/kubesim/kubesim/reports"
+	"github.com/kubesim/kubesim/scenarios"
+)
+
+// parseMembers parses "3,4,5".
+func parseMembers(s string) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || n < 1 || n > scenarios.MaxMembers {
+			return nil, fmt.Errorf("--members %q: want a comma-separated list of member counts between 1 and %d, e.g. 3,4,5", s, scenarios.MaxMembers)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// sweepFlags are the flags of `kubesim sweep`; the main job uses their
+// defaults with a smaller seed count.
+type sweepFlags struct {
+	scenario, members, shard, out string
+	seeds, parallel               int
+	seedBase                      uint64
+	duration                      time.Duration
+	faults, ablate                stringList
+}
+
+func (f *sweepFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.scenario, "scenario", "etcd-profile", "scenario to sweep (see 'kubesim scenarios')")
+	fs.StringVar(&f.members, "members", "3,4,5", "member counts, comma-separated")
+	fs.IntVar(&f.seeds, "seeds", 200, "seeds per member count and profile")
+	fs.Uint64Var(&f.seedBase, "seed-base", 1, "the first seed")
+	fs.Var(&f.faults, "faults", "fault profile NAME[:key=value,...] (repeatable); profiles: "+strings.Join(profileNames(), ", "))
+	fs.DurationVar(&f.duration, "duration", 5*time.Minute, "virtual length of each run")
+	fs.IntVar(&f.parallel, "parallel", 0, "worlds at once (default: all cores)")
+	fs.StringVar(&f.shard, "shard", "0/1", "run only shard i of n of the grid, e.g. 2/8")
+	fs.StringVar(&f.out, "out", "kubesim-sweep", "output directory: results, corpus entries of failing runs, and the report")
+	fs.Var(&f.ablate, "ablate", "turn on an ablation in every run (repeatable)")
+}
+
+func profileNames() []string {
+	var out []string
+	for _, l := range scenarios.ProfileNames() {
+		out = append(out, strings.Fields(l)[0])
+	}
+	return out
+}
+
+func (f *sweepFlags) config() (reports.SweepConfig, error) {
+	var cfg reports.SweepConfig
+	if _, err := scenarios.Lookup(f.scenario); err != nil {
+		return cfg, usagef("sweep: %v", err)
+	}
+	members, err := parseMembers(f.members)
+	if err != nil {
+		return cfg, usagef("sweep: %v", err)
+	}
+	if f.seeds < 1 {
+		return cfg, usagef("sweep: --seeds must be at least 1, got %d", f.seeds)
+	}
+	if f.duration <= 0 {
+		return cfg, usagef("sweep: --duration must be positive, got %v", f.duration)
+	}
+	if f.parallel < 0 {
+		return cfg, usagef("sweep: --parallel must not be negative, got %d", f.parallel)
+	}
+	shard, err := reports.ParseShard(f.shard)
+	if err != nil {
+		return cfg, usagef("sweep: %v", err)
+	}
+	if _, err := scenarios.ResolveAblations(f.ablate); err != nil {
+		return cfg, usagef("sweep: %v", err)
+	}
+	var profiles []scenarios.Profile
+	faults := f.faults
+	if len(faults) == 0 && f.scenario == "etcd-profile" {
+		// Recorded in every result, so that the report can predict.
+		faults = stringList{scenarios.DefaultProfile}
+	}
+	for _, text := range faults {
+		p, err := scenarios.ParseProfile(text)
+		if err != nil {
+			return cfg, usagef("sweep: --faults: %v", err)
+		}
+		profiles = append(profiles, p)
+	}
+	if f.out == "" {
+		return cfg, usagef("sweep: --out must name a directory")
+	}
+	cfg = reports.SweepConfig{
+		Grid: reports.Grid{Scenario: f.scenario, Members: members, Seeds: f.seeds, SeedBase: f.seedBase,
+			Profiles: profiles, Duration: f.duration, Ablations: f.ablate},
+		Shard: shard, Parallel: f.parallel, Out: f.out,
+	}
+	// The grid is checked whole before anything runs: a bad scenario and
+	// duration pair is reported once, not per run.
+	if jobs := cfg.Grid.Jobs(); len(jobs) > 0 {
+		if _, err := scenarios.Prepare(jobs[0]); err != nil {
+			return cfg, usagef("sweep: %v", err)
+		}
+	}
+	return cfg, nil
+}
+
+func cmdSweep(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("sweep", stderr)
+	var f sweepFlags
+	f.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		if err == flag.ErrHelp {
+			return nil
+		}
+		return err
+	}
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	return runSweep(cfg, stdout, stderr)
+}
+
+// runSweep runs a configured sweep with a progress bar on a terminal,
+// stops cleanly on Ctrl-C (keeping every finished run), then writes the
+// report.
+func runSweep(cfg reports.SweepConfig, stdout, stderr io.Writer) error {
+	var stop atomic.Bool
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	defer signal.Stop(sig)
+	go func() {
+		if _, ok := <-sig; ok {
+			stop.Store(true)
+			fmt.Fprintln(stderr, "\ninterrupted: finishing the runs in flight; run the same command again to resume")
+		}
+	}()
+	cfg.Stop = stop.Load
+	if file, ok := stderr.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
+		var bar *progressbar.ProgressBar
+		cfg.Progress = func(done, total int) {
+			if bar == nil {
+				bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(stderr),
+					progressbar.OptionSetDescription("sweep"), progressbar.OptionShowCount(),
+					progressbar.OptionSetPredictTime(true), progressbar.OptionShowElapsedTimeOnFinish())
+			}
+			_ = bar.Set(done)
+		}
+	}
+	sum, err := reports.Sweep(cfg)
+	if cfg.Progress != nil {
+		fmt.Fprintln(stderr)
+	}
+	fmt.Fprintf(stderr, "sweep: %d runs in the grid, %d already done, %d run now, %d failed; results in %s\n",
+		sum.Total, sum.Skipped, sum.Ran, sum.Failed, sum.ResultsPath)
+	if err != nil {
+		return err
+	}
+	if sum.Interrupted {
+		return fmt.Errorf("sweep interrupted: %d of %d runs done; run the same command again to resume", sum.Skipped+sum.Ran, sum.Total)
+	}
+	return cmdReport([]string{cfg.Out}, stdout, stderr)
+}

@@ -1,0 +1,313 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// Z95 is the two-sided 95% quantile of the standard normal distribution.
+const Z95 = 1.96
+
+// Stat is the mean of per-run values with a 95% confidence interval.
+//
+// The interval is the normal approximation on the per-run values:
+// mean ± 1.96·s/√n, with s the sample standard deviation (n-1 in the
+// denominator). Each run is one independent world (its own seed), so the
+// per-run values are independent; for the few dozen seeds of a sweep the
+// approximation is a little narrow (Student's t would use 2.05 for n=30,
+// 2.26 for n=10). With n < 2 there is no spread to measure and the half
+// width is 0: read such a point as a single run, not as a certainty.
+type Stat struct {
+	N    int
+	Mean float64
+	SD   float64 // sample standard deviation
+	Half float64 // half width of the 95% interval
+}
+
+// Lo and Hi are the ends of the 95% interval.
+func (s Stat) Lo() float64 { return s.Mean - s.Half }
+
+// Hi is the upper end of the 95% interval.
+func (s Stat) Hi() float64 { return s.Mean + s.Half }
+
+// String prints "0.9712 ± 0.0043".
+func (s Stat) String() string { return fmt.Sprintf("%.4f ± %.4f", s.Mean, s.Half) }
+
+// MeanCI returns the mean of xs with its 95% confidence interval.
+func MeanCI(xs []float64) Stat {
+	s := Stat{N: len(xs)}
+	if s.N == 0 {
+		return s
+	}
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	s.Mean = sum / float64(s.N)
+	if s.N < 2 {
+		return s
+	}
+	ss := 0.0
+	for _, x := range xs {
+		ss += (x - s.Mean) * (x - s.Mean)
+	}
+	s.SD = math.Sqrt(ss / float64(s.N-1))
+	s.Half = Z95 * s.SD / math.Sqrt(float64(s.N))
+	return s
+}
+
+// CheckCount is how many runs of a group passed and failed one check.
+type CheckCount struct {
+	Name           string
+	Passed, Failed int
+}
+
+// Group is the runs of one scenario, fault profile, set of ablations and
+// member count, summarised.
+type Group struct {
+	Scenario  string
+	Profile   *scenarios.Profile // nil: the scenario's own faults
+	Ablations []string
+	Members   int
+	Runs      []*scenarios.Result
+
+	QuorumUp   Stat // quorum_up_fraction
+	WriteAvail Stat // write_availability
+	ReadAvail  Stat // read_availability
+	// Means over the runs.
+	Elections, Faults, WriteP50Ms, WriteP99Ms, VirtualSeconds float64
+	// RecoveryMean is the mean of recovery_mean_s over the runs that
+	// recovered from at least one fault; RecoveryMax the largest
+	// recovery_max_s. Both are 0 when no run recovered from a fault.
+	RecoveryMean, RecoveryMax float64
+	// Passed and Failed count runs whose checks all passed, or not.
+	Passed, Failed int
+	Checks         []CheckCount // by check name
+	// LatencyHist is the sum of the runs' write latency histograms, per
+	// scenarios.LatencyBucketsMs bucket (the last one unbounded).
+	LatencyHist []int
+	// Prediction is the binomial probability that a quorum is up, when
+	// HasPrediction (the profile has mttf and mttr).
+	Prediction    float64
+	HasPrediction bool
+	// FaultRate is the profile's fault rate (see FaultRate), when HasRate.
+	FaultRate float64
+	RateUnit  string
+	HasRate   bool
+}
+
+// ProfileName is the group's profile as the --faults flag takes it, or
+// "scenario faults" for the scenario's own schedule.
+func (g *Group) ProfileName() string {
+	if g.Profile == nil {
+		return "scenario faults"
+	}
+	return g.Profile.String()
+}
+
+// SeriesName names the group's series: everything but the member count.
+func (g *Group) SeriesName() string {
+	s := g.Scenario + " / " + g.ProfileName()
+	if len(g.Ablations) > 0 {
+		s += " / ablate " + strings.Join(g.Ablations, ",")
+	}
+	return s
+}
+
+func (g *Group) seriesKey() string {
+	return g.Scenario + "|" + g.ProfileName() + "|" + strings.Join(g.Ablations, ",")
+}
+
+// Groups returns the set's runs grouped by scenario, profile, ablations and
+// member count, in that order. Ablated runs are kept apart from the others
+// so that a deliberately broken mechanism never pulls an average down.
+func (s *Set) Groups() []*Group {
+	if s.groups == nil {
+		s.groups = Aggregate(s.Results)
+	}
+	return s.groups
+}
+
+// Aggregate groups and summarises results (in the order of their first
+// appearance once sorted, see Set.Results).
+func Aggregate(results []scenarios.Result) []*Group {
+	byKey := map[string]*Group{}
+	var groups []*Group
+	for i := range results {
+		r := &results[i]
+		k := fmt.Sprintf("%s|%s|%s|%d", r.Scenario, profileString(r), strings.Join(r.Ablations, ","), r.Members)
+		g := byKey[k]
+		if g == nil {
+			g = &Group{Scenario: r.Scenario, Profile: r.Profile, Ablations: r.Ablations, Members: r.Members}
+			byKey[k] = g
+			groups = append(groups, g)
+		}
+		g.Runs = append(g.Runs, r)
+	}
+	sort.SliceStable(groups, func(i, j int) bool { return lessResult(groups[i].Runs[0], groups[j].Runs[0]) })
+	for _, g := range groups {
+		g.summarise()
+	}
+	return groups
+}
+
+func (g *Group) summarise() {
+	var qu, wa, ra, el, fa, p50, p99, vs, rec []float64
+	checks := map[string]*CheckCount{}
+	var names []string
+	for _, r := range g.Runs {
+		m := r.Metrics
+		qu = append(qu, m["quorum_up_fraction"])
+		wa = append(wa, m["write_availability"])
+		ra = append(ra, m["read_availability"])
+		el = append(el, m["leader_elections"])
+		fa = append(fa, m["faults"])
+		p50 = append(p50, m["write_latency_p50_ms"])
+		p99 = append(p99, m["write_latency_p99_ms"])
+		vs = append(vs, r.VirtualSeconds)
+		if m["faults"] > m["faults_unrecovered"] || m["recovery_mean_s"] > 0 {
+			rec = append(rec, m["recovery_mean_s"])
+		}
+		g.RecoveryMax = max(g.RecoveryMax, m["recovery_max_s"])
+		if r.OK {
+			g.Passed++
+		} else {
+			g.Failed++
+		}
+		for _, c := range r.Checks {
+			cc := checks[c.Name]
+			if cc == nil {
+				cc = &CheckCount{Name: c.Name}
+				checks[c.Name] = cc
+				names = append(names, c.Name)
+			}
+			if c.OK {
+				cc.Passed++
+			} else {
+				cc.Failed++
+			}
+		}
+		if len(g.LatencyHist) < len(r.WriteLatencyHist) {
+			g.LatencyHist = append(g.LatencyHist, make([]int, len(r.WriteLatencyHist)-len(g.LatencyHist))...)
+		}
+		for i, n := range r.WriteLatencyHist {
+			g.LatencyHist[i] += n
+		}
+	}
+	g.QuorumUp, g.WriteAvail, g.ReadAvail = MeanCI(qu), MeanCI(wa), MeanCI(ra)
+	g.Elections, g.Faults = MeanCI(el).Mean, MeanCI(fa).Mean
+	g.WriteP50Ms, g.WriteP99Ms = MeanCI(p50).Mean, MeanCI(p99).Mean
+	g.VirtualSeconds = MeanCI(vs).Mean
+	g.RecoveryMean = MeanCI(rec).Mean
+	sort.Strings(names)
+	for _, n := range names {
+		g.Checks = append(g.Checks, *checks[n])
+	}
+	if g.Profile != nil {
+		if p, ok := UpProbability(*g.Profile); ok {
+			g.Prediction, g.HasPrediction = QuorumUpProbability(g.Members, p), true
+		}
+		g.FaultRate, g.RateUnit, g.HasRate = FaultRate(*g.Profile)
+	}
+}
+
+// QuorumUpProbability is the probability that a quorum of n members is up
+// when each is up independently with probability p: P(X ≥ n/2+1) for
+// X ~ Binomial(n, p).
+func QuorumUpProbability(n int, p float64) float64 {
+	if n < 1 {
+		return 0
+	}
+	sum := 0.0
+	for k := n/2 + 1; k <= n; k++ {
+		sum += binom(n, k) * math.Pow(p, float64(k)) * math.Pow(1-p, float64(n-k))
+	}
+	return min(sum, 1)
+}
+
+func binom(n, k int) float64 {
+	c := 1.0
+	for i := 1; i <= k; i++ {
+		c = c * float64(n-k+i) / float64(i)
+	}
+	return c
+}
+
+// profileDurations returns the profile's mttf and mttr, when it has both.
+func profileDurations(p scenarios.Profile) (mttf, mttr time.Duration, ok bool) {
+	f, ferr := time.ParseDuration(p.Params["mttf"])
+	r, rerr := time.ParseDuration(p.Params["mttr"])
+	if ferr != nil || rerr != nil || f <= 0 || r <= 0 {
+		return 0, 0, false
+	}
+	return f, r, true
+}
+
+// UpProbability is the stationary probability that one member is up under
+// the profile, scenarios.StationaryUp(mttf, mttr), for profiles with mttf
+// and mttr (crash-restart, mixed). Under crash-restart the binomial of it is
+// the expected quorum_up_fraction; under mixed, whose partitions also take
+// quorums away, it is an upper bound.
+func UpProbability(p scenarios.Profile) (float64, bool) {
+	mttf, mttr, ok := profileDurations(p)
+	if !ok {
+		return 0, false
+	}
+	return scenarios.StationaryUp(mttf, mttr), true
+}
+
+// The units of FaultRate.
+const (
+	UnitCrashes    = "crashes per member-hour"
+	UnitPartitions = "partitions per hour"
+)
+
+// FaultRate is the profile's fault rate: for a profile with an mttf
+// (crash-restart, mixed), crashes per member-hour, 3600/mttf in seconds;
+// for partitions, partitions per hour (60 × its rate per minute). Other
+// profiles have none.
+func FaultRate(p scenarios.Profile) (rate float64, unit string, ok bool) {
+	if mttf, _, ok := profileDurations(p); ok {
+		return 3600 / mttf.Seconds(), UnitCrashes, true
+	}
+	if p.Name == "partitions" {
+		var r float64
+		if _, err := fmt.Sscanf(p.Params["rate"], "%g", &r); err == nil {
+			return r * 60, UnitPartitions, true
+		}
+	}
+	return 0, "", false
+}
+
+// series groups the set's groups by everything but the member count, in
+// order.
+func series(groups []*Group) [][]*Group {
+	var out [][]*Group
+	idx := map[string]int{}
+	for _, g := range groups {
+		k := g.seriesKey()
+		i, ok := idx[k]
+		if !ok {
+			i = len(out)
+			idx[k] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], g)
+	}
+	return out
+}
+
+// memberCounts lists the member counts present, ascending.
+func memberCounts(groups []*Group) []int {
+	seen := map[int]bool{}
+	for _, g := range groups {
+		seen[g.Members] = true
+	}
+	return sim.SortedKeys(seen)
+}

@@ -1,0 +1,62 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteMarkdown prints a summary of the set as markdown: per group, the
+// member count, the runs, the quorum-up fraction with its 95% interval
+// beside the binomial prediction, write availability, elections, and how
+// many runs passed and failed their checks; then the claims and the
+// failing runs' replay commands.
+func WriteMarkdown(w io.Writer, set *Set) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# kubesim report: %d runs, %d groups\n\n", len(set.Results), len(set.Groups()))
+	for _, s := range series(set.Groups()) {
+		fmt.Fprintf(&b, "## %s\n\n", s[0].SeriesName())
+		b.WriteString("| members | runs | quorum up (95% CI) | binomial | write availability (95% CI) | elections | checks ok / failed |\n")
+		b.WriteString("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+		for _, g := range s {
+			pred := "—"
+			if g.HasPrediction {
+				pred = fmt.Sprintf("%.4f", g.Prediction)
+			}
+			fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %.1f | %d / %d |\n",
+				g.Members, len(g.Runs), g.QuorumUp, pred, g.WriteAvail, g.Elections, g.Passed, g.Failed)
+		}
+		b.WriteString("\n")
+	}
+	if claims := Claims(set); len(claims) > 0 {
+		b.WriteString("## Claims\n\n")
+		for _, c := range claims {
+			fmt.Fprintf(&b, "- **%s** — %s (%s): %s\n", c.Outcome, c.Text, c.Series, c.Verdict)
+		}
+		b.WriteString("\n")
+	}
+	var failed []string
+	for i := range set.Results {
+		if r := &set.Results[i]; !r.OK {
+			var names []string
+			for _, c := range r.Failed() {
+				names = append(names, c.Name)
+			}
+			failed = append(failed, fmt.Sprintf("- `%s` (failed: %s)\n", ReplayCommand(*r), strings.Join(names, ", ")))
+		}
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(&b, "## Failing runs (%d)\n\n", len(failed))
+		const most = 20
+		for i, l := range failed {
+			if i == most {
+				fmt.Fprintf(&b, "- … and %d more (see the report)\n", len(failed)-most)
+				break
+			}
+			b.WriteString(l)
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,801 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// The plots, by file name without extension, in the order the report
+// shows them.
+const (
+	PlotAvailability = "availability_by_members"
+	PlotFaultRate    = "availability_vs_fault_rate"
+	PlotLatency      = "write_latency"
+	PlotTimeline     = "timeline"
+)
+
+// PlotNames lists the plots WritePlots draws.
+var PlotNames = []string{PlotAvailability, PlotFaultRate, PlotLatency, PlotTimeline}
+
+// Figure is one plot, with its legend drawn to the right of the data.
+type Figure struct {
+	Name    string
+	Caption string
+	Plot    *plot.Plot
+	Legend  plot.Legend
+	W, H    vg.Length
+}
+
+// Render draws the figure in a format gonum/plot knows ("svg", "png").
+func (f *Figure) Render(format string) ([]byte, error) {
+	c, err := draw.NewFormattedCanvas(f.W, f.H, format)
+	if err != nil {
+		return nil, err
+	}
+	dc := draw.New(c)
+	// White background, so that the PNG is readable on any viewer.
+	dc.FillPolygon(color.White, []vg.Point{{X: 0, Y: 0}, {X: f.W, Y: 0}, {X: f.W, Y: f.H}, {X: 0, Y: f.H}})
+	lw := vg.Length(0)
+	if f.hasLegend() {
+		r := f.Legend.Rectangle(dc)
+		lw = r.Max.X - r.Min.X + vg.Points(16)
+	}
+	f.Plot.Draw(draw.Crop(dc, 0, -lw, 0, 0))
+	if lw > 0 {
+		lc := draw.Crop(dc, f.W-lw+vg.Points(8), -vg.Points(8), 0, -vg.Points(30))
+		f.Legend.Draw(lc)
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// hasLegend reports whether the legend has entries (plot.Legend keeps
+// them private; an empty one has no height).
+func (f *Figure) hasLegend() bool {
+	r := f.Legend.Rectangle(draw.Canvas{})
+	return r.Max.Y-r.Min.Y > 0
+}
+
+func newFigure(name, title, caption string) *Figure {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.TextStyle.Font.Size = vg.Points(13)
+	p.Add(plotter.NewGrid())
+	l := plot.NewLegend()
+	l.Top, l.Left = true, true
+	l.TextStyle.Font.Size = vg.Points(10)
+	l.Padding = vg.Points(3)
+	return &Figure{Name: name, Caption: caption, Plot: p, Legend: l, W: 20 * vg.Centimeter, H: 11 * vg.Centimeter}
+}
+
+var palette = []color.Color{
+	rgb(0x1f, 0x77, 0xb4), rgb(0xff, 0x7f, 0x0e), rgb(0x2c, 0xa0, 0x2c), rgb(0xd6, 0x27, 0x28),
+	rgb(0x94, 0x67, 0xbd), rgb(0x8c, 0x56, 0x4b), rgb(0xe3, 0x77, 0xc2), rgb(0x7f, 0x7f, 0x7f),
+	rgb(0xbc, 0xbd, 0x22), rgb(0x17, 0xbe, 0xcf),
+}
+
+func rgb(r, g, b uint8) color.RGBA { return color.RGBA{r, g, b, 255} }
+
+func colorAt(i int) color.Color { return palette[((i%len(palette))+len(palette))%len(palette)] }
+
+// memberColors give each member count its own color in every plot: blue,
+// orange and green for the usual 3, 4 and 5.
+var memberColors = []color.Color{
+	rgb(0x94, 0x67, 0xbd), rgb(0x8c, 0x56, 0x4b), rgb(0x1f, 0x77, 0xb4), rgb(0xff, 0x7f, 0x0e),
+	rgb(0x2c, 0xa0, 0x2c), rgb(0xe3, 0x77, 0xc2), rgb(0xbc, 0xbd, 0x22),
+}
+
+func memberColor(n int) color.Color {
+	if n >= 1 && n <= len(memberColors) {
+		return memberColors[n-1]
+	}
+	return colorAt(n)
+}
+
+// errPoints are points with asymmetric y errors.
+type errPoints struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+// clippedCI returns the point (x, mean) with its interval clipped to [0,1].
+func clippedCI(x float64, s Stat) (plotter.XY, struct{ Low, High float64 }) {
+	lo, hi := max(s.Lo(), 0), min(s.Hi(), 1)
+	return plotter.XY{X: x, Y: s.Mean}, struct{ Low, High float64 }{s.Mean - lo, hi - s.Mean}
+}
+
+func addErrPoints(f *Figure, pts errPoints, c color.Color, shape draw.GlyphDrawer, name string) error {
+	sc, err := plotter.NewScatter(pts.XYs)
+	if err != nil {
+		return err
+	}
+	sc.GlyphStyle = draw.GlyphStyle{Color: c, Shape: shape, Radius: vg.Points(3.5)}
+	eb, err := plotter.NewYErrorBars(pts)
+	if err != nil {
+		return err
+	}
+	eb.LineStyle.Color = c
+	eb.LineStyle.Width = vg.Points(1.2)
+	eb.CapWidth = vg.Points(6)
+	f.Plot.Add(eb, sc)
+	if name != "" {
+		f.Legend.Add(name, sc)
+	}
+	return nil
+}
+
+func addLine(f *Figure, xys plotter.XYs, c color.Color, dashed bool, shape draw.GlyphDrawer, name string) error {
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return err
+	}
+	l.LineStyle.Color = c
+	l.LineStyle.Width = vg.Points(1.3)
+	if dashed {
+		l.LineStyle.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	}
+	thumbs := []plot.Thumbnailer{l}
+	f.Plot.Add(l)
+	if shape != nil {
+		sc, err := plotter.NewScatter(xys)
+		if err != nil {
+			return err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: c, Shape: shape, Radius: vg.Points(3.5)}
+		f.Plot.Add(sc)
+		thumbs = append(thumbs, sc)
+	}
+	if name != "" {
+		f.Legend.Add(name, thumbs...)
+	}
+	return nil
+}
+
+func intTicks(ns []int) plot.ConstantTicks {
+	var t plot.ConstantTicks
+	for _, n := range ns {
+		t = append(t, plot.Tick{Value: float64(n), Label: strconv.Itoa(n)})
+	}
+	return t
+}
+
+// fracTicks labels availability axes with enough digits to tell 0.99 from
+// 0.999.
+type fracTicks struct{}
+
+func (fracTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	step := math.Inf(1)
+	prev := math.NaN()
+	for _, t := range ts {
+		if t.Label != "" {
+			if !math.IsNaN(prev) {
+				step = min(step, t.Value-prev)
+			}
+			prev = t.Value
+		}
+	}
+	digits := 1
+	if !math.IsInf(step, 1) && step > 0 {
+		digits = max(1, int(math.Ceil(-math.Log10(step)-1e-9)))
+	}
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', digits, 64)
+		}
+	}
+	return ts
+}
+
+// availabilityRange sets the y axis to cover the values with a margin,
+// never beyond [0, 1].
+func availabilityRange(p *plot.Plot, vals []float64) {
+	lo, hi := 1.0, 0.0
+	for _, v := range vals {
+		if math.IsNaN(v) {
+			continue
+		}
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	if lo > hi {
+		lo, hi = 0, 1
+	}
+	pad := max((hi-lo)*0.08, 0.005)
+	p.Y.Min, p.Y.Max = max(lo-pad, 0), min(hi+pad, 1.0001)
+	p.Y.Tick.Marker = fracTicks{}
+}
+
+// AvailabilityFigure draws availability by member count: per series, the
+// mean quorum_up_fraction and write_availability with their 95% intervals,
+// beside the binomial prediction.
+func AvailabilityFigure(set *Set) (*Figure, error) {
+	f := newFigure(PlotAvailability, "Availability by etcd member count (mean, 95% CI)",
+		"Each point is the mean over a group's runs (seeds); bars are 95% confidence intervals. The dashed line is the binomial probability that a quorum of members is up, from the profile's MTTF and MTTR.")
+	p := f.Plot
+	p.X.Label.Text = "etcd members"
+	p.Y.Label.Text = "fraction of the run"
+	groups := set.Groups()
+	ss := series(groups)
+	ms := memberCounts(groups)
+	p.X.Tick.Marker = intTicks(ms)
+	p.X.Min, p.X.Max = float64(ms[0])-0.6, float64(ms[len(ms)-1])+0.6
+	var vals []float64
+	width := 0.36 / float64(len(ss))
+	short := shortSeriesNames(ss)
+	for si, s := range ss {
+		var qu, wa errPoints
+		var pred plotter.XYs
+		base := -0.18 + width*(float64(si)+0.5)
+		for _, g := range s {
+			x := float64(g.Members) + base
+			xy, e := clippedCI(x-width/5, g.QuorumUp)
+			qu.XYs, qu.YErrors = append(qu.XYs, xy), append(qu.YErrors, e)
+			xy, e = clippedCI(x+width/5, g.WriteAvail)
+			wa.XYs, wa.YErrors = append(wa.XYs, xy), append(wa.YErrors, e)
+			vals = append(vals, max(g.QuorumUp.Lo(), 0), max(g.WriteAvail.Lo(), 0), min(g.QuorumUp.Hi(), 1), min(g.WriteAvail.Hi(), 1))
+			if g.HasPrediction {
+				pred = append(pred, plotter.XY{X: float64(g.Members), Y: g.Prediction})
+				vals = append(vals, g.Prediction)
+			}
+		}
+		suffix := ""
+		if len(ss) > 1 {
+			suffix = " (" + short[si] + ")"
+		}
+		if len(pred) > 0 {
+			if err := addLine(f, pred, colorAt(2*si), true, draw.CrossGlyph{}, "binomial prediction"+suffix); err != nil {
+				return nil, err
+			}
+		}
+		if err := addErrPoints(f, qu, colorAt(2*si), draw.CircleGlyph{}, "quorum up"+suffix); err != nil {
+			return nil, err
+		}
+		if err := addErrPoints(f, wa, colorAt(2*si+1), draw.TriangleGlyph{}, "write availability"+suffix); err != nil {
+			return nil, err
+		}
+	}
+	availabilityRange(p, vals)
+	if len(ss) == 1 {
+		p.Title.Text += "\n" + ss[0][0].SeriesName()
+	}
+	return f, nil
+}
+
+// shortSeriesNames names each series by what tells it apart from the
+// others: scenario, profile name, profile parameters, ablations.
+func shortSeriesNames(ss [][]*Group) []string {
+	parts := make([][4]string, len(ss))
+	for i, s := range ss {
+		g := s[0]
+		parts[i][0] = g.Scenario
+		if g.Profile == nil {
+			parts[i][1] = "scenario faults"
+		} else {
+			parts[i][1] = g.Profile.Name
+			var kv []string
+			for _, k := range sim.SortedKeys(g.Profile.Params) {
+				kv = append(kv, k+"="+g.Profile.Params[k])
+			}
+			parts[i][2] = strings.Join(kv, ",")
+		}
+		if len(g.Ablations) > 0 {
+			parts[i][3] = "ablate " + strings.Join(g.Ablations, ",")
+		}
+	}
+	out := make([]string, len(ss))
+	for c := 0; c < 4; c++ {
+		same := true
+		for i := range parts {
+			same = same && parts[i][c] == parts[0][c]
+		}
+		if same && len(ss) > 1 {
+			continue
+		}
+		for i := range parts {
+			if parts[i][c] == "" && c == 3 {
+				parts[i][c] = "no ablation"
+			}
+			if parts[i][c] != "" {
+				if out[i] != "" {
+					out[i] += " "
+				}
+				out[i] += parts[i][c]
+			}
+		}
+	}
+	return out
+}
+
+// rateFamily is the runs that share everything but the fault rate and the
+// member count: the lines of the fault-rate plot.
+type rateFamily struct {
+	name   string
+	unit   string
+	groups []*Group
+	rates  []float64
+	mttr   float64 // seconds, the most common, for crash rates
+}
+
+func rateFamilies(groups []*Group) []*rateFamily {
+	var out []*rateFamily
+	idx := map[string]*rateFamily{}
+	for _, g := range groups {
+		if !g.HasRate {
+			continue
+		}
+		k := g.Scenario + "|" + g.Profile.Name + "|" + strings.Join(g.Ablations, ",")
+		fam := idx[k]
+		if fam == nil {
+			name := g.Scenario + " / " + g.Profile.Name
+			if len(g.Ablations) > 0 {
+				name += " / ablate " + strings.Join(g.Ablations, ",")
+			}
+			fam = &rateFamily{name: name, unit: g.RateUnit}
+			idx[k] = fam
+			out = append(out, fam)
+		}
+		fam.groups = append(fam.groups, g)
+	}
+	for _, fam := range out {
+		seen := map[float64]bool{}
+		mttrs := map[float64]int{}
+		for _, g := range fam.groups {
+			if !seen[g.FaultRate] {
+				seen[g.FaultRate] = true
+				fam.rates = append(fam.rates, g.FaultRate)
+			}
+			if _, r, ok := profileDurations(*g.Profile); ok {
+				mttrs[r.Seconds()]++
+			}
+		}
+		sort.Float64s(fam.rates)
+		best := 0
+		var keys []float64
+		for k := range mttrs { // determinism: sorted below
+			keys = append(keys, k)
+		}
+		sort.Float64s(keys)
+		for _, k := range keys {
+			if mttrs[k] > best {
+				best, fam.mttr = mttrs[k], k
+			}
+		}
+	}
+	// The family with the most distinct rates, crash rates first.
+	sort.SliceStable(out, func(i, j int) bool {
+		if len(out[i].rates) != len(out[j].rates) {
+			return len(out[i].rates) > len(out[j].rates)
+		}
+		return out[i].unit == UnitCrashes && out[j].unit != UnitCrashes
+	})
+	return out
+}
+
+// DefaultMTTR is the crash-restart profile's default mean time to repair,
+// used for the analytic curves when the results have none.
+const DefaultMTTR = 20.0
+
+// analyticRate is the binomial prediction at a crash rate (per
+// member-hour) and an MTTR in seconds.
+func analyticRate(n int, rate, mttr float64) float64 {
+	if rate <= 0 {
+		return 1
+	}
+	mttf := 3600 / rate
+	return QuorumUpProbability(n, mttf/(mttf+mttr))
+}
+
+// FaultRateFigure draws availability against fault rate, one line per
+// member count. With fewer than two distinct rates in the results, it draws
+// the binomial curves for 1 to 7 members over a range of crash rates at the
+// observed MTTR instead, with the measured points on them.
+func FaultRateFigure(set *Set) (*Figure, error) {
+	f := newFigure(PlotFaultRate, "Quorum availability against fault rate", "")
+	p := f.Plot
+	p.Y.Label.Text = "quorum up (fraction of the run)"
+	fams := rateFamilies(set.Groups())
+	var vals []float64
+	var fam *rateFamily
+	if len(fams) > 0 {
+		fam = fams[0]
+	}
+	if fam != nil && len(fam.rates) >= 2 {
+		p.Title.Text += "\n" + fam.name
+		p.X.Label.Text = fam.unit
+		f.Caption = "Measured mean fraction of the run with a quorum up (95% CI) at each fault rate in the results, one line per member count"
+		if fam.unit == UnitCrashes {
+			f.Caption += "; dashed: the binomial prediction at the same MTTR"
+		}
+		f.Caption += "."
+		for _, n := range memberCounts(fam.groups) {
+			var pts errPoints
+			for _, g := range fam.groups {
+				if g.Members == n {
+					xy, e := clippedCI(g.FaultRate, g.QuorumUp)
+					pts.XYs, pts.YErrors = append(pts.XYs, xy), append(pts.YErrors, e)
+					vals = append(vals, xy.Y-e.Low, xy.Y+e.High)
+				}
+			}
+			sort.Sort(byX(pts))
+			if err := addLine(f, pts.XYs, memberColor(n), false, nil, ""); err != nil {
+				return nil, err
+			}
+			if err := addErrPoints(f, pts, memberColor(n), draw.CircleGlyph{}, fmt.Sprintf("%d members", n)); err != nil {
+				return nil, err
+			}
+			if fam.unit == UnitCrashes {
+				fn := analyticCurve(n, fam.mttr, 0, fam.rates[len(fam.rates)-1]*1.1)
+				p.Add(fn)
+				vals = append(vals, analyticRate(n, fam.rates[len(fam.rates)-1]*1.1, fam.mttr))
+			}
+		}
+		p.X.Min = 0
+		availabilityRange(p, vals)
+		return f, nil
+	}
+	mttr, obs := DefaultMTTR, 0.0
+	if fam != nil && fam.unit == UnitCrashes {
+		mttr, obs = fam.mttr, fam.rates[0]
+	}
+	hi := 180.0
+	if obs > 0 {
+		hi = 3 * obs
+	}
+	p.X.Label.Text = UnitCrashes
+	p.X.Min, p.X.Max = 0, hi
+	f.Caption = fmt.Sprintf("The results hold fewer than two fault rates, so this plot shows the binomial prediction for 1 to 7 members (lines) over a range of crash rates at MTTR %gs", mttr)
+	p.Title.Text += fmt.Sprintf("\nbinomial prediction at MTTR %gs", mttr)
+	for n := 1; n <= scenarios.MaxMembers; n++ {
+		fn := analyticCurve(n, mttr, 0, hi)
+		fn.Dashes = nil
+		fn.Color = memberColor(n)
+		p.Add(fn)
+		f.Legend.Add(fmt.Sprintf("%d members", n), fn)
+	}
+	vals = append(vals, analyticRate(1, hi, mttr), 1)
+	if fam != nil {
+		p.Title.Text += "; points: " + fam.name
+		f.Caption += ", with the measured means (95% CI) of " + fam.name
+		if fam.unit != UnitCrashes {
+			f.Caption += fmt.Sprintf(" at %g %s (placed at x = that number, which is not a crash rate)", fam.rates[0], fam.unit)
+		}
+		for _, g := range fam.groups {
+			xy, e := clippedCI(g.FaultRate, g.QuorumUp)
+			pts := errPoints{plotter.XYs{xy}, plotter.YErrors{e}}
+			if err := addErrPoints(f, pts, memberColor(g.Members), draw.CircleGlyph{}, ""); err != nil {
+				return nil, err
+			}
+			vals = append(vals, xy.Y-e.Low)
+		}
+		f.Legend.Add("measured (95% CI)", &plotter.Scatter{XYs: plotter.XYs{{}}, GlyphStyle: draw.GlyphStyle{Color: color.Black, Shape: draw.CircleGlyph{}, Radius: vg.Points(3.5)}})
+	} else {
+		f.Caption += "; no result has a fault profile with a rate"
+	}
+	f.Caption += "."
+	availabilityRange(p, vals)
+	return f, nil
+}
+
+type byX errPoints
+
+func (b byX) Len() int           { return len(b.XYs) }
+func (b byX) Less(i, j int) bool { return b.XYs[i].X < b.XYs[j].X }
+func (b byX) Swap(i, j int) {
+	b.XYs[i], b.XYs[j] = b.XYs[j], b.XYs[i]
+	b.YErrors[i], b.YErrors[j] = b.YErrors[j], b.YErrors[i]
+}
+
+func analyticCurve(n int, mttr, lo, hi float64) *plotter.Function {
+	fn := plotter.NewFunction(func(x float64) float64 { return analyticRate(n, x, mttr) })
+	fn.XMin, fn.XMax, fn.Samples = lo, hi, 120
+	fn.Color = memberColor(n)
+	fn.Width = vg.Points(1)
+	fn.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	return fn
+}
+
+// bucketLabels names the write latency buckets: "≤1", ..., ">5000" (ms).
+func bucketLabels() []string {
+	var out []string
+	for _, ub := range scenarios.LatencyBucketsMs {
+		out = append(out, "≤"+strconv.FormatFloat(ub, 'f', -1, 64))
+	}
+	return append(out, ">"+strconv.FormatFloat(scenarios.LatencyBucketsMs[len(scenarios.LatencyBucketsMs)-1], 'f', -1, 64))
+}
+
+// latencyByMembers merges the write latency histograms of every group per
+// member count.
+func latencyByMembers(groups []*Group) map[int][]int {
+	out := map[int][]int{}
+	for _, g := range groups {
+		h := out[g.Members]
+		if len(h) < len(g.LatencyHist) {
+			h = append(h, make([]int, len(g.LatencyHist)-len(h))...)
+		}
+		for i, n := range g.LatencyHist {
+			h[i] += n
+		}
+		out[g.Members] = h
+	}
+	return out
+}
+
+// LatencyFigure draws the distribution of successful write latencies,
+// merged over the runs of each member count, as grouped bars over the
+// histogram's (logarithmic) buckets.
+func LatencyFigure(set *Set) (*Figure, error) {
+	f := newFigure(PlotLatency, "Write latency distribution (successful writes)",
+		"Share of successful writes per latency bucket (milliseconds, upper bounds growing roughly ×2–×2.5), merged over every run of each member count.")
+	p := f.Plot
+	p.X.Label.Text = "write latency, ms (bucket upper bound)"
+	p.Y.Label.Text = "share of successful writes"
+	labels := bucketLabels()
+	var ticks plot.ConstantTicks
+	for i, l := range labels {
+		ticks = append(ticks, plot.Tick{Value: float64(i), Label: l})
+	}
+	p.X.Tick.Marker = ticks
+	p.X.Min, p.X.Max = -0.6, float64(len(labels))-0.4
+	p.Y.Min = 0
+	hists := latencyByMembers(set.Groups())
+	ms := memberCounts(set.Groups())
+	if len(series(set.Groups())) > 1 {
+		p.Title.Text += "\nall scenarios and profiles pooled"
+	}
+	bw := 0.8 / float64(len(ms))
+	top := 0.0
+	for mi, n := range ms {
+		h := hists[n]
+		total := 0
+		for _, c := range h {
+			total += c
+		}
+		r := &rects{}
+		for i := range labels {
+			v := 0.0
+			if i < len(h) && total > 0 {
+				v = float64(h[i]) / float64(total)
+			}
+			x0 := float64(i) - 0.4 + bw*float64(mi)
+			r.add(x0, 0, x0+bw*0.92, v, memberColor(n))
+			top = max(top, v)
+		}
+		p.Add(r)
+		f.Legend.Add(fmt.Sprintf("%d members (%d writes)", n, total), &swatch{memberColor(n)})
+	}
+	p.Y.Max = max(top*1.08, 0.05)
+	return f, nil
+}
+
+// rects is a plotter of filled rectangles in data coordinates.
+type rects struct {
+	rs []rect
+}
+
+type rect struct {
+	x0, y0, x1, y1 float64
+	c              color.Color
+}
+
+func (r *rects) add(x0, y0, x1, y1 float64, c color.Color) {
+	r.rs = append(r.rs, rect{x0, y0, x1, y1, c})
+}
+
+// Plot implements plot.Plotter.
+func (r *rects) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for _, q := range r.rs {
+		x0, x1, y0, y1 := trX(q.x0), trX(q.x1), trY(q.y0), trY(q.y1)
+		if x1-x0 < vg.Points(0.6) {
+			x1 = x0 + vg.Points(0.6) // keep short spans visible
+		}
+		pts := c.ClipPolygonXY([]vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
+		c.FillPolygon(q.c, pts)
+	}
+}
+
+// DataRange implements plot.DataRanger.
+func (r *rects) DataRange() (xmin, xmax, ymin, ymax float64) {
+	xmin, ymin = math.Inf(1), math.Inf(1)
+	xmax, ymax = math.Inf(-1), math.Inf(-1)
+	for _, q := range r.rs {
+		xmin, xmax = min(xmin, q.x0), max(xmax, q.x1)
+		ymin, ymax = min(ymin, q.y0), max(ymax, q.y1)
+	}
+	return
+}
+
+// swatch is a legend thumbnail: a filled box.
+type swatch struct{ c color.Color }
+
+// Thumbnail implements plot.Thumbnailer.
+func (s *swatch) Thumbnail(c *draw.Canvas) {
+	r := c.Rectangle
+	pad := (r.Max.Y - r.Min.Y) * 0.15
+	c.FillPolygon(s.c, []vg.Point{{X: r.Min.X, Y: r.Min.Y + pad}, {X: r.Max.X, Y: r.Min.Y + pad}, {X: r.Max.X, Y: r.Max.Y - pad}, {X: r.Min.X, Y: r.Max.Y - pad}})
+}
+
+// Colors of the timeline.
+var (
+	colUp        = rgb(0xcc, 0xcc, 0xcc)
+	colDown      = rgb(0xd6, 0x27, 0x28)
+	colPaused    = rgb(0xf2, 0xb7, 0x01)
+	colLeader    = rgb(0x1f, 0x77, 0xb4)
+	colPartition = color.NRGBA{0xff, 0x9f, 0x40, 0x60}
+	colWriteOK   = rgb(0x2c, 0xa0, 0x2c)
+	colWriteFail = rgb(0xd6, 0x27, 0x28)
+)
+
+// TimelineFigure draws one run: a row per member (up in grey, down in red,
+// paused in yellow, leader in blue), partition windows shaded, and the
+// writes that ended in each small time slice, succeeded (green) or failed
+// or unknown (red).
+func TimelineFigure(tl *Timeline, r *scenarios.Result) (*Figure, error) {
+	title := fmt.Sprintf("Timeline of %s, %d members, seed %d", r.Scenario, r.Members, r.Seed)
+	if r.Profile != nil {
+		title += ", " + r.Profile.String()
+	}
+	if !r.OK {
+		title += " (FAILED)"
+	}
+	f := newFigure(PlotTimeline, title,
+		"One run, re-run from its seed: each member's row shows when it was down (red), paused (yellow) or the Raft leader (blue); orange bands are windows with a network partition; the bottom rows mark writes that ended in each slice of time, succeeded (green) or failed or timed out (red).")
+	n := len(tl.Members)
+	f.H = vg.Length(6+0.9*float64(n)) * vg.Centimeter
+	p := f.Plot
+	p.X.Label.Text = "virtual seconds"
+	p.X.Min, p.X.Max = 0, max(tl.End, 1)
+	p.Y.Min, p.Y.Max = -0.6, float64(n)+1.6
+	rowOf := func(i int) float64 { return float64(n+1) - float64(i) } // etcd-1 on top
+	ticks := plot.ConstantTicks{{Value: 0, Label: "writes failed"}, {Value: 1, Label: "writes ok"}}
+	for i, m := range tl.Members {
+		ticks = append(ticks, plot.Tick{Value: rowOf(i), Label: m.Name})
+	}
+	p.Y.Tick.Marker = ticks
+	bands := &rects{}
+	for _, iv := range tl.Partitions {
+		bands.add(iv.From, -0.6, iv.To, float64(n)+1.6, colPartition)
+	}
+	rows := &rects{}
+	for i, m := range tl.Members {
+		y := rowOf(i)
+		rows.add(0, y-0.06, tl.End, y+0.06, colUp)
+		for _, iv := range m.Down {
+			rows.add(iv.From, y-0.3, iv.To, y+0.3, colDown)
+		}
+		for _, iv := range m.Paused {
+			rows.add(iv.From, y-0.3, iv.To, y+0.3, colPaused)
+		}
+		for _, iv := range m.Leader {
+			rows.add(iv.From, y-0.18, iv.To, y+0.18, colLeader)
+		}
+	}
+	// Writes: one mark per slice of time that has any, so that the file
+	// stays small however many writes a run made.
+	slices := 600
+	w := max(tl.End, 1) / float64(slices)
+	ok := make([]bool, slices+1)
+	bad := make([]bool, slices+1)
+	for _, m := range tl.Writes {
+		i := min(int(m.At/w), slices)
+		if m.OK {
+			ok[i] = true
+		} else {
+			bad[i] = true
+		}
+	}
+	writes := &rects{}
+	for i := 0; i <= slices; i++ {
+		x := float64(i) * w
+		if ok[i] {
+			writes.add(x, 0.7, x+w*0.7, 1.3, colWriteOK)
+		}
+		if bad[i] {
+			writes.add(x, -0.3, x+w*0.7, 0.3, colWriteFail)
+		}
+	}
+	p.Add(bands, rows, writes)
+	f.Legend.Add("member down", &swatch{colDown})
+	f.Legend.Add("member paused", &swatch{colPaused})
+	f.Legend.Add("Raft leader", &swatch{colLeader})
+	f.Legend.Add("partition", &swatch{colPartition})
+	f.Legend.Add("write ok", &swatch{colWriteOK})
+	f.Legend.Add("write failed", &swatch{colWriteFail})
+	return f, nil
+}
+
+// messageFigure stands in for a plot that could not be drawn.
+func messageFigure(name, title, msg string) *Figure {
+	f := newFigure(name, title, msg)
+	f.Plot.HideAxes()
+	f.Plot.Title.Text = title + "\n" + msg
+	f.H = 4 * vg.Centimeter
+	return f
+}
+
+// Figures builds every plot of the set, in PlotNames order. The timeline
+// re-runs one world (see Set.Timeline); if that fails, its figure says why.
+func Figures(set *Set) ([]*Figure, error) {
+	var out []*Figure
+	for _, mk := range []func(*Set) (*Figure, error){AvailabilityFigure, FaultRateFigure, LatencyFigure} {
+		f, err := mk(set)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	tl, r, err := set.Timeline()
+	var f *Figure
+	if err == nil {
+		f, err = TimelineFigure(tl, r)
+	}
+	if err != nil {
+		f = messageFigure(PlotTimeline, "Timeline", "could not re-run the run: "+err.Error())
+	}
+	return append(out, f), nil
+}
+
+// WritePlots writes every plot into dir as NAME.png and NAME.svg and
+// returns the paths written.
+func WritePlots(dir string, set *Set) ([]string, error) {
+	figs, err := Figures(set)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, f := range figs {
+		for _, format := range []string{"png", "svg"} {
+			b, err := f.Render(format)
+			if err != nil {
+				return paths, fmt.Errorf("plot %s: %v", f.Name, err)
+			}
+			if format == "svg" {
+				b = fixSVGFonts(b)
+			}
+			path := filepath.Join(dir, f.Name+"."+format)
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				return paths, err
+			}
+			paths = append(paths, path)
+		}
+	}
+	return paths, nil
+}
+
+var fontFamily = regexp.MustCompile(`font-family:([^;"]+);`)
+
+// fixSVGFonts adds a generic fallback to the SVG's font families, so that
+// a viewer without the Liberation fonts still draws the text in the same
+// style; no font is embedded or linked.
+func fixSVGFonts(b []byte) []byte {
+	return fontFamily.ReplaceAllFunc(b, func(m []byte) []byte {
+		fam := string(fontFamily.FindSubmatch(m)[1])
+		generic := "sans-serif"
+		switch {
+		case strings.Contains(fam, "Mono"):
+			generic = "monospace"
+		case strings.Contains(fam, "Serif") && !strings.Contains(fam, "Sans"):
+			generic = "serif"
+		}
+		return []byte("font-family:'" + fam + "'," + generic + ";")
+	})
+}

@@ -1,0 +1,120 @@
+package reports
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/scenarios"
+)
+
+func smallGrid() Grid {
+	p, _ := scenarios.ParseProfile("crash-restart:mttf=20s,mttr=5s")
+	return Grid{Scenario: "etcd-profile", Members: []int{1, 3}, Seeds: 3, SeedBase: 1,
+		Profiles: []scenarios.Profile{p}, Duration: 30 * time.Second}
+}
+
+func lines(t *testing.T, path string) []string {
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		out = append(out, sc.Text())
+	}
+	return out
+}
+
+// TestSweepResumes: a sweep killed part way (simulated by stopping it and
+// by a truncated last line) resumes without redoing a finished run, and a
+// finished sweep run again changes nothing.
+func TestSweepResumes(t *testing.T) {
+	dir := t.TempDir()
+	cfg := SweepConfig{Grid: smallGrid(), Out: dir, Parallel: 2}
+	started := 0
+	cfg.Stop = func() bool { started++; return started > 2 }
+	sum, err := Sweep(cfg)
+	require.NoError(t, err)
+	require.True(t, sum.Interrupted)
+	first := lines(t, sum.ResultsPath)
+	require.NotEmpty(t, first)
+	require.Less(t, len(first), 6)
+
+	// A killed writer leaves half a line: it is cut off, not counted.
+	f, err := os.OpenFile(sum.ResultsPath, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(first[0][:len(first[0])/2])
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	cfg.Stop = nil
+	sum2, err := Sweep(cfg)
+	require.NoError(t, err)
+	require.False(t, sum2.Interrupted)
+	require.Equal(t, len(first), sum2.Skipped, "finished runs are not redone")
+	require.Equal(t, 6-len(first), sum2.Ran)
+	all := lines(t, sum.ResultsPath)
+	require.Len(t, all, 6)
+	require.Equal(t, first, all[:len(first)], "nothing finished is lost or rewritten")
+
+	before, err := os.ReadFile(sum.ResultsPath)
+	require.NoError(t, err)
+	sum3, err := Sweep(cfg)
+	require.NoError(t, err)
+	require.Equal(t, 6, sum3.Skipped)
+	require.Zero(t, sum3.Ran)
+	after, err := os.ReadFile(sum.ResultsPath)
+	require.NoError(t, err)
+	require.Equal(t, before, after, "a finished sweep run again changes nothing")
+}
+
+// TestShardsPartitionTheGrid: the shards of a grid are disjoint and cover it.
+func TestShardsPartitionTheGrid(t *testing.T) {
+	jobs := smallGrid().Jobs()
+	seen := map[string]int{}
+	for i := 0; i < 4; i++ {
+		for _, j := range (Shard{I: i, N: 4}).Pick(jobs) {
+			seen[optionsKey(j)]++
+		}
+	}
+	require.Len(t, seen, len(jobs))
+	for k, n := range seen {
+		require.Equal(t, 1, n, k)
+	}
+	require.Equal(t, "results-shard-2-of-4.jsonl", Shard{I: 2, N: 4}.ResultsFile())
+	require.Equal(t, "results.jsonl", Shard{I: 0, N: 1}.ResultsFile())
+}
+
+func TestParseShard(t *testing.T) {
+	for _, bad := range []string{"", "1", "4/4", "-1/2", "a/b", "1/0", "01/2", "1/2/3"} {
+		_, err := ParseShard(bad)
+		require.Error(t, err, bad)
+		require.Contains(t, err.Error(), "want i/n")
+	}
+	s, err := ParseShard("3/8")
+	require.NoError(t, err)
+	require.Equal(t, Shard{I: 3, N: 8}, s)
+}
+
+// TestSweepWritesFailuresToCorpus: a failing run becomes a corpus entry.
+func TestSweepWritesFailuresToCorpus(t *testing.T) {
+	dir := t.TempDir()
+	g := Grid{Scenario: "etcd-flaky-network", Members: []int{3}, Seeds: 1, SeedBase: 1, Ablations: []string{"mvcc-ignore-compare"}}
+	sum, err := Sweep(SweepConfig{Grid: g, Out: dir})
+	require.NoError(t, err)
+	require.Equal(t, 1, sum.Failed)
+	entries, err := filepath.Glob(filepath.Join(dir, "corpus", "*.json"))
+	require.NoError(t, err)
+	require.Len(t, entries, 1)
+	entry, _, err := scenarios.LoadCorpusEntry(entries[0])
+	require.NoError(t, err)
+	require.False(t, entry.Expect["linearizability"])
+	require.True(t, strings.HasPrefix(entry.Note, "found by sweep: kubesim run --scenario etcd-flaky-network"))
+}
