@@ -21,7 +21,8 @@ type CorpusEntry struct {
 	Members   int      `json:"members"`
 	Seed      uint64   `json:"seed"`
 	Duration  string   `json:"duration,omitempty"`
-	Schedule  []string `json:"schedule"` // one fault per element, text form; null: the scenario's own faults
+	Schedule  []string `json:"schedule"`         // one fault per element, text form; null: the scenario's own faults
+	Faults    string   `json:"faults,omitempty"` // a fault profile instead, as --faults takes it
 	Ablations []string `json:"ablations,omitempty"`
 	Clients   int      `json:"clients,omitempty"` // KV clients, when not the scenario's
 	Think     string   `json:"think,omitempty"`   // clients' mean pause, when not the scenario's
@@ -82,6 +83,16 @@ func (c *CorpusEntry) Options(file string) (Options, error) {
 		}
 		o.Schedule = s
 	}
+	if c.Faults != "" {
+		if c.Schedule != nil {
+			return bad("faults", "give schedule or faults, not both")
+		}
+		p, err := ParseProfile(c.Faults)
+		if err != nil {
+			return bad("faults", "%v", err)
+		}
+		o.Profile = &p
+	}
 	if _, err := ResolveAblations(c.Ablations); err != nil {
 		return bad("ablations", "%v", err)
 	}
@@ -109,7 +120,7 @@ func LoadCorpusEntry(path string) (CorpusEntry, Options, error) {
 		msg := err.Error()
 		if strings.HasPrefix(msg, "json: unknown field ") {
 			field = strings.Trim(strings.TrimPrefix(msg, "json: unknown field "), `"`)
-			msg = "unknown field (want scenario, members, seed, duration, schedule, ablations, clients, think, expect, note)"
+			msg = "unknown field (want scenario, members, seed, duration, schedule, faults, ablations, clients, think, expect, note)"
 		}
 		return c, Options{}, &CorpusError{File: path, Field: field, Msg: msg}
 	}
@@ -142,6 +153,9 @@ func EntryFor(r Result, o Options, note string) CorpusEntry {
 	}
 	if o.Duration != 0 {
 		c.Duration = o.Duration.String()
+	}
+	if o.Profile != nil {
+		c.Faults = o.Profile.String()
 	}
 	if o.Schedule != nil {
 		c.Schedule = []string{}

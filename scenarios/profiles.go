@@ -116,13 +116,16 @@ func ParseProfile(text string) (Profile, error) {
 			p.Params[k] = v
 		}
 	}
-	if err := validateParams(p); err != nil {
+	if err := normalizeParams(p); err != nil {
 		return Profile{}, fmt.Errorf("fault profile %s: %v", name, err)
 	}
 	return p, nil
 }
 
-func validateParams(p Profile) error {
+// normalizeParams validates p's parameters and rewrites each in canonical
+// form (durations as Go prints them, numbers in shortest form), so that one
+// profile always prints, and keys results, the same way.
+func normalizeParams(p Profile) error {
 	for _, k := range sim.SortedKeys(p.Params) {
 		v := p.Params[k]
 		switch k {
@@ -131,16 +134,19 @@ func validateParams(p Profile) error {
 			if err != nil || d < 0 || (d == 0 && k != "delay") {
 				return fmt.Errorf("%s=%q is not a positive duration (e.g. 30s)", k, v)
 			}
+			p.Params[k] = d.String()
 		case "rate":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || f < 0 || math.IsInf(f, 0) {
 				return fmt.Errorf("rate=%q is not a non-negative number per minute", v)
 			}
+			p.Params[k] = strconv.FormatFloat(f, 'g', -1, 64)
 		case "loss", "dup", "reorder":
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || f < 0 || f > 1 {
 				return fmt.Errorf("%s=%q is not a probability in [0,1]", k, v)
 			}
+			p.Params[k] = strconv.FormatFloat(f, 'g', -1, 64)
 		case "kind":
 			switch v {
 			case "minority", "majority", "leader", "random":

@@ -61,7 +61,12 @@ func (s *Store) SyncWatchers() int {
 			if !w.restore {
 				panic("mvcc: unsynced watcher is ahead of the store")
 			}
+			// Restored to a revision below the watch's start: nothing to
+			// catch up, and its start revision still holds (etcd's
+			// chooseAll moves it straight back to synced).
 			w.restore = false
+			w.state = watcherSynced
+			continue
 		}
 		if w.minRev < compact {
 			s.watch.queue = append(s.watch.queue, WatchResponse{

@@ -265,3 +265,27 @@ func TestWatchersCatchUpAfterRestore(t *testing.T) {
 	put(t, s, "k", "3")
 	assert.Len(t, s.Drain(), 1)
 }
+
+// TestWatchFutureStartSurvivesRestoreBelowIt: a watch whose start revision
+// is ahead of the store keeps it through a Restore to an even older
+// revision; writes below the start are never delivered (etcd's chooseAll
+// moves such a watcher straight back to synced). Found by a sweep: a watcher
+// resuming on a lagging member that then installed a leader's snapshot.
+func TestWatchFutureStartSurvivesRestoreBelowIt(t *testing.T) {
+	src := New()
+	put(t, src, "k", "1") // 2
+	snap := src.Snapshot()
+
+	s := New()
+	put(t, s, "k", "1") // 2
+	put(t, s, "k", "2") // 3
+	id := watch(t, s, WatchRequest{Key: b("k"), StartRev: 6})
+	require.NoError(t, s.Restore(snap)) // back to revision 2
+	assert.Empty(t, s.Drain())
+	put(t, s, "k", "a") // 3
+	put(t, s, "k", "b") // 4
+	put(t, s, "k", "c") // 5
+	assert.Empty(t, s.Drain(), "revisions below the start are not delivered")
+	put(t, s, "k", "d") // 6
+	assert.Equal(t, []WatchResponse{{WatchID: id, Revision: 6, Events: []Event{putEv("k", "d", 2, 6, 5)}}}, s.Drain())
+}
