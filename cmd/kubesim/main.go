@@ -91,7 +91,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 }
 
 // mainJobSeeds sizes the main job to about a minute on 2 cores.
-const mainJobSeeds = 40
+const mainJobSeeds = 200
 
 // mainJob is `kubesim` with no arguments: the default sweep, sized to finish
 // in about a minute on 2 cores, then its report.

@@ -173,5 +173,11 @@ func runSweep(cfg reports.SweepConfig, stdout, stderr io.Writer) error {
 	if sum.Interrupted {
 		return fmt.Errorf("sweep interrupted: %d of %d runs done; run the same command again to resume", sum.Skipped+sum.Ran, sum.Total)
 	}
+	if cfg.Shard.N > 1 {
+		// Shards share one directory; the report is written once, after
+		// the last shard, by whoever merges them.
+		fmt.Fprintf(stderr, "sweep: shard %d/%d done; when every shard is, merge them with: kubesim report %s\n", cfg.Shard.I, cfg.Shard.N, cfg.Out)
+		return nil
+	}
 	return cmdReport([]string{cfg.Out}, stdout, stderr)
 }

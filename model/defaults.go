@@ -1,0 +1,123 @@
+package model
+
+// Default values, as the apps/v1 and core/v1 defaulting functions set them.
+const (
+	DefaultTerminationGracePeriodSeconds int64 = 30
+	DefaultProbePeriodSeconds            int32 = 10
+	DefaultProbeTimeoutSeconds           int32 = 1
+	DefaultProbeSuccessThreshold         int32 = 1
+	DefaultProbeFailureThreshold         int32 = 3
+	DefaultReplicas                      int32 = 1
+	DefaultRevisionHistoryLimit          int32 = 10
+	DefaultProgressDeadlineSeconds       int32 = 600
+	// DefaultMaxSurge and DefaultMaxUnavailable are a rolling update's bounds.
+	DefaultMaxSurge       = "25%"
+	DefaultMaxUnavailable = "25%"
+)
+
+// SetDefaults fills in unset fields of obj in place, as the API server's
+// defaulting does before validation on create and update:
+//
+//   - Pod (and every pod template): restartPolicy Always,
+//     terminationGracePeriodSeconds 30, schedulerName "default-scheduler";
+//     probes get periodSeconds 10, timeoutSeconds 1, successThreshold 1,
+//     failureThreshold 3 where zero; a container limit with no request
+//     becomes the request too.
+//   - Node: status.allocatable copies status.capacity if unset.
+//   - ReplicaSet: replicas 1.
+//   - Deployment: replicas 1; strategy RollingUpdate with maxSurge and
+//     maxUnavailable 25% (only when the type is RollingUpdate);
+//     revisionHistoryLimit 10; progressDeadlineSeconds 600.
+//   - Lease: nothing.
+//
+// The DefaultTolerationSeconds admission plugin is separate:
+// AddDefaultTolerations.
+func SetDefaults(obj Object) {
+	switch o := obj.(type) {
+	case *Pod:
+		SetDefaultsPodSpec(&o.Spec)
+	case *Node:
+		if o.Status.Allocatable == nil && o.Status.Capacity != nil {
+			o.Status.Allocatable = o.Status.Capacity.DeepCopy()
+		}
+	case *ReplicaSet:
+		if o.Spec.Replicas == nil {
+			o.Spec.Replicas = Ptr(DefaultReplicas)
+		}
+		SetDefaultsPodSpec(&o.Spec.Template.Spec)
+	case *Deployment:
+		setDefaultsDeployment(o)
+	}
+}
+
+// SetDefaultsPodSpec applies the pod spec defaults of SetDefaults.
+func SetDefaultsPodSpec(spec *PodSpec) {
+	if spec.RestartPolicy == "" {
+		spec.RestartPolicy = RestartPolicyAlways
+	}
+	if spec.TerminationGracePeriodSeconds == nil {
+		spec.TerminationGracePeriodSeconds = Ptr(DefaultTerminationGracePeriodSeconds)
+	}
+	if spec.SchedulerName == "" {
+		spec.SchedulerName = DefaultSchedulerName
+	}
+	for i := range spec.Containers {
+		c := &spec.Containers[i]
+		setDefaultsProbe(c.LivenessProbe)
+		setDefaultsProbe(c.ReadinessProbe)
+		for _, name := range c.Resources.Limits.Names() {
+			if _, ok := c.Resources.Requests[name]; !ok {
+				if c.Resources.Requests == nil {
+					c.Resources.Requests = ResourceList{}
+				}
+				c.Resources.Requests[name] = c.Resources.Limits[name]
+			}
+		}
+	}
+}
+
+func setDefaultsProbe(p *Probe) {
+	if p == nil {
+		return
+	}
+	if p.TimeoutSeconds == 0 {
+		p.TimeoutSeconds = DefaultProbeTimeoutSeconds
+	}
+	if p.PeriodSeconds == 0 {
+		p.PeriodSeconds = DefaultProbePeriodSeconds
+	}
+	if p.SuccessThreshold == 0 {
+		p.SuccessThreshold = DefaultProbeSuccessThreshold
+	}
+	if p.FailureThreshold == 0 {
+		p.FailureThreshold = DefaultProbeFailureThreshold
+	}
+}
+
+func setDefaultsDeployment(d *Deployment) {
+	spec := &d.Spec
+	if spec.Replicas == nil {
+		spec.Replicas = Ptr(DefaultReplicas)
+	}
+	if spec.Strategy.Type == "" {
+		spec.Strategy.Type = RollingUpdateDeploymentStrategyType
+	}
+	if spec.Strategy.Type == RollingUpdateDeploymentStrategyType {
+		if spec.Strategy.RollingUpdate == nil {
+			spec.Strategy.RollingUpdate = &RollingUpdateDeployment{}
+		}
+		if spec.Strategy.RollingUpdate.MaxUnavailable == nil {
+			spec.Strategy.RollingUpdate.MaxUnavailable = Ptr(FromString(DefaultMaxUnavailable))
+		}
+		if spec.Strategy.RollingUpdate.MaxSurge == nil {
+			spec.Strategy.RollingUpdate.MaxSurge = Ptr(FromString(DefaultMaxSurge))
+		}
+	}
+	if spec.RevisionHistoryLimit == nil {
+		spec.RevisionHistoryLimit = Ptr(DefaultRevisionHistoryLimit)
+	}
+	if spec.ProgressDeadlineSeconds == nil {
+		spec.ProgressDeadlineSeconds = Ptr(DefaultProgressDeadlineSeconds)
+	}
+	SetDefaultsPodSpec(&spec.Template.Spec)
+}

@@ -1,0 +1,80 @@
+package model
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+func TestEncodeRoundTripEveryKind(t *testing.T) {
+	for _, r := range Resources() {
+		t.Run(r.Kind, func(t *testing.T) {
+			rapid.Check(t, func(t *rapid.T) {
+				obj := genObject(t, r)
+				data, err := Encode(obj)
+				require.NoError(t, err)
+				back, err := Decode(data)
+				require.NoError(t, err)
+				require.Equal(t, obj, back)
+				again, err := Encode(back)
+				require.NoError(t, err)
+				require.Equal(t, string(data), string(again), "re-encoding must be byte-identical")
+				copied, err := Encode(obj.DeepCopyObject())
+				require.NoError(t, err)
+				require.Equal(t, string(data), string(copied))
+			})
+		})
+	}
+}
+
+func TestEncodeIsCanonical(t *testing.T) {
+	pod := &Pod{
+		TypeMeta: TypeMeta{Kind: "Wrong", APIVersion: "v9"},
+		ObjectMeta: ObjectMeta{Name: "web-1", Namespace: "default", ResourceVersion: "42",
+			Labels:      map[string]string{"zeta": "1", "app": "web", "mid": "x"},
+			Annotations: map[string]string{"b": "2", "a": "1"}},
+		Spec: PodSpec{Containers: []Container{{Name: "app", Image: "nginx",
+			Resources: ResourceRequirements{Requests: ResourceListOf("memory", "128Mi", "cpu", "500m")}}}},
+	}
+	data, err := Encode(pod)
+	require.NoError(t, err)
+	require.Equal(t, `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web-1","namespace":"default","resourceVersion":"42",`+
+		`"labels":{"app":"web","mid":"x","zeta":"1"},"annotations":{"a":"1","b":"2"}},`+
+		`"spec":{"containers":[{"name":"app","image":"nginx","resources":{"requests":{"cpu":"500m","memory":"128Mi"}}}]},"status":{}}`, string(data))
+	require.Equal(t, TypeMeta{Kind: "Wrong", APIVersion: "v9"}, pod.TypeMeta, "Encode must leave the object as it was")
+
+	for i := 0; i < 20; i++ {
+		again, err := Encode(pod.DeepCopy())
+		require.NoError(t, err)
+		require.Equal(t, data, again)
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	cases := []struct {
+		name, data, want string
+	}{
+		{"not json", `{`, "decode: unexpected end of JSON input"},
+		{"unknown kind", `{"kind":"Secret","apiVersion":"v1"}`, `decode: unknown kind "Secret"`},
+		{"wrong version", `{"kind":"Deployment","apiVersion":"extensions/v1beta1"}`, `decode: kind Deployment has apiVersion "apps/v1", not "extensions/v1beta1"`},
+		{"unknown field", `{"kind":"Pod","apiVersion":"v1","spec":{"hostNetwork":true}}`, `decode Pod: json: unknown field "hostNetwork"`},
+		{"bad quantity", `{"kind":"Node","apiVersion":"v1","status":{"capacity":{"cpu":"lots"}}}`, `decode Node: quantities must match`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Decode([]byte(c.data))
+			require.Error(t, err)
+			require.Contains(t, err.Error(), c.want)
+		})
+	}
+}
+
+func TestDecodeSetsTypeMeta(t *testing.T) {
+	obj, err := Decode([]byte(`{"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"name":"n1","namespace":"kube-node-lease"},"spec":{"holderIdentity":"n1","renewTime":5000000000}}`))
+	require.NoError(t, err)
+	l := obj.(*Lease)
+	require.Equal(t, TypeMeta{Kind: KindLease, APIVersion: "coordination.k8s.io/v1"}, l.TypeMeta)
+	require.Equal(t, "n1", *l.Spec.HolderIdentity)
+	require.Equal(t, Time(5e9), *l.Spec.RenewTime)
+}

@@ -1,0 +1,143 @@
+package model
+
+// Node is a worker machine, as corev1.Node (core group, "v1", resource
+// "nodes", cluster-scoped).
+type Node struct {
+	TypeMeta   `json:",inline"`
+	ObjectMeta `json:"metadata"`
+	Spec       NodeSpec   `json:"spec"`
+	Status     NodeStatus `json:"status"`
+}
+
+// NodeSpec is a node's desired state, as corev1.NodeSpec.
+type NodeSpec struct {
+	// Unschedulable cordons the node: no new pods are scheduled to it.
+	Unschedulable bool `json:"unschedulable,omitempty"`
+	// Taints repel pods that do not tolerate them.
+	Taints []Taint `json:"taints,omitempty"`
+}
+
+// NodeConditionType names a node condition.
+type NodeConditionType string
+
+// The node conditions.
+const (
+	// NodeReady: the kubelet is healthy and ready for pods. Unknown means the
+	// node controller stopped hearing from the kubelet.
+	NodeReady              NodeConditionType = "Ready"
+	NodeMemoryPressure     NodeConditionType = "MemoryPressure"
+	NodeDiskPressure       NodeConditionType = "DiskPressure"
+	NodePIDPressure        NodeConditionType = "PIDPressure"
+	NodeNetworkUnavailable NodeConditionType = "NetworkUnavailable"
+)
+
+// NodeCondition is one condition of a node, as corev1.NodeCondition.
+type NodeCondition struct {
+	Type   NodeConditionType `json:"type"`
+	Status ConditionStatus   `json:"status"`
+	// LastHeartbeatTime is when the kubelet last reported the condition.
+	LastHeartbeatTime Time `json:"lastHeartbeatTime,omitempty"`
+	// LastTransitionTime is when Status last changed.
+	LastTransitionTime Time   `json:"lastTransitionTime,omitempty"`
+	Reason             string `json:"reason,omitempty"`
+	Message            string `json:"message,omitempty"`
+}
+
+// NodeAddress is one address of a node.
+type NodeAddress struct {
+	// Type is e.g. "InternalIP" or "Hostname".
+	Type    string `json:"type"`
+	Address string `json:"address"`
+}
+
+// NodeStatus is a node's observed state, as corev1.NodeStatus.
+type NodeStatus struct {
+	// Capacity is the node's total resources.
+	Capacity ResourceList `json:"capacity,omitempty"`
+	// Allocatable is what pods may use; defaults to Capacity.
+	Allocatable ResourceList    `json:"allocatable,omitempty"`
+	Conditions  []NodeCondition `json:"conditions,omitempty"`
+	Addresses   []NodeAddress   `json:"addresses,omitempty"`
+}
+
+// Kind returns KindNode.
+func (n *Node) Kind() string { return KindNode }
+
+// DeepCopyObject returns n.DeepCopy() as an Object.
+func (n *Node) DeepCopyObject() Object { return n.DeepCopy() }
+
+// DeepCopyInto copies n into out, sharing no memory.
+func (n *Node) DeepCopyInto(out *Node) { *out = *n.DeepCopy() }
+
+// DeepCopy returns a copy of n that shares no memory with it.
+func (n *Node) DeepCopy() *Node {
+	if n == nil {
+		return nil
+	}
+	out := &Node{TypeMeta: n.TypeMeta}
+	n.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Spec = n.Spec
+	if n.Spec.Taints != nil {
+		out.Spec.Taints = make([]Taint, len(n.Spec.Taints))
+		for i := range n.Spec.Taints {
+			n.Spec.Taints[i].DeepCopyInto(&out.Spec.Taints[i])
+		}
+	}
+	out.Status.Capacity = n.Status.Capacity.DeepCopy()
+	out.Status.Allocatable = n.Status.Allocatable.DeepCopy()
+	if n.Status.Conditions != nil {
+		out.Status.Conditions = append(make([]NodeCondition, 0, len(n.Status.Conditions)), n.Status.Conditions...)
+	}
+	if n.Status.Addresses != nil {
+		out.Status.Addresses = append(make([]NodeAddress, 0, len(n.Status.Addresses)), n.Status.Addresses...)
+	}
+	return out
+}
+
+// GetNodeCondition returns the index and a pointer to the condition of type
+// t in status, or -1 and nil.
+func GetNodeCondition(status *NodeStatus, t NodeConditionType) (int, *NodeCondition) {
+	if status == nil {
+		return -1, nil
+	}
+	for i := range status.Conditions {
+		if status.Conditions[i].Type == t {
+			return i, &status.Conditions[i]
+		}
+	}
+	return -1, nil
+}
+
+// SetNodeCondition sets cond in status, as the kubelet and node controller
+// do: a new type is appended as given; an existing one takes cond's fields
+// (including LastHeartbeatTime) but keeps its LastTransitionTime unless the
+// Status changed. It reports whether anything changed.
+func SetNodeCondition(status *NodeStatus, cond NodeCondition) bool {
+	i, old := GetNodeCondition(status, cond.Type)
+	if old == nil {
+		status.Conditions = append(status.Conditions, cond)
+		return true
+	}
+	if cond.Status == old.Status {
+		cond.LastTransitionTime = old.LastTransitionTime
+	}
+	changed := cond != *old
+	status.Conditions[i] = cond
+	return changed
+}
+
+// IsNodeReady reports whether node's Ready condition is True.
+func IsNodeReady(node *Node) bool {
+	_, c := GetNodeCondition(&node.Status, NodeReady)
+	return c != nil && c.Status == ConditionTrue
+}
+
+// NodeReadyStatus returns the status of node's Ready condition, or Unknown
+// if it has none (a node that never reported is not known to be ready).
+func NodeReadyStatus(node *Node) ConditionStatus {
+	_, c := GetNodeCondition(&node.Status, NodeReady)
+	if c == nil {
+		return ConditionUnknown
+	}
+	return c.Status
+}

@@ -1,0 +1,88 @@
+package model
+
+// The kinds kubesim stores.
+const (
+	KindPod        = "Pod"
+	KindNode       = "Node"
+	KindReplicaSet = "ReplicaSet"
+	KindDeployment = "Deployment"
+	KindLease      = "Lease"
+)
+
+// The resource names (the plural, lower-case path segment of the REST API
+// and of the storage key) of the kinds.
+const (
+	ResourcePodsName        = "pods"
+	ResourceNodesName       = "nodes"
+	ResourceReplicaSetsName = "replicasets"
+	ResourceDeploymentsName = "deployments"
+	ResourceLeasesName      = "leases"
+)
+
+// Resource describes one kind: its names, API group and version, scope, and
+// a constructor for its Go type.
+type Resource struct {
+	// Kind is the CamelCase kind, e.g. "ReplicaSet".
+	Kind string
+	// Name is the plural resource name, e.g. "replicasets".
+	Name string
+	// Group is the API group, "" for the core group.
+	Group string
+	// Version is the API version within the group, e.g. "v1".
+	Version string
+	// Namespaced is false for cluster-scoped kinds (Node).
+	Namespaced bool
+	// New returns a new, empty object of the kind.
+	New func() Object
+}
+
+// APIVersion returns "group/version", or "version" for the core group.
+func (r Resource) APIVersion() string {
+	if r.Group == "" {
+		return r.Version
+	}
+	return r.Group + "/" + r.Version
+}
+
+// resources is the registry, in its fixed order.
+var resources = []Resource{
+	{Kind: KindPod, Name: ResourcePodsName, Version: "v1", Namespaced: true, New: func() Object { return &Pod{} }},
+	{Kind: KindNode, Name: ResourceNodesName, Version: "v1", Namespaced: false, New: func() Object { return &Node{} }},
+	{Kind: KindReplicaSet, Name: ResourceReplicaSetsName, Group: "apps", Version: "v1", Namespaced: true, New: func() Object { return &ReplicaSet{} }},
+	{Kind: KindDeployment, Name: ResourceDeploymentsName, Group: "apps", Version: "v1", Namespaced: true, New: func() Object { return &Deployment{} }},
+	{Kind: KindLease, Name: ResourceLeasesName, Group: "coordination.k8s.io", Version: "v1", Namespaced: true, New: func() Object { return &Lease{} }},
+}
+
+// Resources returns every kind's descriptor in a fixed order: pods, nodes,
+// replicasets, deployments, leases. The slice is a copy.
+func Resources() []Resource { return append([]Resource(nil), resources...) }
+
+// ResourceForKind returns the descriptor of kind ("Pod").
+func ResourceForKind(kind string) (Resource, bool) {
+	for _, r := range resources {
+		if r.Kind == kind {
+			return r, true
+		}
+	}
+	return Resource{}, false
+}
+
+// ResourceForName returns the descriptor of the resource name ("pods").
+func ResourceForName(name string) (Resource, bool) {
+	for _, r := range resources {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return Resource{}, false
+}
+
+// ResourceOf returns the descriptor of obj's kind; it panics for a type not
+// in the registry, which is a programming error.
+func ResourceOf(obj Object) Resource {
+	r, ok := ResourceForKind(obj.Kind())
+	if !ok {
+		panic("model: unregistered kind " + obj.Kind())
+	}
+	return r
+}

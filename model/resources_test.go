@@ -1,0 +1,75 @@
+package model
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestQuantityParseFormat(t *testing.T) {
+	cases := []struct {
+		name   ResourceName
+		in     string
+		want   Quantity
+		format string
+	}{
+		{ResourceCPU, "500m", 500, "500m"},
+		{ResourceCPU, "2", 2000, "2"},
+		{ResourceCPU, "0.5", 500, "500m"},
+		{ResourceCPU, "1.5", 1500, "1500m"},
+		{ResourceCPU, "0.0001", 1, "1m"}, // rounded up, as MilliValue
+		{ResourceCPU, "100u", 1, "1m"},
+		{ResourceCPU, "1k", 1000000, "1000"},
+		{ResourceMemory, "128Mi", 128 << 20, "128Mi"},
+		{ResourceMemory, "1Gi", 1 << 30, "1Gi"},
+		{ResourceMemory, "1G", 1e9, "1000000000"},
+		{ResourceMemory, "1e3", 1000, "1000"},
+		{ResourceMemory, "1536Ki", 1536 << 10, "1536Ki"},
+		{ResourceMemory, "0", 0, "0"},
+		{ResourceMemory, "1.5Ki", 1536, "1536"},
+		{ResourcePods, "110", 110, "110"},
+		{ResourceCPU, "-1", -1000, "-1"},
+	}
+	for _, c := range cases {
+		t.Run(string(c.name)+"="+c.in, func(t *testing.T) {
+			q, err := ParseQuantity(c.name, c.in)
+			require.NoError(t, err)
+			assert.Equal(t, c.want, q)
+			assert.Equal(t, c.format, FormatQuantity(c.name, q))
+			back, err := ParseQuantity(c.name, FormatQuantity(c.name, q))
+			require.NoError(t, err)
+			assert.Equal(t, q, back)
+		})
+	}
+	for _, bad := range []string{"", "lots", "1/2", "m", "1 Gi", "0x10"} {
+		_, err := ParseQuantity(ResourceMemory, bad)
+		assert.Error(t, err, bad)
+	}
+}
+
+func TestResourceListArithmetic(t *testing.T) {
+	a := ResourceListOf("cpu", "1", "memory", "1Gi")
+	b := ResourceListOf("cpu", "250m", "pods", "1")
+	sum := a.Add(b)
+	assert.Equal(t, ResourceList{ResourceCPU: 1250, ResourceMemory: 1 << 30, ResourcePods: 1}, sum)
+	assert.Equal(t, ResourceListOf("cpu", "1", "memory", "1Gi"), a, "Add leaves its arguments alone")
+	diff := a.Sub(b)
+	assert.Equal(t, ResourceList{ResourceCPU: 750, ResourceMemory: 1 << 30, ResourcePods: -1}, diff)
+	assert.Equal(t, ResourceList{ResourceCPU: 5}, ResourceList(nil).Add(ResourceList{ResourceCPU: 5}))
+	assert.Equal(t, "cpu=1250m,memory=1Gi,pods=1", sum.String())
+
+	alloc := ResourceListOf("cpu", "2", "memory", "4Gi", "pods", "110")
+	assert.True(t, Fits(ResourceListOf("cpu", "2", "memory", "4Gi"), alloc), "an exact fit fits")
+	assert.True(t, Fits(nil, alloc))
+	assert.False(t, Fits(ResourceListOf("cpu", "2001m"), alloc))
+	name, ok := FirstInsufficient(ResourceListOf("memory", "5Gi", "cpu", "3"), alloc)
+	assert.False(t, ok)
+	assert.Equal(t, ResourceCPU, name, "the first insufficient resource in name order")
+	assert.False(t, Fits(ResourceList{"gpus": 1}, alloc), "a resource the node lacks counts as zero")
+
+	pod := validPod()
+	pod.Spec.Containers = append(pod.Spec.Containers, Container{Name: "side", Image: "b",
+		Resources: ResourceRequirements{Requests: ResourceListOf("cpu", "50m")}})
+	assert.Equal(t, ResourceList{ResourceCPU: 150, ResourceMemory: 64 << 20}, PodRequests(pod))
+}

@@ -1,0 +1,191 @@
+package model
+
+import (
+	"fmt"
+	"reflect"
+)
+
+// Validate checks obj as the API server's validation does on create, after
+// defaulting (SetDefaults): metadata (name syntax for the kind, namespace
+// presence per scope, labels, annotations, owner references, finalizers) and
+// the kind's spec. An empty list means valid. Fields are named by their JSON
+// paths, e.g. "spec.template.spec.containers[0].name".
+func Validate(obj Object) ErrorList {
+	switch o := obj.(type) {
+	case *Pod:
+		return ValidatePod(o)
+	case *Node:
+		return ValidateNode(o)
+	case *ReplicaSet:
+		return ValidateReplicaSet(o)
+	case *Deployment:
+		return ValidateDeployment(o)
+	case *Lease:
+		return ValidateLease(o)
+	}
+	return ErrorList{invalid("kind", obj.Kind(), "unknown kind")}
+}
+
+// ValidateUpdate checks an update from old to new, as the API server's
+// update validation: new must be valid (Validate), and immutable things must
+// not change. For every kind: metadata.name, namespace, uid,
+// creationTimestamp, deletionTimestamp and deletionGracePeriodSeconds are
+// immutable, generation may not decrease, and no finalizer may be added to
+// an object being deleted. Then per kind:
+//
+//   - Pod: spec is immutable except spec.containers[*].image, and
+//     spec.nodeName, which may be set once when it was empty (kubesim lets a
+//     binding be an update; Kubernetes uses the pods/binding subresource) and
+//     never changed after. Status is free.
+//   - ReplicaSet and Deployment: spec.selector is immutable (apps/v1).
+//
+// Setting deletionTimestamp is the API server's own graceful-delete path,
+// which, as in Kubernetes, does not go through update validation.
+//
+// The two objects must be of the same kind. The argument order is (old, new),
+// the reverse of Kubernetes' ValidateXUpdate(new, old).
+func ValidateUpdate(old, new Object) ErrorList {
+	if old.Kind() != new.Kind() {
+		return ErrorList{invalid("kind", new.Kind(), "field is immutable")}
+	}
+	errs := Validate(new)
+	errs = append(errs, ValidateObjectMetaUpdate(old.GetObjectMeta(), new.GetObjectMeta(), "metadata")...)
+	switch o := old.(type) {
+	case *Pod:
+		errs = append(errs, validatePodSpecUpdate(&o.Spec, &new.(*Pod).Spec)...)
+	case *ReplicaSet:
+		errs = append(errs, validateImmutable(o.Spec.Selector, new.(*ReplicaSet).Spec.Selector, "spec.selector")...)
+	case *Deployment:
+		errs = append(errs, validateImmutable(o.Spec.Selector, new.(*Deployment).Spec.Selector, "spec.selector")...)
+	}
+	return errs
+}
+
+// validateImmutable reports new at path if it differs from old, as
+// ValidateImmutableField ("field is immutable").
+func validateImmutable(old, new any, path string) ErrorList {
+	if reflect.DeepEqual(old, new) {
+		return nil
+	}
+	return ErrorList{invalid(path, new, "field is immutable")}
+}
+
+// validateNonnegative reports a negative value at path.
+func validateNonnegative(v int64, path string) ErrorList {
+	if v < 0 {
+		return ErrorList{invalid(path, v, "must be greater than or equal to 0")}
+	}
+	return nil
+}
+
+// ValidateObjectMeta checks metadata at path ("metadata") for a kind whose
+// names are checked by nameFn (IsDNS1123Subdomain for every kind here) and
+// whose scope is namespaced or not, as apimachinery's ValidateObjectMeta.
+func ValidateObjectMeta(meta *ObjectMeta, namespaced bool, nameFn func(string) []string, path string) ErrorList {
+	var errs ErrorList
+	if meta.Name == "" {
+		errs = append(errs, required(child(path, "name"), "name or generateName is required"))
+	} else {
+		for _, msg := range nameFn(meta.Name) {
+			errs = append(errs, invalid(child(path, "name"), meta.Name, msg))
+		}
+	}
+	if namespaced {
+		if meta.Namespace == "" {
+			errs = append(errs, required(child(path, "namespace"), ""))
+		} else {
+			for _, msg := range IsDNS1123Label(meta.Namespace) {
+				errs = append(errs, invalid(child(path, "namespace"), meta.Namespace, msg))
+			}
+		}
+	} else if meta.Namespace != "" {
+		errs = append(errs, forbidden(child(path, "namespace"), "not allowed on this type"))
+	}
+	errs = append(errs, validateNonnegative(meta.Generation, child(path, "generation"))...)
+	errs = append(errs, ValidateLabels(meta.Labels, child(path, "labels"))...)
+	errs = append(errs, ValidateAnnotations(meta.Annotations, child(path, "annotations"))...)
+	errs = append(errs, validateOwnerReferences(meta.OwnerReferences, child(path, "ownerReferences"))...)
+	for i, f := range meta.Finalizers {
+		for _, msg := range IsQualifiedName(f) {
+			errs = append(errs, invalid(index(child(path, "finalizers"), i), f, msg))
+		}
+	}
+	return errs
+}
+
+func validateOwnerReferences(refs []OwnerReference, path string) ErrorList {
+	var errs ErrorList
+	firstController := ""
+	for i, r := range refs {
+		p := index(path, i)
+		if r.APIVersion == "" || r.APIVersion[len(r.APIVersion)-1] == '/' {
+			errs = append(errs, invalid(child(p, "apiVersion"), r.APIVersion, "version must not be empty"))
+		}
+		if r.Kind == "" {
+			errs = append(errs, invalid(child(p, "kind"), r.Kind, "kind must not be empty"))
+		}
+		if r.Name == "" {
+			errs = append(errs, invalid(child(p, "name"), r.Name, "name must not be empty"))
+		}
+		if r.UID == "" {
+			errs = append(errs, invalid(child(p, "uid"), string(r.UID), "uid must not be empty"))
+		}
+		if r.Controller != nil && *r.Controller {
+			name := r.Kind + "/" + r.Name
+			if firstController != "" {
+				errs = append(errs, invalid(path, ownerRefList(refs),
+					fmt.Sprintf("Only one reference can have Controller set to true. Found \"true\" in references for %s and %s", firstController, name)))
+			} else {
+				firstController = name
+			}
+		}
+	}
+	return errs
+}
+
+// ownerRefList prints as a list of kind/name, for error values.
+type ownerRefList []OwnerReference
+
+func (l ownerRefList) String() string {
+	s := "["
+	for i, r := range l {
+		if i > 0 {
+			s += " "
+		}
+		s += r.Kind + "/" + r.Name
+	}
+	return s + "]"
+}
+
+// ValidateObjectMetaUpdate checks the metadata changes of an update, as
+// apimachinery's ValidateObjectMetaUpdate (the resourceVersion precondition
+// is the API server's business: 409 Conflict, not a validation error).
+func ValidateObjectMetaUpdate(old, new *ObjectMeta, path string) ErrorList {
+	var errs ErrorList
+	if old.DeletionTimestamp != nil {
+		seen := map[string]bool{}
+		for _, f := range old.Finalizers {
+			seen[f] = true
+		}
+		var added []string
+		for _, f := range new.Finalizers {
+			if !seen[f] {
+				added = append(added, f)
+			}
+		}
+		if len(added) > 0 {
+			errs = append(errs, forbidden(child(path, "finalizers"),
+				fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", added)))
+		}
+	}
+	if new.Generation < old.Generation {
+		errs = append(errs, invalid(child(path, "generation"), new.Generation, "must not be decremented"))
+	}
+	errs = append(errs, validateImmutable(old.Name, new.Name, child(path, "name"))...)
+	errs = append(errs, validateImmutable(old.Namespace, new.Namespace, child(path, "namespace"))...)
+	errs = append(errs, validateImmutable(string(old.UID), string(new.UID), child(path, "uid"))...)
+	errs = append(errs, validateImmutable(old.CreationTimestamp, new.CreationTimestamp, child(path, "creationTimestamp"))...)
+	errs = append(errs, validateImmutable(old.DeletionTimestamp, new.DeletionTimestamp, child(path, "deletionTimestamp"))...)
+	errs = append(errs, validateImmutable(old.DeletionGracePeriodSeconds, new.DeletionGracePeriodSeconds, child(path, "deletionGracePeriodSeconds"))...)
+	return errs
+}
