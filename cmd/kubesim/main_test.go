@@ -60,7 +60,7 @@ func TestScenariosList(t *testing.T) {
 	for _, l := range lines {
 		f := strings.Fields(l)
 		require.GreaterOrEqual(t, len(f), 2, "name then description: %q", l)
-		require.True(t, strings.HasPrefix(f[0], "etcd-"), l)
+		require.Regexp(t, `^[a-z0-9]+(-[a-z0-9]+)+$`, f[0], l)
 	}
 }
 
