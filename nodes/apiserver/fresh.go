@@ -1,0 +1,70 @@
+package apiserver
+
+import (
+	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// waiter is a read or watch waiting for the cache to reach a revision.
+type waiter struct {
+	rev   int64
+	fn    func(*apiwire.Status)
+	timer *sim.Timer
+}
+
+// fresh reports whether the cache can serve a read at rev.
+func (c *cache) fresh(rev int64) bool { return c.ready && c.rev >= rev }
+
+// waitFresh calls fn(nil) once the cache has seen revision rev (at once if
+// it has), or fn with an error after FreshnessTimeout: 504 "Too large
+// resource version", or 429 while the cache has not completed its first
+// list.
+func (c *cache) waitFresh(rev int64, fn func(*apiwire.Status)) {
+	if c.fresh(rev) {
+		fn(nil)
+		return
+	}
+	w := &waiter{rev: rev, fn: fn}
+	w.timer = c.s.h.After(c.s.cfg.FreshnessTimeout, "apiserver-fresh-timeout", func() {
+		if !c.dropWaiter(w) {
+			return
+		}
+		if !c.ready {
+			fn(errStatus(429, apiwire.ReasonTooManyRequests, "storage is (re)initializing"))
+			return
+		}
+		fn(tooLargeRV(rev))
+	})
+	c.waiters = append(c.waiters, w)
+}
+
+// dropWaiter removes w and reports whether it was waiting.
+func (c *cache) dropWaiter(w *waiter) bool {
+	for i, x := range c.waiters {
+		if x == w {
+			c.waiters = append(c.waiters[:i], c.waiters[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// wake runs the waiters the cache can now serve, in arrival order.
+func (c *cache) wake() {
+	if len(c.waiters) == 0 {
+		return
+	}
+	var ready, rest []*waiter
+	for _, w := range c.waiters {
+		if c.fresh(w.rev) {
+			ready = append(ready, w)
+		} else {
+			rest = append(rest, w)
+		}
+	}
+	c.waiters = rest
+	for _, w := range ready {
+		w.timer.Stop()
+		w.fn(nil)
+	}
+}

@@ -1,0 +1,62 @@
+package apiserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+
+	"github.com/kubesim/kubesim/sim"
+)
+
+// mergePatch applies a JSON merge patch (RFC 7386) to the JSON document
+// doc: objects merge key by key, null deletes a key, anything else
+// replaces. Numbers are kept as written (json.Number), so int64 fields
+// survive exactly.
+func mergePatch(doc, patch []byte) ([]byte, error) {
+	target, err := decodeJSON(doc)
+	if err != nil {
+		return nil, err
+	}
+	p, err := decodeJSON(patch)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := p.(map[string]any); !ok {
+		return nil, errors.New("a merge patch must be a JSON object")
+	}
+	return json.Marshal(mergeValue(target, p))
+}
+
+// mergeValue is RFC 7386's MergePatch(Target, Patch).
+func mergeValue(target, patch any) any {
+	pm, ok := patch.(map[string]any)
+	if !ok {
+		return patch
+	}
+	tm, ok := target.(map[string]any)
+	if !ok {
+		tm = map[string]any{}
+	}
+	for _, k := range sim.SortedKeys(pm) {
+		if v := pm[k]; v == nil {
+			delete(tm, k)
+		} else {
+			tm[k] = mergeValue(tm[k], v)
+		}
+	}
+	return tm
+}
+
+// decodeJSON parses one JSON value, keeping numbers as json.Number.
+func decodeJSON(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("trailing data after the JSON value")
+	}
+	return v, nil
+}

@@ -1,0 +1,159 @@
+package apiserver
+
+import (
+	"time"
+
+	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
+	"github.com/kubesim/kubesim/nodes/etcd"
+	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
+)
+
+// Reflector timings.
+const (
+	// relistBackoff is the pause before listing again after a failed list.
+	relistBackoff = time.Second
+	// rewatchBackoff is the pause before re-watching after a broken stream.
+	rewatchBackoff = 100 * time.Millisecond
+	// silentIntervals is how many progress intervals without any response
+	// make the cache give up on its etcd member.
+	silentIntervals = 3
+)
+
+// list reads every object of the resource (a quorum read), replaces the
+// cache's contents and watches from the list's revision. A relist (after a
+// compaction made resuming impossible) ends every watch served from the
+// cache with 410 Gone: the events in between are lost to them.
+func (c *cache) list() {
+	c.wh = nil
+	c.stream++
+	stream := c.stream
+	c.client.Get(c.prefix, etcd.GetOptions{End: prefixEnd(c.prefix)}, func(r etcd.GetResult, err error) {
+		if stream != c.stream {
+			return
+		}
+		if err != nil {
+			c.client.NextEndpoint()
+			c.s.h.After(relistBackoff, "apiserver-relist", func() {
+				if stream == c.stream {
+					c.list()
+				}
+			})
+			return
+		}
+		store := make(map[string]model.Object, len(r.KVs))
+		for _, kv := range r.KVs {
+			if obj, err := decodeKV(kv); err == nil {
+				store[string(kv.Key)] = obj
+			}
+		}
+		if c.ready {
+			c.endAllWatchers(r.Revision)
+		}
+		c.store = store
+		c.events = nil
+		c.windowStart = r.Revision
+		c.rev = r.Revision
+		c.ready = true
+		c.open(r.Revision + 1)
+		c.wake()
+	})
+}
+
+// open watches the resource's prefix from startRev on the client's current
+// etcd member.
+func (c *cache) open(startRev int64) {
+	c.stream++
+	stream := c.stream
+	c.lastHeard = c.s.h.Now()
+	c.wh = c.client.Watch(etcd.WatchRequest{Key: c.prefix, End: prefixEnd(c.prefix), StartRev: startRev},
+		func(r etcd.WatchResponse) { c.handleResp(stream, r) })
+}
+
+// handleResp applies one etcd watch response of the current stream.
+func (c *cache) handleResp(stream uint64, r etcd.WatchResponse) {
+	if stream != c.stream || c.wh == nil {
+		return
+	}
+	switch {
+	case r.Err != nil:
+		c.rewatchLater()
+		return
+	case r.Canceled:
+		c.list() // the revision was compacted: start over
+		return
+	}
+	c.lastHeard = c.s.h.Now()
+	base := c.rev
+	for _, ev := range r.Events {
+		c.apply(ev, base)
+	}
+	if r.Progress {
+		c.advance(r.Revision)
+		return
+	}
+	c.wake()
+}
+
+// rewatchLater resumes on the next etcd member after a short pause.
+func (c *cache) rewatchLater() {
+	c.wh = nil
+	c.stream++
+	stream := c.stream
+	c.client.NextEndpoint()
+	c.s.h.After(rewatchBackoff, "apiserver-rewatch", func() {
+		if stream == c.stream {
+			c.open(c.rev + 1)
+		}
+	})
+}
+
+// handleTick asks the etcd member for progress, re-watches elsewhere when it
+// has been silent too long, and trims the event window.
+func (c *cache) handleTick() {
+	c.trim()
+	if c.wh == nil {
+		return
+	}
+	interval := c.s.cfg.CacheProgressInterval
+	quiet := c.s.h.Now().Sub(c.lastHeard)
+	switch {
+	case quiet >= silentIntervals*interval:
+		c.wh.Cancel()
+		c.rewatchLater()
+	case quiet >= interval:
+		c.wh.RequestProgress()
+	}
+}
+
+// apply turns one etcd event into a cache event, unless the cache already
+// reflects its revision (base is the cache's revision before the response).
+func (c *cache) apply(ev mvcc.Event, base int64) {
+	key, rev := string(ev.Kv.Key), ev.Kv.ModRevision
+	if rev <= base {
+		return
+	}
+	prev := c.store[key]
+	e := cacheEvent{key: key, prev: prev, rev: rev, at: c.s.h.Now()}
+	switch ev.Type {
+	case mvcc.EventPut:
+		obj, err := decodeKV(ev.Kv)
+		if err != nil {
+			return
+		}
+		e.typ, e.obj = apiwire.Modified, obj
+		if prev == nil {
+			e.typ = apiwire.Added
+		}
+		c.store[key] = obj
+	case mvcc.EventDelete:
+		if prev == nil {
+			return
+		}
+		obj := prev.DeepCopyObject()
+		obj.GetObjectMeta().ResourceVersion = formatRV(rev)
+		e.typ, e.obj = apiwire.Deleted, obj
+		delete(c.store, key)
+	}
+	c.add(e)
+}

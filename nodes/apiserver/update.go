@@ -1,0 +1,52 @@
+package apiserver
+
+import (
+	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
+)
+
+// update serves update and update-status. The object's resourceVersion is
+// the precondition (409 Conflict when stale; empty: unconditional, retried
+// internally). Update keeps the stored status; update-status keeps
+// everything but the status.
+func (s *Server) update(c *call) {
+	obj, st := requestObject(c.req, c.res)
+	if st != nil {
+		c.fail(st)
+		return
+	}
+	m := obj.GetObjectMeta()
+	var precond int64
+	if rv := m.ResourceVersion; rv != "" && !s.cfg.Ablations.LastWriteWins {
+		v, ok := parseRV(rv)
+		if !ok {
+			c.fail(badRequest("invalid resourceVersion %q", rv))
+			return
+		}
+		precond = v
+	}
+	statusOnly := c.req.Verb == apiwire.VerbUpdateStatus
+	if statusOnly && !statusField(obj).IsValid() {
+		c.fail(errStatus(404, apiwire.ReasonNotFound, "%s has no status subresource", c.res.Name))
+		return
+	}
+	key := storageKey(c.res, m.Namespace, m.Name)
+	s.guaranteedUpdate(c, key, precond, func(cur model.Object) (model.Object, *apiwire.Status) {
+		if st := s.nodeRestriction(c.req, c.res, cur); st != nil {
+			return nil, st
+		}
+		next := obj.DeepCopyObject()
+		if statusOnly {
+			out := cur.DeepCopyObject()
+			copyStatus(out, next)
+			next = out
+		} else {
+			copyStatus(next, cur)
+		}
+		prepareForUpdate(next, cur)
+		if st := admitUpdate(next, cur, c.res); st != nil {
+			return nil, st
+		}
+		return next, nil
+	})
+}
