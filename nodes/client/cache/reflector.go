@@ -1,0 +1,290 @@
+package cache
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
+	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
+	"github.com/kubesim/kubesim/nodes/client"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// Watch timeouts, as client-go's reflector asks for them: a random
+// duration in [MinWatchTimeout, 2*MinWatchTimeout).
+const MinWatchTimeout = 5 * time.Minute
+
+// Relist reasons, as traced in apitrace.Relist.
+const (
+	RelistInitial    = "initial"
+	RelistGone       = "gone"        // the watch got 410 Gone
+	RelistWatchError = "watch-error" // the watch ended with another error
+	RelistListError  = "list-error"  // the previous list failed
+	RelistListGone   = "list-gone"   // the previous list got 410: list from etcd
+)
+
+// ReflectorStore is what a reflector writes to: a Store, or an Informer.
+type ReflectorStore interface {
+	Add(obj model.Object)
+	Update(obj model.Object)
+	Delete(obj model.Object)
+	Replace(items []model.Object, resourceVersion string)
+}
+
+// ReflectorConfig configures a Reflector.
+type ReflectorConfig struct {
+	// Name identifies the reflector (its informer) in the trace.
+	Name string
+	// Resource, Namespace and LabelSelector say what to list and watch.
+	Resource      string
+	Namespace     string
+	LabelSelector string
+	// PageSize, when positive, pages lists (client-go's pager uses 500; the
+	// default here, 0, lists in one request).
+	PageSize int64
+	// ConsistentInitialList makes the first list a quorum read (RV "")
+	// instead of client-go's RV "0".
+	ConsistentInitialList bool
+	// NoResume is the reflector-no-resume ablation (see the package doc).
+	NoResume bool
+	// RelistRV0 is the reflector-relist-rv0 ablation (see the package doc).
+	RelistRV0 bool
+}
+
+// Reflector keeps a ReflectorStore in step with one resource by
+// list-then-watch. Make it with NewReflector and start it with Run.
+type Reflector struct {
+	c       *client.Client
+	h       *sim.Host
+	cfg     ReflectorConfig
+	store   ReflectorStore
+	backoff *BackoffManager
+	rnd     *sim.Stream
+
+	running     bool
+	gen         uint64 // bumps on every (re)start, so stale callbacks do nothing
+	lastRV      string
+	rvGone      bool // the last list with lastRV got 410: list with ""
+	listed      bool
+	watcher     *client.Watcher
+	watchStart  sim.Time
+	watchEvents int
+	watchTimer  *sim.Timer
+	relists     int
+}
+
+// NewReflector makes a reflector of cfg.Resource writing to store.
+func NewReflector(c *client.Client, cfg ReflectorConfig, store ReflectorStore) *Reflector {
+	h := c.Host()
+	if cfg.Name == "" {
+		cfg.Name = c.Name() + "/" + cfg.Resource
+	}
+	return &Reflector{
+		c: c, h: h, cfg: cfg, store: store,
+		rnd:     h.Rand("reflector/" + cfg.Name),
+		backoff: NewBackoffManager(BackoffInitial, BackoffMax, BackoffReset, BackoffFactor, BackoffJitter, h.Rand("reflector-backoff/"+cfg.Name)),
+	}
+}
+
+// Run starts ListAndWatch; it returns at once.
+func (r *Reflector) Run() {
+	if r.running {
+		return
+	}
+	r.running = true
+	r.gen++
+	r.list(RelistInitial)
+}
+
+// Stop ends the reflector: no more requests or store changes.
+func (r *Reflector) Stop() {
+	r.running = false
+	r.gen++
+	r.stopWatch()
+}
+
+// LastSyncResourceVersion returns the last resourceVersion seen: of the
+// last list, event or bookmark.
+func (r *Reflector) LastSyncResourceVersion() string { return r.lastRV }
+
+// Relists returns how many lists succeeded.
+func (r *Reflector) Relists() int { return r.relists }
+
+// HasSynced reports whether a first list has been stored.
+func (r *Reflector) HasSynced() bool { return r.listed }
+
+// relistResourceVersion is client-go's choice of the list's RV.
+func (r *Reflector) relistResourceVersion() string {
+	switch {
+	case r.rvGone:
+		return ""
+	case r.lastRV == "":
+		if r.cfg.ConsistentInitialList {
+			return ""
+		}
+		return "0"
+	case r.cfg.RelistRV0:
+		return "0"
+	}
+	return r.lastRV
+}
+
+// restart runs a new ListAndWatch after the backoff, as wait.BackoffUntil.
+func (r *Reflector) restart(reason string) {
+	r.stopWatch()
+	r.gen++
+	gen := r.gen
+	r.h.After(r.backoff.Next(r.h.Now()), "reflector-backoff", func() {
+		if r.running && r.gen == gen {
+			r.list(reason)
+		}
+	})
+}
+
+// list lists the resource (all pages) and then watches.
+func (r *Reflector) list(reason string) {
+	gen := r.gen
+	rv := r.relistResourceVersion()
+	var items []model.Object
+	listRV := ""
+	var page func(cont string)
+	page = func(cont string) {
+		opts := client.ListOptions{ResourceVersion: rv, LabelSelector: r.cfg.LabelSelector, Limit: r.cfg.PageSize, Continue: cont}
+		if cont != "" {
+			opts.ResourceVersion = "" // a continue token carries its own revision
+		}
+		r.c.Resource(r.cfg.Resource, r.cfg.Namespace).List(opts, func(l *client.ObjectList, err error) {
+			if !r.running || r.gen != gen {
+				return
+			}
+			if err != nil {
+				if rv != "" && (client.IsGone(err) || isTooLargeResourceVersion(err)) {
+					// client-go: retry at once, from etcd.
+					r.rvGone = true
+					r.list(RelistListGone)
+					return
+				}
+				r.restart(RelistListError)
+				return
+			}
+			if listRV == "" {
+				listRV = l.ResourceVersion
+			}
+			items = append(items, l.Items...)
+			if l.Continue != "" {
+				page(l.Continue)
+				return
+			}
+			r.rvGone = false
+			r.relists++
+			r.listed = true
+			r.lastRV = listRV
+			r.h.Emit(&apitrace.Relist{Informer: r.cfg.Name, Resource: r.cfg.Resource, Reason: reason, RV: listRV, Items: len(items)})
+			r.store.Replace(items, listRV)
+			r.watch(r.lastRV)
+		})
+	}
+	page("")
+}
+
+func isTooLargeResourceVersion(err error) bool {
+	return client.IsTimeout(err) && strings.Contains(err.Error(), "Too large resource version")
+}
+
+// watch opens a watch from rv, with client-go's random timeout.
+func (r *Reflector) watch(rv string) {
+	r.stopWatch()
+	gen := r.gen
+	r.watchStart = r.h.Now()
+	r.watchEvents = 0
+	var w *client.Watcher
+	w = r.c.Resource(r.cfg.Resource, r.cfg.Namespace).Watch(
+		client.ListOptions{ResourceVersion: rv, LabelSelector: r.cfg.LabelSelector, AllowWatchBookmarks: true},
+		func(ev *apiwire.WatchEvent, err error) {
+			if !r.running || r.gen != gen || r.watcher != w {
+				return
+			}
+			if err != nil {
+				r.watchEnded(err)
+				return
+			}
+			r.handleEvent(ev)
+		})
+	r.watcher = w
+	timeout := MinWatchTimeout + time.Duration(r.rnd.Int64N(int64(MinWatchTimeout)))
+	r.watchTimer = r.h.After(timeout, "reflector-watch-timeout", func() {
+		if r.running && r.gen == gen && r.watcher == w {
+			r.resume() // the server closes the stream: a clean end
+		}
+	})
+}
+
+func (r *Reflector) stopWatch() {
+	if r.watcher != nil {
+		r.watcher.Stop()
+		r.watcher = nil
+	}
+	if r.watchTimer != nil {
+		r.watchTimer.Stop()
+		r.watchTimer = nil
+	}
+}
+
+// resume re-watches after a stream that ended cleanly.
+func (r *Reflector) resume() {
+	if r.cfg.NoResume {
+		r.watch("") // the ablation: from "now", missing the gap
+		return
+	}
+	r.watch(r.lastRV)
+}
+
+// watchEnded decides between resuming, retrying the watch and relisting.
+func (r *Reflector) watchEnded(err error) {
+	switch {
+	case errors.Is(err, client.ErrWatchBroken), errors.Is(err, client.ErrWatchIdle):
+		// The connection dropped: client-go sees the result channel close.
+		if r.watchEvents == 0 && r.h.Now().Sub(r.watchStart) < time.Second {
+			r.restart(RelistWatchError) // "very short watch"
+			return
+		}
+		r.resume()
+	case client.IsNoAnswer(err), client.IsServiceUnavailable(err), client.IsTooManyRequests(err):
+		// client-go: connection refused or 429 - back off, watch again.
+		r.stopWatch()
+		r.gen++
+		gen := r.gen
+		r.h.After(r.backoff.Next(r.h.Now()), "reflector-backoff", func() {
+			if r.running && r.gen == gen {
+				r.resume()
+			}
+		})
+	case client.IsGone(err):
+		r.restart(RelistGone)
+	default:
+		r.restart(RelistWatchError)
+	}
+}
+
+// handleEvent applies one watch event to the store.
+func (r *Reflector) handleEvent(ev *apiwire.WatchEvent) {
+	r.watchEvents++
+	rv := ev.ResourceVersion
+	if rv == "" && ev.Object != nil {
+		rv = ev.Object.GetObjectMeta().ResourceVersion
+	}
+	switch ev.Type {
+	case apiwire.Added:
+		r.store.Add(ev.Object)
+	case apiwire.Modified:
+		r.store.Update(ev.Object)
+	case apiwire.Deleted:
+		r.store.Delete(ev.Object)
+	case apiwire.Bookmark:
+	}
+	if rv != "" {
+		r.lastRV = rv
+	}
+}

@@ -1,0 +1,103 @@
+package client
+
+import (
+	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// Client talks to the API server replicas of Config.Servers from one host
+// incarnation. Make it from the host's Boot with New.
+type Client struct {
+	h       *sim.Host
+	cfg     Config
+	rpc     *sim.RPC
+	cur     int
+	op      uint64
+	watchID uint64
+	watches map[uint64]*Watcher
+}
+
+// New makes a client on h and installs its reply and watch ports.
+func New(h *sim.Host, cfg Config) *Client {
+	cfg = cfg.withDefaults(h)
+	c := &Client{
+		h:       h,
+		cfg:     cfg,
+		rpc:     sim.NewRPC(h, cfg.ReplyPort),
+		watches: make(map[uint64]*Watcher),
+		// Watch IDs carry the incarnation, so that a stream opened before a
+		// crash can never be taken for one opened after it.
+		watchID: h.Incarnation() << 32,
+	}
+	if n := len(cfg.Servers); n > 0 {
+		c.cur = h.Rand("client/" + cfg.Name + "/lb").IntN(n)
+	}
+	h.Handle(cfg.WatchPort, c.handleWatchEvent)
+	return c
+}
+
+// Host returns the client's host.
+func (c *Client) Host() *sim.Host { return c.h }
+
+// Name returns the client's name in the trace.
+func (c *Client) Name() string { return c.cfg.Name }
+
+// Config returns the client's configuration, defaults filled in.
+func (c *Client) Config() Config { return c.cfg }
+
+// Server returns the replica the load balancer currently sends to, or
+// sim.NoHost when none is configured.
+func (c *Client) Server() sim.HostID {
+	if len(c.cfg.Servers) == 0 {
+		return sim.NoHost
+	}
+	return c.cfg.Servers[c.cur]
+}
+
+// failover moves the load balancer past server, unless another call
+// already did.
+func (c *Client) failover(server sim.HostID) {
+	if n := len(c.cfg.Servers); n > 0 && c.cfg.Servers[c.cur] == server {
+		c.cur = (c.cur + 1) % n
+	}
+}
+
+// shouldFailover reports whether an outcome means the server is unusable.
+func shouldFailover(err error) bool {
+	return IsNoAnswer(err) || IsServiceUnavailable(err)
+}
+
+// Do sends one raw request to the current replica and calls done with its
+// response, or with an error: a *StatusError for a non-2xx answer,
+// ErrNoAnswer after the timeout. The typed verbs are built on it.
+func (c *Client) Do(req *apiwire.Request, done func(*apiwire.Response, error)) {
+	server := c.Server()
+	if server == sim.NoHost {
+		c.h.After(0, "api-no-servers", func() { done(nil, ErrNoServers) })
+		return
+	}
+	req.User = c.cfg.User
+	c.rpc.Call(server, apiwire.Port, req, c.cfg.Timeout, func(body any, err error) {
+		var resp *apiwire.Response
+		if err != nil {
+			err = ErrNoAnswer
+		} else if r, ok := body.(*apiwire.Response); !ok {
+			err = ErrNoAnswer // an answer that is not one: treat as none
+		} else {
+			resp = r
+			if !r.Status.OK() {
+				err = NewStatusError(r.Status, r.Server)
+			}
+		}
+		if shouldFailover(err) {
+			c.failover(server)
+		}
+		done(resp, err)
+	})
+}
+
+// nextOp numbers the client's traced calls.
+func (c *Client) nextOp() uint64 {
+	c.op++
+	return c.op
+}

@@ -1,0 +1,136 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
+)
+
+// ReasonServerTimeout is apimachinery's StatusReasonServerTimeout (500 with
+// a retry hint). kubesim's API server does not send it today; IsServerTimeout
+// recognises it for completeness.
+const ReasonServerTimeout apiwire.StatusReason = "ServerTimeout"
+
+// StatusError is a call the API server answered with a non-2xx status, as
+// apierrors.StatusError.
+type StatusError struct {
+	Status apiwire.Status
+	// Server names the replica that answered.
+	Server string
+}
+
+// Error prints the status as client-go does: its message, or its reason.
+func (e *StatusError) Error() string {
+	if e.Status.Message != "" {
+		return e.Status.Message
+	}
+	return fmt.Sprintf("%s (%d)", e.Status.Reason, e.Status.Code)
+}
+
+// NewStatusError wraps a non-2xx status.
+func NewStatusError(s apiwire.Status, server string) *StatusError {
+	return &StatusError{Status: s, Server: server}
+}
+
+// ErrNoAnswer is the error of a call that got no answer before the client's
+// timeout: the server may be down or unreachable, or merely slow. The
+// outcome is unknown.
+var ErrNoAnswer = errors.New("client: no answer from the API server (timeout)")
+
+// ErrNoServers is the error of a call made by a client configured with no
+// API servers.
+var ErrNoServers = errors.New("client: no API servers configured")
+
+// Watch stream failures, delivered to a watch handler; a reflector resumes
+// after them.
+var (
+	// ErrWatchBroken: the stream lost a message (a gap in its Seq), as a
+	// dropped connection would lose it.
+	ErrWatchBroken = errors.New("client: watch stream broken (lost message)")
+	// ErrWatchIdle: the stream was silent for WatchIdleTimeout: its server
+	// is presumed dead or unreachable.
+	ErrWatchIdle = errors.New("client: watch stream silent (server presumed gone)")
+)
+
+// StatusOf returns the API server's status carried by err (a StatusError),
+// and false for any other error.
+func StatusOf(err error) (apiwire.Status, bool) {
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se.Status, true
+	}
+	return apiwire.Status{}, false
+}
+
+// ReasonForError returns err's status reason, or "" when it carries none.
+func ReasonForError(err error) apiwire.StatusReason {
+	s, _ := StatusOf(err)
+	return s.Reason
+}
+
+// is matches a reason, or, for a status without a known reason, the code
+// (as apierrors does).
+func is(err error, reason apiwire.StatusReason, code int) bool {
+	s, ok := StatusOf(err)
+	if !ok {
+		return false
+	}
+	if s.Reason != "" {
+		return s.Reason == reason
+	}
+	return code != 0 && s.Code == code
+}
+
+// IsConflict reports a 409 Conflict: a stale resourceVersion.
+func IsConflict(err error) bool { return is(err, apiwire.ReasonConflict, 409) }
+
+// IsNotFound reports a 404 NotFound.
+func IsNotFound(err error) bool { return is(err, apiwire.ReasonNotFound, 404) }
+
+// IsAlreadyExists reports a 409 AlreadyExists from create.
+func IsAlreadyExists(err error) bool { return is(err, apiwire.ReasonAlreadyExists, 0) }
+
+// IsGone reports a 410 Gone: the resourceVersion asked for is too old
+// (apierrors.IsGone or IsResourceExpired; the reason is "Expired").
+func IsGone(err error) bool { return is(err, apiwire.ReasonGone, 410) }
+
+// IsResourceExpired is IsGone under apimachinery's other name.
+func IsResourceExpired(err error) bool { return IsGone(err) }
+
+// IsForbidden reports a 403 Forbidden (authorization or admission refused).
+func IsForbidden(err error) bool { return is(err, apiwire.ReasonForbidden, 403) }
+
+// IsUnauthorized reports a 401 Unauthorized.
+func IsUnauthorized(err error) bool { return is(err, apiwire.ReasonUnauthorized, 401) }
+
+// IsInvalid reports a 422 Invalid (validation failed).
+func IsInvalid(err error) bool { return is(err, apiwire.ReasonInvalid, 422) }
+
+// IsTimeout reports a 504 Timeout: the server gave up waiting for etcd; the
+// outcome is unknown.
+func IsTimeout(err error) bool { return is(err, apiwire.ReasonTimeout, 504) }
+
+// IsServerTimeout reports a 500 ServerTimeout.
+func IsServerTimeout(err error) bool { return is(err, ReasonServerTimeout, 0) }
+
+// IsServiceUnavailable reports a 503 ServiceUnavailable: the server did not
+// handle the request.
+func IsServiceUnavailable(err error) bool { return is(err, apiwire.ReasonServiceUnavailable, 503) }
+
+// IsTooManyRequests reports a 429 TooManyRequests.
+func IsTooManyRequests(err error) bool { return is(err, apiwire.ReasonTooManyRequests, 429) }
+
+// IsInternalError reports a 500 InternalError.
+func IsInternalError(err error) bool { return is(err, apiwire.ReasonInternalError, 500) }
+
+// IsNoAnswer reports a call that got no answer at all (ErrNoAnswer).
+func IsNoAnswer(err error) bool { return errors.Is(err, ErrNoAnswer) }
+
+// IsUnknownOutcome reports whether a failed write may nevertheless have
+// taken effect: no answer came (ErrNoAnswer), or the server answered 504
+// Timeout or 500 (it lost track of etcd's answer). Every other answer is a
+// definite refusal.
+func IsUnknownOutcome(err error) bool {
+	return IsNoAnswer(err) || IsTimeout(err) || IsServerTimeout(err) || IsInternalError(err)
+}

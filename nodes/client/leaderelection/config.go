@@ -1,0 +1,91 @@
+// Package leaderelection is client-go's tools/leaderelection on Lease
+// objects, as an actor: candidates try to acquire a Lease every RetryPeriod
+// (jittered by JitterFactor), and take it over only once it has not changed
+// for LeaseDuration as measured on their own clock from when they last saw
+// it change (client-go's observedTime, not the lease's renewTime). The
+// leader renews every RetryPeriod and steps down when a renewal round has
+// not succeeded within RenewDeadline. The defaults are
+// kube-controller-manager's: 15 s, 10 s, 2 s.
+package leaderelection
+
+import (
+	"errors"
+	"time"
+
+	"github.com/kubesim/kubesim/nodes/client"
+)
+
+// client-go's defaults, as kube-controller-manager and kube-scheduler use
+// them.
+const (
+	DefaultLeaseDuration = 15 * time.Second
+	DefaultRenewDeadline = 10 * time.Second
+	DefaultRetryPeriod   = 2 * time.Second
+	// JitterFactor jitters the retry period of acquisition: waits are
+	// uniform in [RetryPeriod, RetryPeriod*(1+JitterFactor)).
+	JitterFactor = 1.2
+	// DefaultNamespace is where control-plane components keep their leases.
+	DefaultNamespace = "kube-system"
+)
+
+// LeaderCallbacks are called on leadership changes, as client-go's.
+type LeaderCallbacks struct {
+	// OnStartedLeading: this candidate became the leader.
+	OnStartedLeading func()
+	// OnStoppedLeading: the elector stopped: leadership was lost (or never
+	// held, when Stop is called), as client-go calls it when Run returns.
+	OnStoppedLeading func()
+	// OnNewLeader: the observed holder changed (including to this candidate).
+	OnNewLeader func(identity string)
+}
+
+// Config configures a LeaderElector, as LeaderElectionConfig with a
+// LeaseLock.
+type Config struct {
+	// Client talks to the API server; kube-controller-manager gives it a
+	// request timeout equal to RenewDeadline.
+	Client *client.Client
+	// Namespace and Name of the Lease; Namespace defaults to "kube-system".
+	Namespace string
+	Name      string
+	// Identity is this candidate's holder identity.
+	Identity string
+	// LeaseDuration, RenewDeadline and RetryPeriod default to client-go's.
+	LeaseDuration time.Duration
+	RenewDeadline time.Duration
+	RetryPeriod   time.Duration
+	// Callbacks are told of changes.
+	Callbacks LeaderCallbacks
+	// ReleaseOnCancel makes Stop release a held lease (holder cleared).
+	ReleaseOnCancel bool
+}
+
+func (cfg *Config) validate() error {
+	if cfg.Namespace == "" {
+		cfg.Namespace = DefaultNamespace
+	}
+	if cfg.LeaseDuration == 0 {
+		cfg.LeaseDuration = DefaultLeaseDuration
+	}
+	if cfg.RenewDeadline == 0 {
+		cfg.RenewDeadline = DefaultRenewDeadline
+	}
+	if cfg.RetryPeriod == 0 {
+		cfg.RetryPeriod = DefaultRetryPeriod
+	}
+	switch {
+	case cfg.Client == nil:
+		return errors.New("leaderelection: Client is required")
+	case cfg.Name == "":
+		return errors.New("leaderelection: lease Name is required")
+	case cfg.Identity == "":
+		return errors.New("leaderelection: Identity is required")
+	case cfg.LeaseDuration <= cfg.RenewDeadline:
+		return errors.New("leaseDuration must be greater than renewDeadline")
+	case cfg.RenewDeadline <= time.Duration(JitterFactor*float64(cfg.RetryPeriod)):
+		return errors.New("renewDeadline must be greater than retryPeriod*JitterFactor")
+	case cfg.RetryPeriod < 1:
+		return errors.New("retryPeriod must be greater than zero")
+	}
+	return nil
+}

@@ -1,0 +1,203 @@
+package leaderelection
+
+import (
+	"time"
+
+	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/client"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// Record is a leader election record, as resourcelock.LeaderElectionRecord.
+type Record struct {
+	HolderIdentity       string
+	LeaseDurationSeconds int32
+	AcquireTime          model.MicroTime
+	RenewTime            model.MicroTime
+	LeaderTransitions    int32
+}
+
+func recordOf(l *model.Lease) Record {
+	s := l.Spec
+	return Record{
+		HolderIdentity:       model.Deref(s.HolderIdentity, ""),
+		LeaseDurationSeconds: model.Deref(s.LeaseDurationSeconds, 0),
+		AcquireTime:          model.Deref(s.AcquireTime, 0),
+		RenewTime:            model.Deref(s.RenewTime, 0),
+		LeaderTransitions:    model.Deref(s.LeaseTransitions, 0),
+	}
+}
+
+func (r Record) spec() model.LeaseSpec {
+	return model.LeaseSpec{
+		HolderIdentity:       model.Ptr(r.HolderIdentity),
+		LeaseDurationSeconds: model.Ptr(r.LeaseDurationSeconds),
+		AcquireTime:          model.Ptr(r.AcquireTime),
+		RenewTime:            model.Ptr(r.RenewTime),
+		LeaseTransitions:     model.Ptr(r.LeaderTransitions),
+	}
+}
+
+type phase uint8
+
+const (
+	idle phase = iota
+	acquiring
+	leading
+	stopped
+)
+
+// LeaderElector runs one candidate. Make it with NewLeaderElector and start
+// it with Run.
+type LeaderElector struct {
+	cfg    Config
+	h      *sim.Host
+	leases *client.ResourceClient
+	rnd    *sim.Stream
+
+	phase          phase
+	gen            uint64 // bumps when a round is abandoned
+	lease          *model.Lease
+	observed       Record
+	observedTime   sim.Time
+	reportedLeader string
+}
+
+// NewLeaderElector validates cfg (filling in defaults) and makes an elector.
+func NewLeaderElector(cfg Config) (*LeaderElector, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	h := cfg.Client.Host()
+	return &LeaderElector{cfg: cfg, h: h, leases: cfg.Client.Leases(cfg.Namespace),
+		rnd: h.Rand("leaderelection/" + cfg.Namespace + "/" + cfg.Name)}, nil
+}
+
+// IsLeader reports whether the last observed record names this candidate.
+func (le *LeaderElector) IsLeader() bool {
+	return le.observed.HolderIdentity == le.cfg.Identity && le.phase != stopped
+}
+
+// GetLeader returns the last observed holder.
+func (le *LeaderElector) GetLeader() string { return le.observed.HolderIdentity }
+
+// Run starts acquiring; it returns at once.
+func (le *LeaderElector) Run() {
+	if le.phase != idle {
+		return
+	}
+	le.phase = acquiring
+	le.acquireAttempt()
+}
+
+// Stop ends the elector, as cancelling Run's context: a held lease is
+// released when ReleaseOnCancel is set, and OnStoppedLeading is called.
+func (le *LeaderElector) Stop() {
+	if le.phase == stopped || le.phase == idle {
+		le.phase = stopped
+		return
+	}
+	wasLeading := le.phase == leading
+	le.finish()
+	if wasLeading && le.cfg.ReleaseOnCancel && le.lease != nil {
+		lease := le.lease.DeepCopy()
+		lease.Spec = Record{LeaseDurationSeconds: 1, RenewTime: model.MicroTime(le.h.Now()),
+			AcquireTime: model.MicroTime(le.h.Now()), LeaderTransitions: le.observed.LeaderTransitions}.spec()
+		le.leases.Update(lease, func(model.Object, error) {})
+	}
+}
+
+// finish stops every loop and calls OnStoppedLeading.
+func (le *LeaderElector) finish() {
+	le.phase = stopped
+	le.gen++
+	if f := le.cfg.Callbacks.OnStoppedLeading; f != nil {
+		f()
+	}
+}
+
+// acquireAttempt is one step of wait.JitterUntil(tryAcquireOrRenew,
+// RetryPeriod, JitterFactor, sliding).
+func (le *LeaderElector) acquireAttempt() {
+	gen := le.gen
+	le.tryAcquireOrRenew(func(ok bool) {
+		if le.phase != acquiring || le.gen != gen {
+			return
+		}
+		le.maybeReportTransition()
+		if ok {
+			le.phase = leading
+			if f := le.cfg.Callbacks.OnStartedLeading; f != nil {
+				f()
+			}
+			if le.phase == leading {
+				le.renewRound()
+			}
+			return
+		}
+		wait := client.Jitter(le.cfg.RetryPeriod, JitterFactor, le.rnd)
+		le.h.After(wait, "leaderelection-retry", func() {
+			if le.phase == acquiring && le.gen == gen {
+				le.acquireAttempt()
+			}
+		})
+	})
+}
+
+// renewRound is one run of renew's wait.Until body: poll tryAcquireOrRenew
+// every RetryPeriod until it succeeds or RenewDeadline passes.
+func (le *LeaderElector) renewRound() {
+	le.gen++
+	gen := le.gen
+	deadline := le.h.After(le.cfg.RenewDeadline, "leaderelection-renew-deadline", func() {
+		if le.phase == leading && le.gen == gen {
+			le.finish() // failed to renew within the deadline: leadership lost
+		}
+	})
+	var poll func()
+	poll = func() {
+		le.tryAcquireOrRenew(func(ok bool) {
+			if le.phase != leading || le.gen != gen {
+				return
+			}
+			le.maybeReportTransition()
+			if ok {
+				deadline.Stop()
+				le.h.After(le.cfg.RetryPeriod, "leaderelection-renew", func() {
+					if le.phase == leading && le.gen == gen {
+						le.renewRound()
+					}
+				})
+				return
+			}
+			le.h.After(le.cfg.RetryPeriod, "leaderelection-renew-retry", func() {
+				if le.phase == leading && le.gen == gen {
+					poll()
+				}
+			})
+		})
+	}
+	poll()
+}
+
+// isLeaseValid: the observed record has not expired at now, by the local
+// clock since it was observed.
+func (le *LeaderElector) isLeaseValid(now sim.Time) bool {
+	d := time.Duration(le.observed.LeaseDurationSeconds) * time.Second
+	return le.observedTime.Add(d) > now
+}
+
+func (le *LeaderElector) setObserved(r Record) {
+	le.observed = r
+	le.observedTime = le.h.Now()
+}
+
+func (le *LeaderElector) maybeReportTransition() {
+	if le.observed.HolderIdentity == le.reportedLeader {
+		return
+	}
+	le.reportedLeader = le.observed.HolderIdentity
+	if f := le.cfg.Callbacks.OnNewLeader; f != nil {
+		f(le.reportedLeader)
+	}
+}

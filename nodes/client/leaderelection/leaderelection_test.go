@@ -1,0 +1,171 @@
+package leaderelection_test
+
+import (
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/client"
+	"github.com/kubesim/kubesim/nodes/client/internal/fakeapi"
+	"github.com/kubesim/kubesim/nodes/client/leaderelection"
+	"github.com/kubesim/kubesim/sim"
+	"github.com/stretchr/testify/require"
+)
+
+// interval is one stretch of leadership a candidate believed it had.
+type interval struct {
+	who        string
+	start, end sim.Time // end is -1 while leading
+}
+
+type election struct {
+	*fakeapi.Cluster
+	hosts     []*sim.Host
+	electors  map[string]*leaderelection.LeaderElector
+	intervals []*interval
+	newLeader map[string][]string
+}
+
+func newElection(t *testing.T, seed uint64, n int) *election {
+	e := &election{Cluster: fakeapi.NewCluster(seed, 1), electors: map[string]*leaderelection.LeaderElector{}, newLeader: map[string][]string{}}
+	for i := 1; i <= n; i++ {
+		name := "kcm-" + strconv.Itoa(i)
+		h := e.AddHost(name, func(h *sim.Host) {
+			c := client.New(h, client.Config{Servers: e.Servers, User: "system:kube-controller-manager",
+				Timeout: leaderelection.DefaultRenewDeadline})
+			var cur *interval
+			le, err := leaderelection.NewLeaderElector(leaderelection.Config{
+				Client: c, Name: "kube-controller-manager", Identity: name,
+				Callbacks: leaderelection.LeaderCallbacks{
+					OnStartedLeading: func() {
+						cur = &interval{who: name, start: h.Now(), end: -1}
+						e.intervals = append(e.intervals, cur)
+					},
+					OnStoppedLeading: func() {
+						if cur != nil {
+							cur.end = h.Now()
+							cur = nil
+						}
+					},
+					OnNewLeader: func(id string) { e.newLeader[name] = append(e.newLeader[name], id) },
+				},
+			})
+			require.NoError(t, err)
+			h.OnCrash(func() {
+				if cur != nil {
+					cur.end = h.Now() // the process is gone: it leads no more
+					cur = nil
+				}
+			})
+			e.electors[name] = le
+			le.Run()
+		})
+		e.hosts = append(e.hosts, h)
+	}
+	return e
+}
+
+// leaders returns who believes it leads now.
+func (e *election) leaders() []string {
+	var out []string
+	for _, iv := range e.intervals {
+		if iv.end < 0 {
+			out = append(out, iv.who)
+		}
+	}
+	return out
+}
+
+func (e *election) host(name string) *sim.Host {
+	h, _ := e.World.HostByName(name)
+	return h
+}
+
+// requireNoOverlap asserts that no two candidates believed they led at the
+// same virtual time.
+func (e *election) requireNoOverlap(t *testing.T) {
+	t.Helper()
+	ivs := append([]*interval(nil), e.intervals...)
+	sort.SliceStable(ivs, func(i, j int) bool { return ivs[i].start < ivs[j].start })
+	for i := 1; i < len(ivs); i++ {
+		prev := ivs[i-1]
+		require.True(t, prev.end >= 0 && prev.end <= ivs[i].start,
+			"%s led from %v to %v, %s from %v", prev.who, prev.start, prev.end, ivs[i].who, ivs[i].start)
+	}
+}
+
+func TestOneLeaderAmongThree(t *testing.T) {
+	e := newElection(t, 1, 3)
+	e.World.RunFor(time.Minute)
+	require.Len(t, e.intervals, 1)
+	leader := e.leaders()
+	require.Len(t, leader, 1)
+	for name := range e.electors {
+		require.Equal(t, leader, e.newLeader[name][:1], "%s saw the leader", name)
+	}
+	lease := e.Backend.Objects["leases/kube-system/kube-controller-manager"].(*model.Lease)
+	require.Equal(t, leader[0], *lease.Spec.HolderIdentity)
+	require.Equal(t, int32(15), *lease.Spec.LeaseDurationSeconds)
+	// The leader renews every RetryPeriod.
+	require.InDelta(t, float64(e.World.Now()), float64(*lease.Spec.RenewTime), float64(2100*time.Millisecond))
+}
+
+func TestFailoverAfterLeaderCrash(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		e := newElection(t, seed, 3)
+		e.World.RunFor(30 * time.Second)
+		old := e.leaders()
+		require.Len(t, old, 1)
+		crashAt := e.World.Now()
+		e.host(old[0]).Crash()
+		e.World.RunFor(time.Minute)
+		require.Len(t, e.intervals, 2, "seed %d", seed)
+		next := e.intervals[1]
+		took := next.start.Sub(crashAt)
+		// The lease was renewed at most RetryPeriod before the crash; the
+		// others notice its last change within one jittered retry, wait
+		// LeaseDuration from then, and try again within another.
+		maxRetry := time.Duration(float64(leaderelection.DefaultRetryPeriod) * (1 + leaderelection.JitterFactor))
+		require.Greater(t, took, leaderelection.DefaultLeaseDuration-leaderelection.DefaultRetryPeriod, "seed %d", seed)
+		require.Less(t, took, leaderelection.DefaultLeaseDuration+2*maxRetry+time.Second, "seed %d", seed)
+		require.NotEqual(t, old[0], next.who)
+		e.requireNoOverlap(t)
+		lease := e.Backend.Objects["leases/kube-system/kube-controller-manager"].(*model.Lease)
+		require.Equal(t, int32(1), *lease.Spec.LeaseTransitions)
+	}
+}
+
+func TestPartitionedLeaderStepsDownBeforeTakeover(t *testing.T) {
+	for seed := uint64(1); seed <= 10; seed++ {
+		e := newElection(t, seed, 3)
+		e.World.RunFor(20 * time.Second)
+		old := e.leaders()
+		require.Len(t, old, 1)
+		cuts := e.World.Network().Isolate(e.host(old[0]).ID())
+		e.World.RunFor(40 * time.Second)
+		e.World.Network().Restore(cuts)
+		e.World.RunFor(40 * time.Second)
+		require.GreaterOrEqual(t, len(e.intervals), 2, "seed %d", seed)
+		e.requireNoOverlap(t)
+		stepDown := e.intervals[0].end
+		require.Less(t, stepDown.Sub(20*sim.Time(time.Second)), leaderelection.DefaultRenewDeadline+leaderelection.DefaultRetryPeriod+time.Second)
+		now := e.leaders()
+		require.Len(t, now, 1, "seed %d", seed)
+		require.NotEqual(t, old[0], now[0], "the deposed elector stopped; the new leader still leads")
+	}
+}
+
+func TestConfigValidation(t *testing.T) {
+	e := fakeapi.NewCluster(1, 1)
+	var c *client.Client
+	e.AddHost("x", func(h *sim.Host) { c = client.New(h, client.Config{Servers: e.Servers}) })
+	e.World.RunFor(0)
+	_, err := leaderelection.NewLeaderElector(leaderelection.Config{Client: c, Name: "l", Identity: "x", LeaseDuration: 5 * time.Second})
+	require.Error(t, err, "lease duration must exceed renew deadline")
+	_, err = leaderelection.NewLeaderElector(leaderelection.Config{Client: c, Name: "l", Identity: "x", RetryPeriod: 9 * time.Second})
+	require.Error(t, err)
+	_, err = leaderelection.NewLeaderElector(leaderelection.Config{Client: c, Name: "l", Identity: "x"})
+	require.NoError(t, err)
+}

@@ -1,0 +1,98 @@
+package leaderelection
+
+import (
+	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/client"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// tryAcquireOrRenew is client-go's: it creates the lease, or takes it over
+// when the observed record has expired, or renews it when held; done gets
+// whether this candidate holds the lease afterwards.
+func (le *LeaderElector) tryAcquireOrRenew(done func(ok bool)) {
+	now := le.h.Now()
+	rec := Record{HolderIdentity: le.cfg.Identity, LeaseDurationSeconds: int32(le.cfg.LeaseDuration.Seconds()),
+		RenewTime: model.MicroTime(now), AcquireTime: model.MicroTime(now)}
+
+	// Fast path: the leader renews its cached lease without reading it.
+	if le.IsLeader() && le.isLeaseValid(now) && le.lease != nil {
+		rec.AcquireTime = le.observed.AcquireTime
+		rec.LeaderTransitions = le.observed.LeaderTransitions
+		le.update(rec, func(err error) {
+			if err == nil {
+				le.setObserved(rec)
+				done(true)
+				return
+			}
+			le.slowPath(now, done) // "falling back to slow path"
+		})
+		return
+	}
+	le.slowPath(now, done)
+}
+
+func (le *LeaderElector) slowPath(now sim.Time, done func(bool)) {
+	rec := Record{HolderIdentity: le.cfg.Identity, LeaseDurationSeconds: int32(le.cfg.LeaseDuration.Seconds()),
+		RenewTime: model.MicroTime(now), AcquireTime: model.MicroTime(now)}
+	le.leases.Get(le.cfg.Name, client.GetOptions{}, func(obj model.Object, err error) {
+		if err != nil {
+			if !client.IsNotFound(err) {
+				done(false)
+				return
+			}
+			lease := &model.Lease{Spec: rec.spec()}
+			lease.Name, lease.Namespace = le.cfg.Name, le.cfg.Namespace
+			le.leases.Create(lease, func(obj model.Object, err error) {
+				if err != nil {
+					done(false)
+					return
+				}
+				le.lease = obj.(*model.Lease)
+				le.setObserved(rec)
+				done(true)
+			})
+			return
+		}
+		lease, ok := obj.(*model.Lease)
+		if !ok {
+			done(false)
+			return
+		}
+		le.lease = lease
+		old := recordOf(lease)
+		if old != le.observed {
+			le.setObserved(old)
+		}
+		if old.HolderIdentity != "" && le.isLeaseValid(now) && !le.IsLeader() {
+			done(false)
+			return
+		}
+		if le.IsLeader() {
+			rec.AcquireTime = old.AcquireTime
+			rec.LeaderTransitions = old.LeaderTransitions
+		} else {
+			rec.LeaderTransitions = old.LeaderTransitions + 1
+		}
+		le.update(rec, func(err error) {
+			if err != nil {
+				done(false)
+				return
+			}
+			le.setObserved(rec)
+			done(true)
+		})
+	})
+}
+
+// update writes rec into the cached lease, conditional on its
+// resourceVersion, as LeaseLock.Update.
+func (le *LeaderElector) update(rec Record, done func(error)) {
+	lease := le.lease.DeepCopy()
+	lease.Spec = rec.spec()
+	le.leases.Update(lease, func(obj model.Object, err error) {
+		if err == nil {
+			le.lease = obj.(*model.Lease)
+		}
+		done(err)
+	})
+}
