@@ -28,7 +28,7 @@ func Ablations() []Ablation {
 	return []Ablation{
 		{Name: "raft-ack-before-fsync", Mechanism: "Raft sends votes and append acks before its log and hard state are fsynced", Check: "raft-safety", Scenario: "etcd-power-loss",
 			apply: func(s *AblationSet) { s.Etcd.AckBeforeFsync = true }},
-		{Name: "raft-commit-old-term", Mechanism: "a leader commits entries of older terms by counting replicas (Raft paper, Figure 8)", Check: "raft-safety", Scenario: "etcd-chaos",
+		{Name: "raft-commit-old-term", Mechanism: "the current-term commit rule is gone (a leader commits entries of older terms by counting replicas) and so is the empty entry a new leader appends, which Figure 8 of the Raft paper does not have", Check: "raft-safety", Scenario: "raft-figure-8",
 			apply: func(s *AblationSet) { s.Etcd.CommitOldTerm = true }},
 		{Name: "etcd-local-reads", Mechanism: "a linearizable read is answered from local state, without ReadIndex", Check: "linearizability", Scenario: "etcd-leader-partition",
 			apply: func(s *AblationSet) { s.Etcd.LocalReads = true }},

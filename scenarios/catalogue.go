@@ -106,6 +106,12 @@ func Catalogue() []Spec {
 			},
 		},
 		{
+			Name:        "raft-figure-8",
+			Description: "a nemesis steers the cluster through the Raft paper's Figure 8: old-term entries on a minority, a leader that appends and dies, the old leader back; safe Raft never loses a committed entry here",
+			Duration:    90 * time.Second,
+			Driver:      Figure8Driver,
+		},
+		{
 			Name:        "etcd-chaos",
 			Description: "a random schedule drawn from the seed: crashes, torn writes, partitions, one-way cuts, pauses and flaky links",
 			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {

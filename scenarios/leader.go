@@ -29,6 +29,18 @@ func (t *LeaderTracker) Observe(e *sim.Event) {
 	}
 }
 
+// State returns the latest RaftState the named member reported (its term,
+// role, leader and commit index), or the zero value if it reported none.
+// A crashed member's last report stays until it boots again.
+func (t *LeaderTracker) State(member string) etcdtrace.RaftState {
+	for i, name := range t.members {
+		if name == member {
+			return t.latest[i]
+		}
+	}
+	return etcdtrace.RaftState{}
+}
+
 // Leader returns the live member that leads in the highest term, if any.
 func (t *LeaderTracker) Leader() (string, bool) {
 	best, bestTerm := -1, uint64(0)

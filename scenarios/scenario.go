@@ -30,6 +30,13 @@ type Spec struct {
 	// ExtraChecks adds checks particular to the scenario, given the
 	// schedule that will run.
 	ExtraChecks func(c *Cluster, s sim.Schedule) []checks.Check
+	// Driver, when set, installs a reactive nemesis once the world is
+	// built: it may schedule callbacks (c.World.At, After), read what the
+	// trace told c.Leader, subscribe to the trace, and inject faults with
+	// c.World.Inject, so that every fault it makes is a trace event. It must
+	// leave the network healed and every member restarted by faultEnd. An
+	// explicit Schedule or a Profile replaces it, as it replaces Faults.
+	Driver func(c *Cluster, rng *sim.Stream, faultEnd time.Duration)
 }
 
 // Options selects one run of a scenario.
@@ -187,6 +194,9 @@ func Prepare(opts Options) (*Prepared, error) {
 	p.Quorum = NewQuorumTracker(w, members, sim.Time(faultEnd))
 	w.Subscribe(p.Quorum.Observe)
 	w.Apply(p.Schedule)
+	if spec.Driver != nil && opts.Schedule == nil && opts.Profile == nil {
+		spec.Driver(c, w.Rand("scenario/driver"), faultEnd)
+	}
 	return p, nil
 }
 

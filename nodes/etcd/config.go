@@ -70,7 +70,13 @@ type Ablations struct {
 	// AckBeforeFsync (raft-ack-before-fsync) sends a Ready's messages (votes,
 	// append acknowledgements) before its entries and HardState are synced.
 	AckBeforeFsync bool
-	// CommitOldTerm (raft-commit-old-term) sets raft Config.Unsafe.CommitOldTerm.
+	// CommitOldTerm (raft-commit-old-term) sets both raft
+	// Config.Unsafe.CommitOldTerm and Config.Unsafe.SkipEmptyEntry. The
+	// empty entry a new leader appends almost hides the bug on its own: it
+	// rides in the same append as the older entries, so a quorum's match
+	// index practically never rests on an older-term entry. The Raft
+	// paper's Figure 8 has no such entry, and the ablation removes what
+	// Figure 8 assumes is absent.
 	CommitOldTerm bool
 	// LocalReads (etcd-local-reads) answers a linearizable Range from the
 	// member's local applied state, without ReadIndex.

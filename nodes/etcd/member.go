@@ -90,7 +90,10 @@ func newMember(h *sim.Host, cfg Config) (*member, error) {
 		PreVote:       true,
 		CheckQuorum:   true,
 		Rand:          h.Rand("raft"),
-		Unsafe:        raft.Ablations{CommitOldTerm: cfg.Ablations.CommitOldTerm},
+		Unsafe: raft.Ablations{
+			CommitOldTerm:  cfg.Ablations.CommitOldTerm,
+			SkipEmptyEntry: cfg.Ablations.CommitOldTerm, // see Ablations.CommitOldTerm
+		},
 	}, ps)
 	if err != nil {
 		return nil, err

@@ -20,6 +20,13 @@ type Ablations struct {
 	// replicas of entries from earlier terms — the bug of the Raft paper's
 	// Figure 8 (§5.4.2). A committed entry can then be overwritten.
 	CommitOldTerm bool
+	// SkipEmptyEntry makes a new leader append no empty entry of its own
+	// term. On its own it is harmless: the current-term commit rule still
+	// keeps older entries uncommitted until an entry of the leader's term
+	// (a client's) reaches a quorum. Without that rule (CommitOldTerm) it
+	// exposes Figure 8, because the leader then commits older entries by
+	// counting replicas, with nothing of its own term to protect them.
+	SkipEmptyEntry bool
 }
 
 // Config configures a Node. ID, Peers and Rand are required; zero numeric

@@ -205,7 +205,8 @@ func (n *Node) becomeCandidate() {
 
 // becomeLeader takes leadership of the current term: it resets every
 // follower's progress to probing from its own last index and appends the
-// empty entry that lets it commit entries of earlier terms (paper §5.4.2).
+// empty entry that lets it commit entries of earlier terms (paper §5.4.2),
+// unless the SkipEmptyEntry ablation is on.
 func (n *Node) becomeLeader() {
 	if n.role == Follower {
 		panic("raft: follower cannot become leader")
@@ -222,6 +223,11 @@ func (n *Node) becomeLeader() {
 	self.match = n.log.stabled
 	self.state = stateReplicate
 	self.recentActive = true
+	if n.cfg.Unsafe.SkipEmptyEntry {
+		// Ablation: nothing of this term in the log until a proposal;
+		// followers still learn of the leader from its (empty) probes.
+		return
+	}
 	n.appendEntries(Entry{Type: EntryEmpty})
 }
 
