@@ -1,6 +1,6 @@
 module github.com/kubesim/kubesim/bench
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/kubesim/kubesim v0.0.0
