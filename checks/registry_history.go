@@ -1,0 +1,97 @@
+package checks
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// registryRoot is the etcd prefix of every API object:
+// "/registry/<resource>/<namespace>/<name>" or "/registry/<resource>/<name>".
+const registryRoot = "/registry/"
+
+// objChange is one committed change of an API object.
+type objChange struct {
+	rev int64
+	del bool
+	at  sim.Time
+	seq uint64
+}
+
+// registryHistory is the committed history of API objects, from etcd Apply
+// events: the first Apply with changes at a revision defines it (every
+// member applies the same entries; raft-safety checks that), so later
+// Applies at or below the highest revision seen are skipped.
+type registryHistory struct {
+	maxRev int64
+	byRes  map[string]map[string][]objChange // resource -> API key (ns/name or name) -> ascending changes
+}
+
+func newRegistryHistory() registryHistory {
+	return registryHistory{byRes: map[string]map[string][]objChange{}}
+}
+
+// splitRegistryKey splits an etcd key into resource and API key.
+func splitRegistryKey(k string) (resource, key string, ok bool) {
+	rest, ok := strings.CutPrefix(k, registryRoot)
+	if !ok {
+		return "", "", false
+	}
+	resource, key, ok = strings.Cut(rest, "/")
+	return resource, key, ok && resource != "" && key != ""
+}
+
+func (h *registryHistory) apply(e *sim.Event, d *etcdtrace.Apply) {
+	if len(d.Changes) == 0 || d.Rev <= h.maxRev {
+		return
+	}
+	h.maxRev = d.Rev
+	for i := range d.Changes {
+		ch := &d.Changes[i]
+		res, key, ok := splitRegistryKey(ch.Key)
+		if !ok {
+			continue
+		}
+		m := h.byRes[res]
+		if m == nil {
+			m = map[string][]objChange{}
+			h.byRes[res] = m
+		}
+		m[key] = append(m[key], objChange{rev: ch.ModRev, del: ch.Type == "delete", at: e.At, seq: e.Seq})
+	}
+}
+
+// stateAt returns the API keys of resource present at revision rev in
+// namespace scope ns ("" all), with their resourceVersions.
+func (h *registryHistory) stateAt(resource, ns string, rev int64) map[string]int64 {
+	out := map[string]int64{}
+	// determinism: builds a map; callers read it by sorted keys.
+	for key, chs := range h.byRes[resource] {
+		if !inNamespace(key, ns) {
+			continue
+		}
+		i := sort.Search(len(chs), func(i int) bool { return chs[i].rev > rev }) - 1
+		if i >= 0 && !chs[i].del {
+			out[key] = chs[i].rev
+		}
+	}
+	return out
+}
+
+// inNamespace reports whether API key (ns/name or name) is in scope ns.
+func inNamespace(key, ns string) bool {
+	if ns == "" {
+		return true
+	}
+	n, _, ok := strings.Cut(key, "/")
+	return ok && n == ns
+}
+
+// parseRV parses a resourceVersion; ok is false for "" or garbage.
+func parseRV(rv string) (int64, bool) {
+	n, err := strconv.ParseInt(rv, 10, 64)
+	return n, err == nil
+}

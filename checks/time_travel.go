@@ -1,0 +1,143 @@
+package checks
+
+import (
+	"fmt"
+
+	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// TimeTravel checks that no informer's view of the cluster ever goes back
+// in time: the failure of Kubernetes issue 59848, where a reflector that
+// relists with resourceVersion "0" is served by an API server replica whose
+// watch cache lags behind what the reflector already saw, and its store
+// silently returns to an older state (objects revert, deleted objects come
+// back).
+//
+// For each informer (apitrace.Relist and apitrace.InformerEvent; a
+// relist's store replacement is traced as the informer's events at the same
+// host and virtual time):
+//   - its view, the highest resourceVersion among its relists and watch
+//     events, never decreases: a relist's resourceVersion and every watch
+//     event's are at least the view (and its apitrace.Store's, when it
+//     emits one);
+//   - a relist's store never holds an older resourceVersion for a key than
+//     the informer had already seen for that key, and never resurrects a
+//     key whose deletion it had already seen (an item older than the
+//     deletion; a newer one is a re-creation).
+//
+// A relist with reason "initial" starts a new informer process (at start,
+// or after its host restarted) with no memory, so it resets the view.
+type TimeTravel struct {
+	informers map[string]*travelInformer
+	rec       Recorder
+	relists   int
+	events    int
+}
+
+// travelInformer is what the check remembers of one informer.
+type travelInformer struct {
+	view     int64
+	keyRV    map[string]int64 // present keys -> last resourceVersion seen
+	deleted  map[string]int64 // keys whose deletion was seen -> its resourceVersion
+	inRelist bool
+	at       sim.Time
+	host     sim.HostID
+	listRV   int64
+	reason   string
+}
+
+// NewTimeTravel returns the "time-travel" check.
+func NewTimeTravel() *TimeTravel {
+	return &TimeTravel{informers: map[string]*travelInformer{}}
+}
+
+// Name implements Check.
+func (c *TimeTravel) Name() string { return "time-travel" }
+
+func (c *TimeTravel) informer(name string) *travelInformer {
+	inf := c.informers[name]
+	if inf == nil {
+		inf = &travelInformer{keyRV: map[string]int64{}, deleted: map[string]int64{}}
+		c.informers[name] = inf
+	}
+	return inf
+}
+
+// Observe implements Check.
+func (c *TimeTravel) Observe(e *sim.Event) {
+	if e.Kind != sim.KindNode {
+		return
+	}
+	switch d := e.Data.(type) {
+	case *apitrace.Relist:
+		c.relists++
+		inf := c.informer(d.Informer)
+		if d.Reason == "initial" {
+			*inf = travelInformer{keyRV: map[string]int64{}, deleted: map[string]int64{}}
+		}
+		rv, ok := parseRV(d.RV)
+		if !ok {
+			return
+		}
+		if rv < inf.view {
+			c.rec.Add(e, "time travel: informer %s relisted (%s) at resourceVersion %d, behind its view at %d (issue 59848: a stale list served by a lagging API server)",
+				d.Informer, d.Reason, rv, inf.view)
+		}
+		inf.view = max(inf.view, rv)
+		inf.inRelist, inf.at, inf.host, inf.listRV, inf.reason = true, e.At, e.Host, rv, d.Reason
+	case *apitrace.InformerEvent:
+		c.events++
+		inf := c.informer(d.Informer)
+		if inf.inRelist && (e.At != inf.at || e.Host != inf.host) {
+			inf.inRelist = false
+		}
+		rv, ok := parseRV(d.RV)
+		if !ok {
+			return
+		}
+		if inf.inRelist {
+			c.relistItem(e, d, inf, rv)
+		} else {
+			if rv < inf.view {
+				c.rec.Add(e, "time travel: informer %s got a %s event on %q at resourceVersion %d, behind its view at %d",
+					d.Informer, d.Type, d.Key, rv, inf.view)
+			}
+			inf.view = max(inf.view, rv)
+		}
+		if d.Type == "delete" {
+			delete(inf.keyRV, d.Key)
+			inf.deleted[d.Key] = rv
+		} else {
+			delete(inf.deleted, d.Key)
+			inf.keyRV[d.Key] = rv
+		}
+	case *apitrace.Store:
+		inf := c.informer(d.Informer)
+		if rv, ok := parseRV(d.RV); ok && rv < inf.view {
+			c.rec.Add(e, "time travel: informer %s's store is at resourceVersion %d, behind its view at %d", d.Informer, rv, inf.view)
+		}
+	}
+}
+
+// relistItem checks one store change a relist made.
+func (c *TimeTravel) relistItem(e *sim.Event, d *apitrace.InformerEvent, inf *travelInformer, rv int64) {
+	if d.Type == "delete" {
+		return // a tombstone: the key is gone at the list's revision
+	}
+	if prev, ok := inf.keyRV[d.Key]; ok && rv < prev {
+		c.rec.Add(e, "time travel: informer %s's relist (%s, resourceVersion %d) took %q back from resourceVersion %d to %d (issue 59848)",
+			d.Informer, inf.reason, inf.listRV, d.Key, prev, rv)
+	}
+	if del, ok := inf.deleted[d.Key]; ok && rv < del {
+		c.rec.Add(e, "time travel: informer %s's relist (%s, resourceVersion %d) resurrected %q at resourceVersion %d, after seeing its deletion at %d (issue 59848)",
+			d.Informer, inf.reason, inf.listRV, d.Key, rv, del)
+	}
+}
+
+// Finish implements Check.
+func (c *TimeTravel) Finish() Result {
+	return c.rec.Result(c.Name(), fmt.Sprintf("%d informer(s): no view went back over %d relists and %d events", len(c.informers), c.relists, c.events))
+}
+
+var _ Check = (*TimeTravel)(nil)
