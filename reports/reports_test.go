@@ -51,7 +51,7 @@ func TestUpProbabilityAndFaultRate(t *testing.T) {
 		quorum3  float64
 		hasPred3 bool
 	}{
-		{"crash-restart:mttf=60s,mttr=20s", 0.75, true, 60, UnitCrashes, true, 0.84375, true},
+		{"crash-restart:mttf=1m0s,mttr=20s", 0.75, true, 60, UnitCrashes, true, 0.84375, true},
 		{"crash-restart:mttf=1m30s,mttr=10s", 0.9, true, 40, UnitCrashes, true, 0.972, true},
 		{"partitions:rate=2", 0, false, 120, UnitPartitions, true, 0, false},
 		{"flaky-network", 0, false, 0, "", false, 0, false},
@@ -137,7 +137,7 @@ func writeJSONL(t *testing.T, path string, rs []scenarios.Result, tail string) {
 	require.NoError(t, os.WriteFile(path, b.Bytes(), 0o644))
 }
 
-const crash = "crash-restart:mttf=60s,mttr=20s"
+const crash = "crash-restart:mttf=1m0s,mttr=20s"
 
 func TestLoadMergesShards(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
@@ -147,7 +147,7 @@ func TestLoadMergesShards(t *testing.T) {
 	r4 := result("etcd-profile", 4, 1, crash, 0.7, 0.7, false)
 	dup := r2
 	dup.Metrics = map[string]float64{"quorum_up_fraction": 0} // the second copy loses
-	otherProfile := result("etcd-profile", 3, 1, "crash-restart:mttf=120s,mttr=20s", 0.95, 0.95, true)
+	otherProfile := result("etcd-profile", 3, 1, "crash-restart:mttf=2m0s,mttr=20s", 0.95, 0.95, true)
 	ablated := r1
 	ablated.Ablations = []string{"raft-ack-before-fsync"}
 	half, err := json.Marshal(r4)
@@ -171,14 +171,14 @@ func TestLoadMergesShards(t *testing.T) {
 		got = append(got, RunKey(r.Scenario, r.Members, r.Seed, r.Profile, r.Ablations))
 	}
 	assert.Equal(t, []string{
-		"etcd-profile|3|1|crash-restart:mttf=120s,mttr=20s|",
-		"etcd-profile|3|1|crash-restart:mttf=60s,mttr=20s|",
-		"etcd-profile|3|2|crash-restart:mttf=60s,mttr=20s|",
-		"etcd-profile|4|1|crash-restart:mttf=60s,mttr=20s|",
-		"etcd-profile|5|1|crash-restart:mttf=60s,mttr=20s|",
-		"etcd-profile|3|1|crash-restart:mttf=60s,mttr=20s|raft-ack-before-fsync",
+		"etcd-profile|3|1|crash-restart:mttf=1m0s,mttr=20s|",
+		"etcd-profile|3|2|crash-restart:mttf=1m0s,mttr=20s|",
+		"etcd-profile|4|1|crash-restart:mttf=1m0s,mttr=20s|",
+		"etcd-profile|5|1|crash-restart:mttf=1m0s,mttr=20s|",
+		"etcd-profile|3|1|crash-restart:mttf=1m0s,mttr=20s|raft-ack-before-fsync",
+		"etcd-profile|3|1|crash-restart:mttf=2m0s,mttr=20s|",
 	}, got)
-	assert.Equal(t, 0.8, set.Results[2].Metrics["quorum_up_fraction"], "the first copy of a run wins")
+	assert.Equal(t, 0.8, set.Results[1].Metrics["quorum_up_fraction"], "the first copy of a run wins")
 
 	// Loading the files one by one, in the same order, gives the same set.
 	files := append([]string(nil), set.Sources...)
@@ -263,11 +263,12 @@ func TestClaims(t *testing.T) {
 	set := &Set{Results: rs}
 	claims := Claims(set)
 	require.Len(t, claims, 4)
-	assert.Equal(t, Inconclusive, claims[0].Outcome, claims[0].Verdict)
-	assert.Equal(t, Inconclusive, claims[1].Outcome, claims[1].Verdict)
-	assert.Equal(t, Supported, claims[2].Outcome, claims[2].Verdict)
-	assert.Contains(t, claims[2].Text, "4 members are no more available than 3")
-	assert.Equal(t, Supported, claims[3].Outcome, claims[3].Verdict)
+	// Series sort by profile: the 1m0s series first.
+	assert.Equal(t, Supported, claims[0].Outcome, claims[0].Verdict)
+	assert.Contains(t, claims[0].Text, "4 members are no more available than 3")
+	assert.Equal(t, Supported, claims[1].Outcome, claims[1].Verdict)
+	assert.Equal(t, Inconclusive, claims[2].Outcome, claims[2].Verdict)
+	assert.Equal(t, Inconclusive, claims[3].Outcome, claims[3].Verdict)
 	assert.Contains(t, claims[3].Verdict, "binomial")
 
 	// 4 members measurably better than 3 contradicts the claim.
@@ -345,7 +346,7 @@ func TestReportFiles(t *testing.T) {
 		assert.Contains(t, []string{"http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"}, u, "external reference")
 	}
 	assert.False(t, strings.Contains(page, "<?xml"), "no XML prolog inside HTML")
-	containsAll(t, page, "What the plots claim", "binomial", "crash-restart:mttf=60s,mttr=20s", "mttf", "mttr",
+	containsAll(t, page, "What the plots claim", "binomial", "crash-restart:mttf=1m0s,mttr=20s", "mttf", "mttr",
 		"member up probability", "Check verdicts", "raft-safety", "Metrics per group",
 		"re-run from its seed; the trace hash")
 
@@ -358,7 +359,7 @@ func TestReportFiles(t *testing.T) {
 
 	var md bytes.Buffer
 	require.NoError(t, WriteMarkdown(&md, set))
-	assert.Contains(t, md.String(), "## etcd-profile / crash-restart:mttf=60s,mttr=20s")
+	assert.Contains(t, md.String(), "## etcd-profile / crash-restart:mttf=1m0s,mttr=20s")
 	assert.Regexp(t, `\| 4 \| 2 \| [0-9.]+ ± [0-9.]+ \| 0\.7383 \|`, md.String())
 	assert.Contains(t, md.String(), "## Claims")
 }
