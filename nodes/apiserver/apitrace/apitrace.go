@@ -8,7 +8,9 @@
 // covers.
 package apitrace
 
-import "strconv"
+import (
+	"github.com/kubesim/kubesim/sim"
+)
 
 // The trace kinds, as returned by TraceKind.
 const (
@@ -42,15 +44,15 @@ func (e *Call) TraceKind() string { return KindCall }
 
 // AppendText implements sim.Data.
 func (e *Call) AppendText(b []byte) []byte {
-	b = kv(b, "client", e.Client)
-	b = num(b, "op", e.Op)
-	b = kv(b, "user", e.User)
-	b = kv(b, "verb", e.Verb)
-	b = kv(b, "resource", e.Resource)
-	b = kv(b, "key", e.Key)
-	b = kvOpt(b, "rv", e.RV)
-	b = kvOpt(b, "value", e.Value)
-	return trim(kvOpt(b, "if-rv", e.Precondition))
+	b = sim.AppendField(b, "client", e.Client)
+	b = sim.AppendUintField(b, "op", e.Op)
+	b = sim.AppendField(b, "user", e.User)
+	b = sim.AppendField(b, "verb", e.Verb)
+	b = sim.AppendField(b, "resource", e.Resource)
+	b = sim.AppendField(b, "key", e.Key)
+	b = sim.AppendFieldOpt(b, "rv", e.RV)
+	b = sim.AppendFieldOpt(b, "value", e.Value)
+	return sim.TrimSpaceRight(sim.AppendFieldOpt(b, "if-rv", e.Precondition))
 }
 
 // Return is emitted by a client when a call ends. Code is the HTTP status
@@ -72,15 +74,15 @@ func (e *Return) TraceKind() string { return KindReturn }
 
 // AppendText implements sim.Data.
 func (e *Return) AppendText(b []byte) []byte {
-	b = kv(b, "client", e.Client)
-	b = num(b, "op", e.Op)
-	b = num(b, "code", uint64(e.Code))
-	b = kvOpt(b, "reason", e.Reason)
+	b = sim.AppendField(b, "client", e.Client)
+	b = sim.AppendUintField(b, "op", e.Op)
+	b = sim.AppendUintField(b, "code", uint64(e.Code))
+	b = sim.AppendFieldOpt(b, "reason", e.Reason)
 	if e.Found {
-		b = kv(b, "value", e.Value)
+		b = sim.AppendField(b, "value", e.Value)
 	}
-	b = kvOpt(b, "rv", e.RV)
-	return trim(kvOpt(b, "server", e.Server))
+	b = sim.AppendFieldOpt(b, "rv", e.RV)
+	return sim.TrimSpaceRight(sim.AppendFieldOpt(b, "server", e.Server))
 }
 
 // Admit is emitted by an API server when a write has passed
@@ -104,14 +106,14 @@ func (e *Admit) TraceKind() string { return KindAdmit }
 
 // AppendText implements sim.Data.
 func (e *Admit) AppendText(b []byte) []byte {
-	b = kv(b, "server", e.Server)
-	b = kv(b, "user", e.User)
-	b = kv(b, "verb", e.Verb)
-	b = kv(b, "resource", e.Resource)
-	b = kv(b, "key", e.Key)
-	b = kvOpt(b, "node", e.NodeName)
-	b = kvOpt(b, "old-node", e.OldNode)
-	return trim(kvOpt(b, "sub", e.Subresrc))
+	b = sim.AppendField(b, "server", e.Server)
+	b = sim.AppendField(b, "user", e.User)
+	b = sim.AppendField(b, "verb", e.Verb)
+	b = sim.AppendField(b, "resource", e.Resource)
+	b = sim.AppendField(b, "key", e.Key)
+	b = sim.AppendFieldOpt(b, "node", e.NodeName)
+	b = sim.AppendFieldOpt(b, "old-node", e.OldNode)
+	return sim.TrimSpaceRight(sim.AppendFieldOpt(b, "sub", e.Subresrc))
 }
 
 // InformerEvent is emitted by an informer when its store changes: a watch
@@ -130,12 +132,12 @@ func (e *InformerEvent) TraceKind() string { return KindInformer }
 
 // AppendText implements sim.Data.
 func (e *InformerEvent) AppendText(b []byte) []byte {
-	b = kv(b, "informer", e.Informer)
-	b = kv(b, "resource", e.Resource)
-	b = kv(b, "type", e.Type)
-	b = kv(b, "key", e.Key)
-	b = kv(b, "rv", e.RV)
-	return trim(kvOpt(b, "value", e.Value))
+	b = sim.AppendField(b, "informer", e.Informer)
+	b = sim.AppendField(b, "resource", e.Resource)
+	b = sim.AppendField(b, "type", e.Type)
+	b = sim.AppendField(b, "key", e.Key)
+	b = sim.AppendField(b, "rv", e.RV)
+	return sim.TrimSpaceRight(sim.AppendFieldOpt(b, "value", e.Value))
 }
 
 // Relist is emitted by a reflector when it lists: at start, after a 410
@@ -153,11 +155,11 @@ func (e *Relist) TraceKind() string { return KindRelist }
 
 // AppendText implements sim.Data.
 func (e *Relist) AppendText(b []byte) []byte {
-	b = kv(b, "informer", e.Informer)
-	b = kv(b, "resource", e.Resource)
-	b = kv(b, "reason", e.Reason)
-	b = kv(b, "rv", e.RV)
-	return trim(num(b, "items", uint64(e.Items)))
+	b = sim.AppendField(b, "informer", e.Informer)
+	b = sim.AppendField(b, "resource", e.Resource)
+	b = sim.AppendField(b, "reason", e.Reason)
+	b = sim.AppendField(b, "rv", e.RV)
+	return sim.TrimSpaceRight(sim.AppendUintField(b, "items", uint64(e.Items)))
 }
 
 // Item is one object of a store snapshot: its key, resourceVersion and
@@ -182,16 +184,16 @@ func (e *Store) TraceKind() string { return KindStore }
 
 // AppendText implements sim.Data.
 func (e *Store) AppendText(b []byte) []byte {
-	b = kv(b, "informer", e.Informer)
-	b = kv(b, "resource", e.Resource)
-	b = kv(b, "rv", e.RV)
+	b = sim.AppendField(b, "informer", e.Informer)
+	b = sim.AppendField(b, "resource", e.Resource)
+	b = sim.AppendField(b, "rv", e.RV)
 	for _, it := range e.Items {
 		b = append(b, it.Key...)
 		b = append(b, '@')
 		b = append(b, it.RV...)
 		b = append(b, ' ')
 	}
-	return trim(b)
+	return sim.TrimSpaceRight(b)
 }
 
 // ServerState is the truth an informer store is compared with: a quorum
@@ -207,41 +209,13 @@ func (e *ServerState) TraceKind() string { return KindServerSet }
 
 // AppendText implements sim.Data.
 func (e *ServerState) AppendText(b []byte) []byte {
-	b = kv(b, "resource", e.Resource)
-	b = kv(b, "rv", e.RV)
+	b = sim.AppendField(b, "resource", e.Resource)
+	b = sim.AppendField(b, "rv", e.RV)
 	for _, it := range e.Items {
 		b = append(b, it.Key...)
 		b = append(b, '@')
 		b = append(b, it.RV...)
 		b = append(b, ' ')
 	}
-	return trim(b)
-}
-
-func kv(b []byte, k, v string) []byte {
-	b = append(b, k...)
-	b = append(b, '=')
-	b = append(b, v...)
-	return append(b, ' ')
-}
-
-func kvOpt(b []byte, k, v string) []byte {
-	if v == "" {
-		return b
-	}
-	return kv(b, k, v)
-}
-
-func num(b []byte, k string, v uint64) []byte {
-	b = append(b, k...)
-	b = append(b, '=')
-	b = strconv.AppendUint(b, v, 10)
-	return append(b, ' ')
-}
-
-func trim(b []byte) []byte {
-	for len(b) > 0 && b[len(b)-1] == ' ' {
-		b = b[:len(b)-1]
-	}
-	return b
+	return sim.TrimSpaceRight(b)
 }

@@ -9,6 +9,8 @@ package etcdtrace
 
 import (
 	"strconv"
+
+	"github.com/kubesim/kubesim/sim"
 )
 
 // The trace kinds, as returned by TraceKind.
@@ -43,13 +45,13 @@ func (e *RaftState) TraceKind() string { return KindRaftState }
 
 // AppendText implements sim.Data.
 func (e *RaftState) AppendText(b []byte) []byte {
-	b = kv(b, "member", e.Member)
-	b = num(b, "inc", e.Incarnation)
-	b = num(b, "term", e.Term)
-	b = kv(b, "role", e.Role)
-	b = num(b, "lead", e.Lead)
-	b = num(b, "commit", e.Commit)
-	return hex(b, "loghash", e.LogHash)
+	b = sim.AppendField(b, "member", e.Member)
+	b = sim.AppendUintField(b, "inc", e.Incarnation)
+	b = sim.AppendUintField(b, "term", e.Term)
+	b = sim.AppendField(b, "role", e.Role)
+	b = sim.AppendUintField(b, "lead", e.Lead)
+	b = sim.AppendUintField(b, "commit", e.Commit)
+	return sim.AppendHexField(b, "loghash", e.LogHash)
 }
 
 // Change is one key change at a revision, as etcd's mvcc records it. For a
@@ -68,10 +70,10 @@ type Change struct {
 func (c *Change) AppendText(b []byte) []byte {
 	b = append(b, c.Type...)
 	b = append(b, ' ')
-	b = appendQuote(b, c.Key)
+	b = sim.AppendQuoted(b, c.Key)
 	if c.Type == "put" {
 		b = append(b, '=')
-		b = appendQuote(b, c.Value)
+		b = sim.AppendQuoted(b, c.Value)
 	}
 	b = append(b, '@')
 	b = strconv.AppendInt(b, c.ModRev, 10)
@@ -100,19 +102,19 @@ func (e *Apply) TraceKind() string { return KindApply }
 
 // AppendText implements sim.Data.
 func (e *Apply) AppendText(b []byte) []byte {
-	b = kv(b, "member", e.Member)
-	b = num(b, "index", e.Index)
-	b = num(b, "term", e.Term)
-	b = hex(b, "entry", e.EntryHash)
-	b = inum(b, "rev", e.Rev)
+	b = sim.AppendField(b, "member", e.Member)
+	b = sim.AppendUintField(b, "index", e.Index)
+	b = sim.AppendUintField(b, "term", e.Term)
+	b = sim.AppendHexField(b, "entry", e.EntryHash)
+	b = sim.AppendIntField(b, "rev", e.Rev)
 	if e.Compact != 0 {
-		b = inum(b, "compact", e.Compact)
+		b = sim.AppendIntField(b, "compact", e.Compact)
 	}
 	for i := range e.Changes {
 		b = e.Changes[i].AppendText(b)
 		b = append(b, ' ')
 	}
-	return trim(b)
+	return sim.TrimSpaceRight(b)
 }
 
 // KVHash is a member's store fingerprint, emitted by every live member when
@@ -130,11 +132,11 @@ func (e *KVHash) TraceKind() string { return KindKVHash }
 
 // AppendText implements sim.Data.
 func (e *KVHash) AppendText(b []byte) []byte {
-	b = kv(b, "member", e.Member)
-	b = num(b, "applied", e.Applied)
-	b = inum(b, "rev", e.Rev)
-	b = inum(b, "compact", e.CompactRev)
-	return hex(b, "hash", e.Hash)
+	b = sim.AppendField(b, "member", e.Member)
+	b = sim.AppendUintField(b, "applied", e.Applied)
+	b = sim.AppendIntField(b, "rev", e.Rev)
+	b = sim.AppendIntField(b, "compact", e.CompactRev)
+	return sim.AppendHexField(b, "hash", e.Hash)
 }
 
 // OpKind is the kind of a KV client operation.
@@ -165,21 +167,21 @@ func (e *Call) TraceKind() string { return KindCall }
 
 // AppendText implements sim.Data.
 func (e *Call) AppendText(b []byte) []byte {
-	b = kv(b, "client", e.Client)
-	b = num(b, "op", e.Op)
-	b = kv(b, "kind", string(e.Kind))
-	b = kv(b, "key", e.Key)
+	b = sim.AppendField(b, "client", e.Client)
+	b = sim.AppendUintField(b, "op", e.Op)
+	b = sim.AppendField(b, "kind", string(e.Kind))
+	b = sim.AppendField(b, "key", e.Key)
 	if e.Value != "" {
-		b = kv(b, "value", e.Value)
+		b = sim.AppendField(b, "value", e.Value)
 	}
 	if e.Kind == OpCAS {
 		if e.ExpectAbsent {
 			b = append(b, "expect=absent "...)
 		} else {
-			b = kv(b, "expect", e.Expect)
+			b = sim.AppendField(b, "expect", e.Expect)
 		}
 	}
-	return trim(b)
+	return sim.TrimSpaceRight(b)
 }
 
 // Outcome says how a call ended.
@@ -216,28 +218,28 @@ func (e *Return) TraceKind() string { return KindReturn }
 
 // AppendText implements sim.Data.
 func (e *Return) AppendText(b []byte) []byte {
-	b = kv(b, "client", e.Client)
-	b = num(b, "op", e.Op)
-	b = kv(b, "outcome", string(e.Outcome))
+	b = sim.AppendField(b, "client", e.Client)
+	b = sim.AppendUintField(b, "op", e.Op)
+	b = sim.AppendField(b, "outcome", string(e.Outcome))
 	if e.Found {
-		b = kv(b, "value", e.Value)
+		b = sim.AppendField(b, "value", e.Value)
 		if e.Version != 0 {
-			b = inum(b, "version", e.Version)
+			b = sim.AppendIntField(b, "version", e.Version)
 		}
 	}
 	if e.Succeeded {
 		b = append(b, "succeeded "...)
 	}
 	if e.Rev != 0 {
-		b = inum(b, "rev", e.Rev)
+		b = sim.AppendIntField(b, "rev", e.Rev)
 	}
 	if e.Member != "" {
-		b = kv(b, "member", e.Member)
+		b = sim.AppendField(b, "member", e.Member)
 	}
 	if e.Err != "" {
-		b = kv(b, "err", e.Err)
+		b = sim.AppendField(b, "err", e.Err)
 	}
-	return trim(b)
+	return sim.TrimSpaceRight(b)
 }
 
 // WatchOpen is emitted when a watcher asks a member for a watch on
@@ -258,12 +260,12 @@ func (e *WatchOpen) TraceKind() string { return KindWatchOpen }
 
 // AppendText implements sim.Data.
 func (e *WatchOpen) AppendText(b []byte) []byte {
-	b = kv(b, "watcher", e.Watcher)
-	b = num(b, "stream", e.Stream)
-	b = kv(b, "member", e.Member)
-	b = kv(b, "key", e.Key)
-	b = kv(b, "end", e.End)
-	return inum(b, "start", e.StartRev)
+	b = sim.AppendField(b, "watcher", e.Watcher)
+	b = sim.AppendUintField(b, "stream", e.Stream)
+	b = sim.AppendField(b, "member", e.Member)
+	b = sim.AppendField(b, "key", e.Key)
+	b = sim.AppendField(b, "end", e.End)
+	return sim.AppendIntField(b, "start", e.StartRev)
 }
 
 // WatchResp is emitted when a watcher receives a watch response. A progress
@@ -285,67 +287,19 @@ func (e *WatchResp) TraceKind() string { return KindWatchResp }
 
 // AppendText implements sim.Data.
 func (e *WatchResp) AppendText(b []byte) []byte {
-	b = kv(b, "watcher", e.Watcher)
-	b = num(b, "stream", e.Stream)
-	b = kv(b, "member", e.Member)
-	b = inum(b, "rev", e.Rev)
+	b = sim.AppendField(b, "watcher", e.Watcher)
+	b = sim.AppendUintField(b, "stream", e.Stream)
+	b = sim.AppendField(b, "member", e.Member)
+	b = sim.AppendIntField(b, "rev", e.Rev)
 	if e.Progress {
 		b = append(b, "progress "...)
 	}
 	if e.Canceled {
-		b = inum(b, "canceled-compact", e.CompactRev)
+		b = sim.AppendIntField(b, "canceled-compact", e.CompactRev)
 	}
 	for i := range e.Events {
 		b = e.Events[i].AppendText(b)
 		b = append(b, ' ')
 	}
-	return trim(b)
-}
-
-func kv(b []byte, k, v string) []byte {
-	b = append(b, k...)
-	b = append(b, '=')
-	b = append(b, v...)
-	return append(b, ' ')
-}
-
-func num(b []byte, k string, v uint64) []byte {
-	b = append(b, k...)
-	b = append(b, '=')
-	b = strconv.AppendUint(b, v, 10)
-	return append(b, ' ')
-}
-
-func inum(b []byte, k string, v int64) []byte {
-	b = append(b, k...)
-	b = append(b, '=')
-	b = strconv.AppendInt(b, v, 10)
-	return append(b, ' ')
-}
-
-func hex(b []byte, k string, v uint64) []byte {
-	b = append(b, k...)
-	b = append(b, '=')
-	b = strconv.AppendUint(b, v, 16)
-	return append(b, ' ')
-}
-
-// appendQuote is strconv.AppendQuote with a fast path for the common case
-// of printable ASCII with nothing to escape, where both give the same bytes.
-func appendQuote(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			return strconv.AppendQuote(b, s)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-func trim(b []byte) []byte {
-	for len(b) > 0 && b[len(b)-1] == ' ' {
-		b = b[:len(b)-1]
-	}
-	return b
+	return sim.TrimSpaceRight(b)
 }
