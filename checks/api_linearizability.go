@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -256,24 +255,7 @@ func (c *APILinearizability) explain(keys []string, parts [][]porcupine.Operatio
 // offense names the longest linearizable prefix, the state it leaves, and
 // the first-returning operation that no order could fit after it.
 func (c *APILinearizability) offense(key string, part []porcupine.Operation, src []int, partials [][]int) Offense {
-	var prefix []int
-	for _, l := range partials {
-		if len(l) > len(prefix) || (len(l) == len(prefix) && slices.Compare(l, prefix) < 0) {
-			prefix = l
-		}
-	}
-	in := make([]bool, len(part))
-	state := APIModel.Init()
-	for _, id := range prefix {
-		in[id] = true
-		_, state = APIModel.Step(state, part[id].Input, part[id].Output)
-	}
-	culprit := -1
-	for id := range part {
-		if !in[id] && (culprit < 0 || part[id].Return < part[culprit].Return) {
-			culprit = id
-		}
-	}
+	prefix, state, culprit := explainFailure(APIModel, part, partials)
 	if culprit < 0 {
 		return Offense{What: fmt.Sprintf("api-linearizability: object %q has no linearization", key)}
 	}

@@ -5,8 +5,6 @@ import (
 	"strconv"
 
 	"github.com/anishathalye/porcupine"
-
-	"github.com/kubesim/kubesim/sim"
 )
 
 // The API verbs APIModel knows (apitrace.Call's Verb).
@@ -123,9 +121,13 @@ func ok2xx(code int) bool { return code >= 200 && code < 300 }
 //     makes leaves rv unknown. (Not applying is covered by porcupine
 //     ordering the write last, which its +infinity return allows.)
 var APIModel = porcupine.Model{
-	Partition:      partitionAPIOps,
-	PartitionEvent: partitionAPIEvents,
-	Init:           func() any { return apiState{} },
+	Partition: func(h []porcupine.Operation) [][]porcupine.Operation {
+		return partitionOps(h, func(in any) string { return apiPartitionKey(in.(APIInput)) })
+	},
+	PartitionEvent: func(h []porcupine.Event) [][]porcupine.Event {
+		return partitionEvents(h, func(in any) string { return apiPartitionKey(in.(APIInput)) })
+	},
+	Init: func() any { return apiState{} },
 	Step: func(state, input, output any) (bool, any) {
 		return apiStep(state.(apiState), input.(APIInput), output.(APIOutput))
 	},
@@ -256,37 +258,3 @@ func describeAPIOp(in APIInput, out APIOutput) string {
 
 // apiPartitionKey is the partition of an operation: resource and key.
 func apiPartitionKey(in APIInput) string { return in.Resource + "/" + in.Key }
-
-// partitionAPIOps splits a history by object, keeping each object's
-// operations in history order; partitions come in key order.
-func partitionAPIOps(history []porcupine.Operation) [][]porcupine.Operation {
-	byKey := map[string][]porcupine.Operation{}
-	for _, op := range history {
-		k := apiPartitionKey(op.Input.(APIInput))
-		byKey[k] = append(byKey[k], op)
-	}
-	out := make([][]porcupine.Operation, 0, len(byKey))
-	for _, k := range sim.SortedKeys(byKey) {
-		out = append(out, byKey[k])
-	}
-	return out
-}
-
-// partitionAPIEvents splits an event history by object (a return goes with
-// its call, by Id); partitions come in key order.
-func partitionAPIEvents(history []porcupine.Event) [][]porcupine.Event {
-	keyOf := map[int]string{}
-	byKey := map[string][]porcupine.Event{}
-	for _, ev := range history {
-		if ev.Kind == porcupine.CallEvent {
-			keyOf[ev.Id] = apiPartitionKey(ev.Value.(APIInput))
-		}
-		k := keyOf[ev.Id]
-		byKey[k] = append(byKey[k], ev)
-	}
-	out := make([][]porcupine.Event, 0, len(byKey))
-	for _, k := range sim.SortedKeys(byKey) {
-		out = append(out, byKey[k])
-	}
-	return out
-}

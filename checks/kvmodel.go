@@ -7,7 +7,6 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
-	"github.com/kubesim/kubesim/sim"
 )
 
 // KVInput is the input of one operation in a KVModel history: the call as
@@ -91,9 +90,13 @@ func (s kvState) written(value string) kvState {
 //     Expect; legal when Succeeded equals that; if it held, sets Value.
 //   - an Unknown output is legal for any operation, which takes its effect.
 var KVModel = porcupine.Model{
-	Partition:      partitionKVOps,
-	PartitionEvent: partitionKVEvents,
-	Init:           func() any { return kvState{} },
+	Partition: func(h []porcupine.Operation) [][]porcupine.Operation {
+		return partitionOps(h, func(in any) string { return in.(KVInput).Key })
+	},
+	PartitionEvent: func(h []porcupine.Event) [][]porcupine.Event {
+		return partitionEvents(h, func(in any) string { return in.(KVInput).Key })
+	},
+	Init: func() any { return kvState{} },
 	Step: func(state, input, output any) (bool, any) {
 		return kvStep(state.(kvState), input.(KVInput), output.(KVOutput))
 	},
@@ -184,38 +187,4 @@ func describeKVOp(in KVInput, out KVOutput) string {
 		b = strconv.AppendBool(b, out.Succeeded)
 	}
 	return string(b)
-}
-
-// partitionKVOps splits a history by key, keeping each key's operations in
-// history order; partitions come in key order.
-func partitionKVOps(history []porcupine.Operation) [][]porcupine.Operation {
-	byKey := map[string][]porcupine.Operation{}
-	for _, op := range history {
-		k := op.Input.(KVInput).Key
-		byKey[k] = append(byKey[k], op)
-	}
-	out := make([][]porcupine.Operation, 0, len(byKey))
-	for _, k := range sim.SortedKeys(byKey) {
-		out = append(out, byKey[k])
-	}
-	return out
-}
-
-// partitionKVEvents splits an event history by key (a return goes with its
-// call, by Id); partitions come in key order.
-func partitionKVEvents(history []porcupine.Event) [][]porcupine.Event {
-	keyOf := map[int]string{}
-	byKey := map[string][]porcupine.Event{}
-	for _, ev := range history {
-		if ev.Kind == porcupine.CallEvent {
-			keyOf[ev.Id] = ev.Value.(KVInput).Key
-		}
-		k := keyOf[ev.Id]
-		byKey[k] = append(byKey[k], ev)
-	}
-	out := make([][]porcupine.Event, 0, len(byKey))
-	for _, k := range sim.SortedKeys(byKey) {
-		out = append(out, byKey[k])
-	}
-	return out
 }

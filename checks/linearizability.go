@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -147,24 +146,7 @@ func (c *Linearizability) explain(keys []string, parts [][]porcupine.Operation, 
 // porcupine found, the state it leaves, and the first-returning operation
 // that no order could fit after it.
 func (c *Linearizability) offense(key string, part []porcupine.Operation, src []int, partials [][]int) Offense {
-	var prefix []int
-	for _, l := range partials {
-		if len(l) > len(prefix) || (len(l) == len(prefix) && slices.Compare(l, prefix) < 0) {
-			prefix = l
-		}
-	}
-	in := make([]bool, len(part))
-	state := KVModel.Init()
-	for _, id := range prefix {
-		in[id] = true
-		_, state = KVModel.Step(state, part[id].Input, part[id].Output)
-	}
-	culprit := -1
-	for id := range part {
-		if !in[id] && (culprit < 0 || part[id].Return < part[culprit].Return) {
-			culprit = id
-		}
-	}
+	prefix, state, culprit := explainFailure(KVModel, part, partials)
 	if culprit < 0 {
 		return Offense{What: fmt.Sprintf("linearizability: key %q has no linearization", key)}
 	}

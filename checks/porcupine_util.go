@@ -1,0 +1,70 @@
+package checks
+
+import (
+	"slices"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/kubesim/kubesim/sim"
+)
+
+// partitionOps splits a porcupine history by the key its inputs name,
+// keeping each key's operations in history order; partitions come in key
+// order. Both porcupine models (KVModel, APIModel) partition this way.
+func partitionOps(history []porcupine.Operation, keyOf func(input any) string) [][]porcupine.Operation {
+	byKey := map[string][]porcupine.Operation{}
+	for _, op := range history {
+		k := keyOf(op.Input)
+		byKey[k] = append(byKey[k], op)
+	}
+	out := make([][]porcupine.Operation, 0, len(byKey))
+	for _, k := range sim.SortedKeys(byKey) {
+		out = append(out, byKey[k])
+	}
+	return out
+}
+
+// partitionEvents splits an event history the same way (a return goes with
+// its call, by Id).
+func partitionEvents(history []porcupine.Event, keyOf func(input any) string) [][]porcupine.Event {
+	callKey := map[int]string{}
+	byKey := map[string][]porcupine.Event{}
+	for _, ev := range history {
+		if ev.Kind == porcupine.CallEvent {
+			callKey[ev.Id] = keyOf(ev.Value)
+		}
+		k := callKey[ev.Id]
+		byKey[k] = append(byKey[k], ev)
+	}
+	out := make([][]porcupine.Event, 0, len(byKey))
+	for _, k := range sim.SortedKeys(byKey) {
+		out = append(out, byKey[k])
+	}
+	return out
+}
+
+// explainFailure picks, from porcupine's partial linearizations of one
+// failing partition, the longest (ties broken by the smallest ids), replays
+// it through model to the state it leaves, and names the culprit: the
+// first-returning operation outside it, which no order could fit next. The
+// culprit is -1 when every operation is in the prefix.
+func explainFailure(model porcupine.Model, part []porcupine.Operation, partials [][]int) (prefix []int, state any, culprit int) {
+	for _, l := range partials {
+		if len(l) > len(prefix) || (len(l) == len(prefix) && slices.Compare(l, prefix) < 0) {
+			prefix = l
+		}
+	}
+	in := make([]bool, len(part))
+	state = model.Init()
+	for _, id := range prefix {
+		in[id] = true
+		_, state = model.Step(state, part[id].Input, part[id].Output)
+	}
+	culprit = -1
+	for id := range part {
+		if !in[id] && (culprit < 0 || part[id].Return < part[culprit].Return) {
+			culprit = id
+		}
+	}
+	return prefix, state, culprit
+}
