@@ -15,9 +15,10 @@ func benchGrid(base uint64) Grid {
 		Profiles: []scenarios.Profile{p}, Duration: time.Minute}
 }
 
-// BenchmarkSweep measures sweep throughput in runs per second with one
-// world at a time and with one per core, each op a fresh 24-run sweep into
-// a new directory. The "cores" sub-benchmark also reports x_one_core: its
+// BenchmarkSweep measures sweep throughput in runs per second on one core
+// (GOMAXPROCS=1, one world at a time, so the garbage collector shares that
+// core too) and on all cores (one world per core), each op a fresh 24-run
+// sweep into a new directory. The "cores" sub-benchmark also reports x_one_core: its
 // runs/s over the one-core figure measured just before it, in the same run
 // (budget: at least 1.8 on 2 cores).
 func BenchmarkSweep(b *testing.B) {
@@ -27,6 +28,9 @@ func BenchmarkSweep(b *testing.B) {
 		parallel int
 	}{{"parallel=1", 1}, {"parallel=cores", runtime.NumCPU()}} {
 		b.Run(c.name, func(b *testing.B) {
+			if c.parallel == 1 {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+			}
 			runs, base := 0, uint64(1)
 			for b.Loop() {
 				sum, err := Sweep(SweepConfig{Grid: benchGrid(base), Parallel: c.parallel, Out: b.TempDir()})
