@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubesim/kubesim/nodes/apiserver"
 	"github.com/kubesim/kubesim/nodes/etcd"
 )
 
@@ -21,11 +22,14 @@ type Ablation struct {
 // AblationSet is what a run's ablations switch off, layer by layer.
 type AblationSet struct {
 	Etcd etcd.Ablations
+	// API are the API servers' ablations, Reflector the informers'.
+	API       apiserver.Ablations
+	Reflector ReflectorAblations
 }
 
 // Ablations lists the registry, in documentation order.
 func Ablations() []Ablation {
-	return []Ablation{
+	return append([]Ablation{
 		{Name: "raft-ack-before-fsync", Mechanism: "Raft sends votes and append acks before its log and hard state are fsynced", Check: "raft-safety", Scenario: "etcd-power-loss",
 			apply: func(s *AblationSet) { s.Etcd.AckBeforeFsync = true }},
 		{Name: "raft-commit-old-term", Mechanism: "the current-term commit rule is gone (a leader commits entries of older terms by counting replicas) and so is the empty entry a new leader appends, which Figure 8 of the Raft paper does not have", Check: "raft-safety", Scenario: "raft-figure-8",
@@ -38,7 +42,7 @@ func Ablations() []Ablation {
 			apply: func(s *AblationSet) { s.Etcd.IgnoreCompare = true }},
 		{Name: "apply-duplicates", Mechanism: "the apply layer does not de-duplicate a request that arrives twice (a retry, or a duplicate on the network)", Check: "linearizability", Scenario: "etcd-flaky-network",
 			apply: func(s *AblationSet) { s.Etcd.NoDedup = true }},
-	}
+	}, apiAblations()...)
 }
 
 // ResolveAblations turns names into switches; an unknown name is an error

@@ -26,3 +26,34 @@ func BenchmarkEtcdChaosRun(b *testing.B) {
 	}
 	b.ReportMetric(virtual.Seconds()*float64(seed)/b.Elapsed().Seconds(), "virtual_s/wall_s")
 }
+
+// BenchmarkAPIChaosRun is one whole run of an api-chaos world with 5 etcd
+// members, 3 API servers, 20 writers (10 counter writers on one counter,
+// 10 CRUD clients) and 20 informer hosts (each informing on leases and
+// pods) over 10 virtual minutes, all checks included. It reports virtual
+// seconds per wall second (the budget: 5,000x).
+func BenchmarkAPIChaosRun(b *testing.B) {
+	const virtual = 10 * time.Minute
+	spec := scenarios.APISpec("api-chaos-bench", "api-chaos at benchmark size",
+		scenarios.APITopology{Counters: 10, CRUD: 10, Informers: 20, Rogue: true}, scenarios.APIChaosSchedule)
+	b.ReportAllocs()
+	seed := uint64(0)
+	var events uint64
+	for b.Loop() {
+		seed++
+		p, err := scenarios.PrepareSpec(spec, scenarios.Options{Members: 5, Seed: seed, Duration: virtual})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := p.Run()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !res.OK {
+			b.Fatalf("seed %d failed: %v", seed, res.Failed())
+		}
+		events += res.Events
+	}
+	b.ReportMetric(virtual.Seconds()*float64(seed)/b.Elapsed().Seconds(), "virtual_s/wall_s")
+	b.ReportMetric(float64(events)/float64(seed), "events/run")
+}

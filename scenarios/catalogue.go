@@ -119,6 +119,7 @@ func Catalogue() []Spec {
 			},
 		},
 	}
+	specs = append(specs, apiCatalogue()...)
 	return withDefaults(specs)
 }
 

@@ -42,6 +42,8 @@ type Cluster struct {
 	Members []string // etcd host names, etcd-1..etcd-N
 	Clients []string // client, watcher and compactor host names
 	Leader  *LeaderTracker
+	// API is the API layer built on the cluster, nil in etcd scenarios.
+	API *APILayer
 }
 
 // MaxMembers is the largest etcd cluster a scenario may ask for.

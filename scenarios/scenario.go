@@ -37,6 +37,12 @@ type Spec struct {
 	// leave the network healed and every member restarted by faultEnd. An
 	// explicit Schedule or a Profile replaces it, as it replaces Faults.
 	Driver func(c *Cluster, rng *sim.Stream, faultEnd time.Duration)
+	// Extend, when set, builds more of the world on the etcd cluster once
+	// it is built, before the faults are drawn (the API scenarios add their
+	// API servers and clients): it gets the run's ablations, the end of
+	// the faults and the run's length, and returns the checks it needs,
+	// which run beside EtcdChecks.
+	Extend func(c *Cluster, abl AblationSet, faultEnd, end time.Duration) ([]checks.Check, error)
 }
 
 // Options selects one run of a scenario.
@@ -129,6 +135,16 @@ func Prepare(opts Options) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	return PrepareSpec(spec, opts)
+}
+
+// PrepareSpec is Prepare for a scenario that need not be in the catalogue
+// (a user's own, or a benchmark's); opts.Scenario is ignored.
+func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
+	opts.Scenario = spec.Name
+	if spec.Topology == nil || spec.Settle == 0 || spec.Duration == 0 {
+		spec = withDefaults([]Spec{spec})[0]
+	}
 	if opts.Members < 1 || opts.Members > MaxMembers {
 		return nil, fmt.Errorf("--members must be between 1 and %d, got %d", MaxMembers, opts.Members)
 	}
@@ -160,6 +176,12 @@ func Prepare(opts Options) (*Prepared, error) {
 	}
 	p := &Prepared{Spec: spec, Options: opts, World: w, Cluster: c, duration: d}
 	faultEnd := d - spec.Settle
+	var extChecks []checks.Check
+	if spec.Extend != nil {
+		if extChecks, err = spec.Extend(c, abl, faultEnd, d); err != nil {
+			return nil, err
+		}
+	}
 	p.Schedule = opts.Schedule
 	switch {
 	case p.Schedule != nil:
@@ -179,7 +201,7 @@ func Prepare(opts Options) (*Prepared, error) {
 		t := sim.NewTimelineWriter(w, opts.Timeline)
 		p.flush = append(p.flush, t.Flush)
 	}
-	p.Checks = EtcdChecks()
+	p.Checks = append(EtcdChecks(), extChecks...)
 	if spec.ExtraChecks != nil {
 		p.Checks = append(p.Checks, spec.ExtraChecks(c, p.Schedule)...)
 	}

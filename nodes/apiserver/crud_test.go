@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -198,4 +199,25 @@ func TestLastWriteWinsAblation(t *testing.T) {
 	stale.Labels["v"] = "stale"
 	out := tw.must(0, update("admin", apiwire.VerbUpdate, stale)).Object.(*model.Pod)
 	assert.Equal(t, "stale", out.Labels["v"], "the stale update overwrote the newer one")
+}
+
+// TestDuplicateDeliveryServedOnce: a request the fabric delivers twice is
+// served once, as HTTP over TCP reads it once: an update conditional on a
+// resourceVersion is not answered 409 by its own copy, and is written once.
+func TestDuplicateDeliveryServedOnce(t *testing.T) {
+	tw := newWorld(t, 9, 1, nil)
+	created := tw.must(0, create(newPod("a"))).Object.(*model.Pod)
+	spec := tw.w.Network().Link(tw.client.ID(), tw.servers[0].ID())
+	spec.Dup = 1
+	tw.w.Network().SetLink(tw.client.ID(), tw.servers[0].ID(), spec)
+	before := len(tw.admitsFor("update", "default/a"))
+	v1 := created.DeepCopy()
+	v1.Spec.Containers[0].Image = "nginx:2"
+	resp := tw.must(0, update("admin", apiwire.VerbUpdate, v1))
+	tw.run(time.Second)
+	assert.NotEqual(t, created.ResourceVersion, resp.Object.GetObjectMeta().ResourceVersion)
+	assert.Len(t, tw.admitsFor("update", "default/a"), before+1, "the copy is not served")
+	// A new request (a client's retry) is served again.
+	dup := tw.do(0, update("admin", apiwire.VerbUpdate, v1))
+	assert.Equal(t, 409, dup.Status.Code)
 }

@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"time"
+
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
 	"github.com/kubesim/kubesim/nodes/etcd"
@@ -24,12 +26,50 @@ type Server struct {
 	uids      *sim.Stream
 	caches    map[string]*cache // by resource name; looked up, never ranged
 	order     []*cache          // the caches in registry order
+	// seen holds the requests received in the last seenFor, by identity
+	// (looked up, never ranged), and seenQ the same in arrival order.
+	seen  map[*apiwire.Request]bool
+	seenQ []seenRequest
+}
+
+// seenRequest is a request received at a time.
+type seenRequest struct {
+	req *apiwire.Request
+	at  sim.Time
+}
+
+// seenFor is how long a request is remembered to drop its duplicates. The
+// fabric delivers a duplicate within a few link latencies; a request from
+// a client that retries is a new request, served again.
+const seenFor = 10 * time.Second
+
+// duplicate reports whether req was already received, and remembers it.
+// The fabric may deliver one message twice (a duplicated packet), but a
+// real API server reads each request once from its TCP connection, so the
+// copy is dropped: serving it would apply a write twice, and could answer
+// the client with the copy's outcome (a 409 for an update whose original
+// applied) when the original's reply is lost.
+func (s *Server) duplicate(req *apiwire.Request) bool {
+	now := s.h.Now()
+	drop := 0
+	for drop < len(s.seenQ) && now.Sub(s.seenQ[drop].at) > seenFor {
+		delete(s.seen, s.seenQ[drop].req)
+		s.seenQ[drop] = seenRequest{}
+		drop++
+	}
+	s.seenQ = s.seenQ[drop:]
+	if s.seen[req] {
+		return true
+	}
+	s.seen[req] = true
+	s.seenQ = append(s.seenQ, seenRequest{req: req, at: now})
+	return false
 }
 
 // Boot returns the Boot function of an API server host.
 func Boot(cfg Config) func(h *sim.Host) {
 	return func(h *sim.Host) {
-		s := &Server{h: h, cfg: cfg.withDefaults(h), caches: make(map[string]*cache)}
+		s := &Server{h: h, cfg: cfg.withDefaults(h), caches: make(map[string]*cache), seen: make(map[*apiwire.Request]bool)}
 		s.uids = h.Rand("apiserver/uid")
 		s.etcd = etcd.NewClient(h, etcd.ClientConfig{Name: s.cfg.Name, Endpoints: s.cfg.Etcd,
 			RequestTimeout: s.cfg.EtcdRequestTimeout, ReplyPort: "etcd-reply"})
@@ -89,6 +129,9 @@ func (s *Server) serve(q *sim.Request) {
 	var req *apiwire.Request
 	switch b := q.Body.(type) {
 	case *apiwire.Request:
+		if s.duplicate(b) {
+			return
+		}
 		req = b
 	case apiwire.Request:
 		req = &b

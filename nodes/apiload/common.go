@@ -1,0 +1,60 @@
+package apiload
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
+	"github.com/kubesim/kubesim/nodes/client"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// Defaults shared by the workloads.
+const (
+	// DefaultNamespace is where the workloads keep their objects.
+	DefaultNamespace = "default"
+	// DefaultUser is the identity of the well-behaved workloads.
+	DefaultUser = "admin"
+	// DefaultThink is the mean pause between two operations of a client.
+	DefaultThink = 100 * time.Millisecond
+)
+
+// think waits an exponentially distributed pause of mean d, then runs fn,
+// unless the pause would end at or after until (when until is set).
+func think(h *sim.Host, rng *sim.Stream, d, until time.Duration, name string, fn func()) {
+	p := time.Duration(rng.ExpFloat64() * float64(d))
+	if until > 0 && h.Now().Add(p) >= sim.Time(until) {
+		return
+	}
+	h.After(p, name, fn)
+}
+
+// newLease returns a Lease carrying value in client.ValueAnnotation.
+func newLease(namespace, name, value string) *model.Lease {
+	return &model.Lease{ObjectMeta: model.ObjectMeta{Namespace: namespace, Name: name,
+		Annotations: map[string]string{client.ValueAnnotation: value}}}
+}
+
+// setValue sets obj's workload value.
+func setValue(obj model.Object, value string) {
+	m := obj.GetObjectMeta()
+	if m.Annotations == nil {
+		m.Annotations = map[string]string{}
+	}
+	m.Annotations[client.ValueAnnotation] = value
+}
+
+// traceName is name, or the host's name.
+func traceName(h *sim.Host, name string) string {
+	if name == "" {
+		return h.Name()
+	}
+	return name
+}
+
+// itoa is strconv.Itoa.
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// conflictStatus is a 409 Conflict, for workloads that want a retry.
+var conflictStatus = apiwire.Status{Code: 409, Reason: apiwire.ReasonConflict, Message: "apiload: object created, read it again"}

@@ -1,0 +1,244 @@
+package scenarios
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kubesim/kubesim/checks"
+	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/apiload"
+	"github.com/kubesim/kubesim/nodes/apiserver"
+	"github.com/kubesim/kubesim/nodes/etcd"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// Roles of the API layer's hosts. Only RoleAPIServer may reach etcd's
+// client port.
+const (
+	RoleAPIServer = "apiserver"
+	RoleAPIClient = "api-client"
+)
+
+// Defaults of APITopology.
+const (
+	DefaultAPIServers = 3
+	// DefaultAPIWatchIdleTimeout is how long the API clients' watch streams
+	// may stay silent before the client presumes the server gone: it
+	// stands in for client-go's HTTP/2 health check (a ping after 30 s
+	// without a frame, failing 15 s later), shortened so that a replica
+	// crash near the end of the faults is noticed within the settle window.
+	DefaultAPIWatchIdleTimeout = 15 * time.Second
+	// APIDuration is the API scenarios' default length, settle window
+	// included: a minute of faults.
+	APIDuration = 135 * time.Second
+	// APISettle is the API scenarios' settle window. A reflector that
+	// failed repeatedly during the faults waits up to a minute before it
+	// lists again (client-go's backoff: capped at 30 s, with jitter up to
+	// as much again), so the window holds that wait, a request timeout and
+	// the relist.
+	APISettle = 75 * time.Second
+	// writeAfterFaults is how long the writers go on after the faults end
+	// (at most until QuietWindow before the end): the rest of the settle
+	// window is quiet, and cheap to simulate.
+	writeAfterFaults = 10 * time.Second
+	// apiLinearizabilityTimeout bounds porcupine's search per object.
+	apiLinearizabilityTimeout = 10 * time.Second
+	// emitBefore is how long before the end of the run the informers emit
+	// their stores and the server's state is listed.
+	emitBefore = time.Second
+)
+
+// ReflectorAblations are the informers' ablations (cache.ReflectorConfig).
+type ReflectorAblations struct {
+	NoResume, RelistRV0 bool
+}
+
+// APITopology sizes the API layer an API scenario builds on its etcd
+// cluster.
+type APITopology struct {
+	// Servers is the number of API server replicas; default 3.
+	Servers int
+	// Counters are counter writers (apiload.BootCounter), all on one
+	// counter; CRUD are CRUD clients (apiload.BootCRUD) on CRUDKeys Leases;
+	// Informers are informer hosts, each with an informer on leases and
+	// one on pods; Rogue adds the misbehaving client (apiload.BootRogue).
+	Counters, CRUD, Informers int
+	CRUDKeys                  int
+	Rogue                     bool
+	// Think is the mean pause between a writer's operations; default
+	// apiload.DefaultThink.
+	Think time.Duration
+	// WatchCacheWindow, when set, overrides the API servers' watch cache
+	// window (75 s).
+	WatchCacheWindow time.Duration
+	// WatchIdleTimeout is the API clients'; default
+	// DefaultAPIWatchIdleTimeout.
+	WatchIdleTimeout time.Duration
+}
+
+// APILayer is a built API layer: its hosts by name.
+type APILayer struct {
+	Servers   []string // apiserver-1..N
+	Clients   []string // every API client host: writers, informers, rogue, state reporter
+	Writers   []string // counter writers and CRUD clients
+	Informers []string
+	w         *sim.World
+}
+
+// apiResources are what the informers watch and the state reporter lists.
+var apiResources = []string{model.ResourceLeasesName, model.ResourcePodsName}
+
+// BuildAPI adds the API layer to a built etcd cluster: the API servers
+// (which alone may reach etcd's client port: the fabric refuses anyone
+// else), the workload's clients, which stop starting operations 10 s after
+// faultEnd (and by end-QuietWindow), the informers, which emit their stores at end-1s, and a
+// state reporter, which lists the resources from etcd then. It adds the
+// fault targets "apiservers", "api-clients", "api-informers" and
+// "api-writers".
+func BuildAPI(c *Cluster, top APITopology, abl AblationSet, faultEnd, end time.Duration) (*APILayer, error) {
+	w := c.World
+	if top.Servers <= 0 {
+		top.Servers = DefaultAPIServers
+	}
+	if top.WatchIdleTimeout <= 0 {
+		top.WatchIdleTimeout = DefaultAPIWatchIdleTimeout
+	}
+	var etcdHosts []sim.HostID
+	for _, m := range c.Members {
+		h, _ := w.HostByName(m)
+		etcdHosts = append(etcdHosts, h.ID())
+	}
+	l := &APILayer{w: w}
+	var servers []sim.HostID
+	for i := 1; i <= top.Servers; i++ {
+		name := fmt.Sprintf("apiserver-%d", i)
+		// Each replica starts on a different member.
+		eps := make([]sim.HostID, 0, len(etcdHosts))
+		for j := range etcdHosts {
+			eps = append(eps, etcdHosts[(i-1+j)%len(etcdHosts)])
+		}
+		cfg := apiserver.Config{Name: name, Etcd: eps, WatchCacheWindow: top.WatchCacheWindow, Ablations: abl.API}
+		h, err := w.AddHost(sim.HostSpec{Name: name, Role: RoleAPIServer, Boot: apiserver.Boot(cfg)})
+		if err != nil {
+			return nil, err
+		}
+		l.Servers = append(l.Servers, name)
+		servers = append(servers, h.ID())
+	}
+	w.Network().AllowOnly(etcd.ClientPort, RoleAPIServer)
+	add := func(name string, boot func(*sim.Host)) error {
+		l.Clients = append(l.Clients, name)
+		_, err := w.AddHost(sim.HostSpec{Name: name, Role: RoleAPIClient, Boot: boot})
+		return err
+	}
+	quiet, emit := min(faultEnd+writeAfterFaults, end-QuietWindow), end-emitBefore
+	for i := 1; i <= top.Counters; i++ {
+		name := fmt.Sprintf("counter-%d", i)
+		l.Writers = append(l.Writers, name)
+		if err := add(name, apiload.BootCounter(apiload.CounterConfig{Name: name, Servers: servers, Think: top.Think, Until: quiet})); err != nil {
+			return nil, err
+		}
+	}
+	for i := 1; i <= top.CRUD; i++ {
+		name := fmt.Sprintf("crud-%d", i)
+		l.Writers = append(l.Writers, name)
+		if err := add(name, apiload.BootCRUD(apiload.CRUDConfig{Name: name, Servers: servers, Keys: top.CRUDKeys, Think: top.Think, Until: quiet})); err != nil {
+			return nil, err
+		}
+	}
+	for i := 1; i <= top.Informers; i++ {
+		name := fmt.Sprintf("informer-%d", i)
+		l.Informers = append(l.Informers, name)
+		if err := add(name, apiload.BootInformers(apiload.InformerConfig{Name: name, Servers: servers, Resources: apiResources,
+			NoResume: abl.Reflector.NoResume, RelistRV0: abl.Reflector.RelistRV0,
+			WatchIdleTimeout: top.WatchIdleTimeout, EmitAt: emit})); err != nil {
+			return nil, err
+		}
+	}
+	if top.Rogue {
+		if err := add("rogue", apiload.BootRogue(apiload.RogueConfig{Name: "rogue", Servers: servers, Until: quiet})); err != nil {
+			return nil, err
+		}
+	}
+	if err := add("api-state", apiload.BootStateReporter(apiload.StateReporterConfig{Name: "api-state", Servers: servers,
+		Resources: apiResources, At: emit})); err != nil {
+		return nil, err
+	}
+	c.API = l
+	w.AddResolver(l.resolve)
+	return l, nil
+}
+
+// resolve knows the API layer's groups: "apiservers", "api-clients",
+// "api-informers" and "api-writers".
+func (l *APILayer) resolve(name string) ([]sim.HostID, bool) {
+	var names []string
+	switch name {
+	case "apiservers":
+		names = l.Servers
+	case "api-clients":
+		names = l.Clients
+	case "api-informers":
+		names = l.Informers
+	case "api-writers":
+		names = l.Writers
+	default:
+		return nil, false
+	}
+	ids := make([]sim.HostID, 0, len(names))
+	for _, n := range names {
+		h, _ := l.w.HostByName(n)
+		ids = append(ids, h.ID())
+	}
+	return ids, true
+}
+
+// APIChecks are the checks every API scenario runs, beside EtcdChecks.
+func APIChecks(c *Cluster) []checks.Check {
+	w := c.World
+	servers := map[string]bool{}
+	if c.API != nil {
+		for _, s := range c.API.Servers {
+			servers[s] = true
+		}
+	}
+	return []checks.Check{
+		// A history that is not linearizable can make porcupine search for
+		// long; the bound turns that into a failure.
+		checks.NewAPILinearizability(checks.APILinearizabilityOptions{Timeout: apiLinearizabilityTimeout}),
+		checks.NewNoLostUpdates(),
+		checks.NewInformerReplay(),
+		checks.NewTimeTravel(),
+		checks.NewAccess(checks.AccessOptions{
+			AllowedSenders: func(host string) bool { return servers[host] },
+			HostName:       w.HostName,
+		}),
+	}
+}
+
+// apiSpec makes an API scenario: an etcd cluster without the KV workload
+// (the API servers run the compactor), the API layer of top on it, and the
+// API checks.
+func APISpec(name, description string, top APITopology, faults func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule) Spec {
+	return Spec{
+		Name:        name,
+		Description: description,
+		Duration:    APIDuration,
+		Settle:      APISettle,
+		Topology:    APIEtcdTopology,
+		Faults:      faults,
+		Extend: func(c *Cluster, abl AblationSet, faultEnd, end time.Duration) ([]checks.Check, error) {
+			if _, err := BuildAPI(c, top, abl, faultEnd, end); err != nil {
+				return nil, err
+			}
+			return APIChecks(c), nil
+		},
+	}
+}
+
+// APIEtcdTopology is the etcd cluster under an API scenario: no KV
+// clients, watchers or compactor (only API servers may reach etcd, and they
+// compact it).
+func APIEtcdTopology(members int) Topology {
+	return Topology{Members: members, SnapshotCount: 2000}
+}

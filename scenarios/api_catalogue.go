@@ -1,0 +1,134 @@
+package scenarios
+
+import (
+	"slices"
+	"time"
+
+	"github.com/kubesim/kubesim/sim"
+)
+
+// apiCatalogue returns the API scenarios: an etcd cluster, three API
+// server replicas on it, and API clients (counter writers, CRUD clients,
+// informers and a misbehaving client) under faults aimed at the API layer.
+func apiCatalogue() []Spec {
+	base := APITopology{Counters: 2, CRUD: 2, Informers: 2, Rogue: true, Think: 200 * time.Millisecond}
+	return []Spec{
+		APISpec("api-conflict-storm",
+			"six writers increment one counter with RetryOnConflict (409s galore) beside CRUD clients and informers, with mildly flaky links to the API servers and an API server crash every 40 s",
+			APITopology{Counters: 6, CRUD: 1, Informers: 1, Rogue: true, Think: 150 * time.Millisecond},
+			func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				s := sim.Schedule{{At: 5 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"apiservers"}}, For: end - 5*time.Second,
+					Loss: 0.02, Dup: 0.02, Reorder: 0.05, Delay: 5 * time.Millisecond}}
+				return append(s, every(20*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
+					return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{pickServer(c, rng)}}, For: 5 * time.Second}
+				})...)
+			}),
+		APISpec("api-watch-disconnects",
+			"every 30 s an API server loses its clients for 16 to 20 s, longer than their 15 s watch idle timeout, so its watches break and fail over to the next replica, which has lost etcd meanwhile (its cache lags); the informers' links lose 3% of messages throughout",
+			base,
+			func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				s := sim.Schedule{{At: 5 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"api-informers"}}, For: end - 5*time.Second,
+					Loss: 0.03, Reorder: 0.05, Delay: 2 * time.Millisecond}}
+				n := len(c.API.Servers)
+				for at := 5 * time.Second; at+25*time.Second <= end; at += 30*time.Second + time.Duration(rng.Int64N(int64(3*time.Second))) {
+					i := rng.IntN(n)
+					cut, lag := c.API.Servers[i], c.API.Servers[(i+1)%n]
+					d := 16*time.Second + time.Duration(rng.Int64N(int64(4*time.Second)))
+					s = append(s,
+						sim.Fault{At: at, Kind: sim.FaultPartition, Targets: [][]string{{lag}, {"etcd"}}, For: 25 * time.Second},
+						sim.Fault{At: at + 2*time.Second, Kind: sim.FaultPartition, Targets: [][]string{{cut}, {"api-clients"}}, For: d})
+				}
+				return s
+			}),
+		APISpec("api-compaction-410",
+			"the API servers' watch caches keep only 5 s of events, and every 20 s the informers lose the API servers for 8 to 15 s: their resumed watches get 410 Gone and they relist",
+			APITopology{Counters: 2, CRUD: 2, Informers: 2, Rogue: true, Think: 200 * time.Millisecond, WatchCacheWindow: 5 * time.Second},
+			func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				return every(10*time.Second, 20*time.Second, end, rng, func(at time.Duration) sim.Fault {
+					d := 8*time.Second + time.Duration(rng.Int64N(int64(7*time.Second)))
+					return sim.Fault{At: at, Kind: sim.FaultPartition, Targets: [][]string{{"api-informers"}, {"apiservers"}}, For: d}
+				})
+			}),
+		APISpec("apiserver-crash",
+			"every 15 s an API server replica crashes (losing its watch cache and every request in flight) and restarts 5 to 15 s later; sometimes two are down at once",
+			base,
+			func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				return every(10*time.Second, 15*time.Second, end, rng, func(at time.Duration) sim.Fault {
+					d := 5*time.Second + time.Duration(rng.Int64N(int64(10*time.Second)))
+					return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{pickServer(c, rng)}}, For: d}
+				})
+			}),
+		APISpec("etcd-leader-partition-under-api",
+			"the etcd leader is cut off from everyone (API servers included) for 15 s, every 40 s, under API load: the API servers fail over to the new leader",
+			base,
+			func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				return every(20*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
+					return sim.Fault{At: at, Kind: sim.FaultIsolate, Targets: [][]string{{"etcd-leader"}}, For: 15 * time.Second}
+				})
+			}),
+		APISpec("api-chaos",
+			"a random mix drawn from the seed: etcd-chaos's faults, plus API server crashes, API servers cut off from their clients or from etcd, informers cut off from the API servers, and flaky client links",
+			base,
+			func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				return APIChaosSchedule(c, rng, end)
+			}),
+	}
+}
+
+// pickServer draws an API server.
+func pickServer(c *Cluster, rng *sim.Stream) string {
+	return c.API.Servers[rng.IntN(len(c.API.Servers))]
+}
+
+// APIChaosSchedule draws a random schedule for an API scenario: the faults
+// of ChaosSchedule on the etcd members, and about one fault of the API
+// layer every 10 s, each lasting 1 to 15 s: an API server crash, an API
+// server cut off from its clients or from etcd, the informers cut off from
+// the API servers, or flaky links to the API clients. All end by end.
+func APIChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+	s := ChaosSchedule(c, rng, end)
+	at := 3*time.Second + time.Duration(rng.Int64N(int64(5*time.Second)))
+	for {
+		dur := time.Second + time.Duration(rng.Int64N(int64(14*time.Second)))
+		if at+dur > end {
+			break
+		}
+		f := sim.Fault{At: at, For: dur}
+		switch r := rng.IntN(100); {
+		case r < 25:
+			f.Kind, f.Targets = sim.FaultCrash, [][]string{{pickServer(c, rng)}}
+		case r < 45:
+			f.Kind, f.Targets = sim.FaultPartition, [][]string{{pickServer(c, rng)}, {"api-clients"}}
+		case r < 65:
+			f.Kind, f.Targets = sim.FaultPartition, [][]string{{pickServer(c, rng)}, {"etcd"}}
+		case r < 80:
+			f.Kind, f.Targets = sim.FaultPartition, [][]string{{"api-informers"}, {"apiservers"}}
+		default:
+			f.Kind, f.Targets = sim.FaultFlaky, [][]string{{"api-clients"}}
+			f.Loss = float64(rng.IntN(20)) / 100
+			f.Dup = float64(rng.IntN(10)) / 100
+			f.Reorder = float64(rng.IntN(20)) / 100
+			f.Delay = time.Duration(rng.IntN(10)) * time.Millisecond
+		}
+		s = append(s, f)
+		at += 3*time.Second + time.Duration(rng.Int64N(int64(14*time.Second)))
+	}
+	slices.SortStableFunc(s, func(a, b sim.Fault) int { return int(a.At - b.At) })
+	return s
+}
+
+// apiAblations are the API layer's ablations.
+func apiAblations() []Ablation {
+	return []Ablation{
+		{Name: "apiserver-last-write-wins", Mechanism: "update ignores resourceVersion: the API server writes with a plain put, so a stale read-modify-write overwrites a newer one", Check: "no-lost-updates", Scenario: "api-conflict-storm",
+			apply: func(s *AblationSet) { s.API.LastWriteWins = true }},
+		{Name: "reflector-no-resume", Mechanism: "after a broken watch the reflector re-watches from \"now\" instead of its last resourceVersion, without relisting", Check: "informer-replay", Scenario: "api-watch-disconnects",
+			apply: func(s *AblationSet) { s.Reflector.NoResume = true }},
+		{Name: "cache-no-410", Mechanism: "a watch from a revision that has left the watch cache's window is served from whatever the cache has, instead of 410 Gone", Check: "informer-replay", Scenario: "api-compaction-410",
+			apply: func(s *AblationSet) { s.API.CacheNo410 = true }},
+		{Name: "apiserver-skip-authz", Mechanism: "authorization and the node restriction allow everything", Check: "access", Scenario: "api-chaos",
+			apply: func(s *AblationSet) { s.API.SkipAuthz = true }},
+		{Name: "reflector-relist-rv0", Mechanism: "a reflector relists with resourceVersion \"0\", which a lagging replica serves from its stale cache (Kubernetes issue 59848)", Check: "time-travel", Scenario: "api-watch-disconnects",
+			apply: func(s *AblationSet) { s.Reflector.RelistRV0 = true }},
+	}
+}
