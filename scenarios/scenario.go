@@ -161,6 +161,9 @@ func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
 	}
 	w := sim.NewWorld(opts.Seed)
 	top := spec.Topology(opts.Members)
+	if spec.Extend != nil && (opts.Clients != 0 || opts.Think != 0) {
+		return nil, fmt.Errorf("clients and think size the KV workload of etcd scenarios; %s has none", spec.Name)
+	}
 	if opts.Clients > 0 {
 		top.Clients = opts.Clients
 	}

@@ -79,3 +79,10 @@ func TestBadOptions(t *testing.T) {
 		require.ErrorContains(t, err, c.want)
 	}
 }
+
+// TestAPIScenariosRejectKVClients: the KV workload knobs of etcd scenarios
+// are refused for an API scenario, whose only etcd client is the API server.
+func TestAPIScenariosRejectKVClients(t *testing.T) {
+	_, err := scenarios.Run(scenarios.Options{Scenario: "api-chaos", Members: 3, Seed: 1, Clients: 2})
+	require.ErrorContains(t, err, "clients and think size the KV workload of etcd scenarios; api-chaos has none")
+}

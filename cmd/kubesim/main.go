@@ -20,8 +20,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-
-	"github.com/kubesim/kubesim/scenarios"
 )
 
 // usageError is bad input: the message is printed on one line and the exit
@@ -106,6 +104,6 @@ func mainJob(stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stderr, "kubesim: sweeping %s with %s members under %s, %d seeds each, %v per run (virtual)\n",
-		f.scenario, f.members, scenarios.DefaultProfile, f.seeds, f.duration)
+		f.scenario, f.members, cfg.Grid.Profiles[0].String(), f.seeds, f.duration)
 	return runSweep(cfg, stdout, stderr)
 }

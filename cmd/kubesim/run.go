@@ -209,8 +209,12 @@ func cmdScenarios(args []string, stdout io.Writer) error {
 	if len(args) > 0 {
 		return usagef("scenarios: takes no arguments, got %q", args[0])
 	}
+	width := 0
 	for _, s := range scenarios.Catalogue() {
-		fmt.Fprintf(stdout, "%-26s %s\n", s.Name, s.Description)
+		width = max(width, len(s.Name))
+	}
+	for _, s := range scenarios.Catalogue() {
+		fmt.Fprintf(stdout, "%-*s  %s\n", width, s.Name, s.Description)
 	}
 	return nil
 }
