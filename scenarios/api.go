@@ -30,13 +30,17 @@ const (
 	DefaultAPIWatchIdleTimeout = 15 * time.Second
 	// APIDuration is the API scenarios' default length, settle window
 	// included: a minute of faults.
-	APIDuration = 135 * time.Second
+	APIDuration = 195 * time.Second
 	// APISettle is the API scenarios' settle window. A reflector that
 	// failed repeatedly during the faults waits up to a minute before it
 	// lists again (client-go's backoff: capped at 30 s, with jitter up to
-	// as much again), so the window holds that wait, a request timeout and
-	// the relist.
-	APISettle = 75 * time.Second
+	// as much again, and reset only after two quiet minutes). The wait in
+	// progress when the faults end can be followed by a second one, after
+	// a legitimate 410 on the resumed watch; the window holds both, a
+	// request timeout and the relist. (With 75 s, long runs of
+	// api-watch-disconnects ended with informers still waiting: seeds 17
+	// and 23 with --duration 300s.)
+	APISettle = 135 * time.Second
 	// writeAfterFaults is how long the writers go on after the faults end
 	// (at most until QuietWindow before the end): the rest of the settle
 	// window is quiet, and cheap to simulate.
