@@ -71,3 +71,29 @@ func TestDeterminism(t *testing.T) {
 		})
 	}
 }
+
+// TestAblationsCaughtByOtherChecks: checks that no registry entry names are
+// proven too, by an ablation they catch besides the named check.
+func TestAblationsCaughtByOtherChecks(t *testing.T) {
+	cases := []struct {
+		ablation, scenario, check string
+		seed                      uint64
+	}{
+		{"apiserver-last-write-wins", "api-conflict-storm", "api-linearizability", 1},
+		{"raft-commit-old-term", "raft-figure-8", "kv-agreement", 1},
+	}
+	for _, c := range cases {
+		t.Run(c.check, func(t *testing.T) {
+			t.Parallel()
+			res, err := scenarios.Run(scenarios.Options{Scenario: c.scenario, Members: 3, Seed: c.seed, Ablations: []string{c.ablation}})
+			require.NoError(t, err)
+			for _, r := range res.Checks {
+				if r.Name == c.check {
+					require.False(t, r.OK, "%s must catch %s on %s seed %d", c.check, c.ablation, c.scenario, c.seed)
+					return
+				}
+			}
+			t.Fatalf("%s has no check %s", c.scenario, c.check)
+		})
+	}
+}
