@@ -66,3 +66,11 @@ func TrimSpaceRight(b []byte) []byte {
 	}
 	return b
 }
+
+// AppendBoolField appends "k=true " or "k=false ".
+func AppendBoolField(b []byte, k string, v bool) []byte {
+	b = append(b, k...)
+	b = append(b, '=')
+	b = strconv.AppendBool(b, v)
+	return append(b, ' ')
+}
