@@ -26,6 +26,11 @@ type ObjectMeta struct {
 	// Name is unique within a namespace (or the cluster, for cluster-scoped
 	// kinds) and cannot be updated.
 	Name string `json:"name,omitempty"`
+	// GenerateName, when Name is empty on create, asks the API server to
+	// name the object: this prefix plus 5 random characters, as
+	// metav1.ObjectMeta.GenerateName. Controllers use it for the pods they
+	// create ("<replicaset>-"). It is stored as given.
+	GenerateName string `json:"generateName,omitempty"`
 	// Namespace is empty for cluster-scoped kinds (Node).
 	Namespace string `json:"namespace,omitempty"`
 	// UID is set by the API server on create and never changes.
@@ -73,7 +78,7 @@ func (m *ObjectMeta) DeepCopy() *ObjectMeta {
 
 // DeepCopyInto copies m into out, sharing no memory.
 func (m *ObjectMeta) DeepCopyInto(out *ObjectMeta) {
-	*out = *m
+	*out = *m // the scalar fields: Name, GenerateName, Namespace, UID...
 	out.DeletionTimestamp = clonePtr(m.DeletionTimestamp)
 	out.DeletionGracePeriodSeconds = clonePtr(m.DeletionGracePeriodSeconds)
 	out.Labels = cloneStringMap(m.Labels)

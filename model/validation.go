@@ -81,11 +81,23 @@ func validateNonnegative(v int64, path string) ErrorList {
 // ValidateObjectMeta checks metadata at path ("metadata") for a kind whose
 // names are checked by nameFn (IsDNS1123Subdomain for every kind here) and
 // whose scope is namespaced or not, as apimachinery's ValidateObjectMeta.
+// A missing name is accepted when generateName is set (a valid name prefix,
+// which may end with a dash): the API server generates the name before it
+// validates, so the generated name is checked as any other.
 func ValidateObjectMeta(meta *ObjectMeta, namespaced bool, nameFn func(string) []string, path string) ErrorList {
 	var errs ErrorList
-	if meta.Name == "" {
+	if meta.GenerateName != "" {
+		for _, msg := range nameFn(maskTrailingDash(meta.GenerateName)) {
+			errs = append(errs, invalid(child(path, "generateName"), meta.GenerateName, msg))
+		}
+	}
+	switch {
+	case meta.Name == "" && meta.GenerateName != "":
+		// The API server names the object (GenerateName plus 5 random
+		// characters) and validates the generated name.
+	case meta.Name == "":
 		errs = append(errs, required(child(path, "name"), "name or generateName is required"))
-	} else {
+	default:
 		for _, msg := range nameFn(meta.Name) {
 			errs = append(errs, invalid(child(path, "name"), meta.Name, msg))
 		}
@@ -111,6 +123,16 @@ func ValidateObjectMeta(meta *ObjectMeta, namespaced bool, nameFn func(string) [
 		}
 	}
 	return errs
+}
+
+// maskTrailingDash is apimachinery's: a generateName prefix is checked as a
+// name, except that it may end with a dash (the random suffix follows), so
+// "x-" is checked as "a" would be and "abc-" as "aba".
+func maskTrailingDash(name string) string {
+	if len(name) > 1 && name[len(name)-1] == '-' {
+		return name[:len(name)-2] + "a"
+	}
+	return name
 }
 
 func validateOwnerReferences(refs []OwnerReference, path string) ErrorList {

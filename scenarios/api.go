@@ -101,35 +101,13 @@ var apiResources = []string{model.ResourceLeasesName, model.ResourcePodsName}
 // "api-writers".
 func BuildAPI(c *Cluster, top APITopology, abl AblationSet, faultEnd, end time.Duration) (*APILayer, error) {
 	w := c.World
-	if top.Servers <= 0 {
-		top.Servers = DefaultAPIServers
-	}
 	if top.WatchIdleTimeout <= 0 {
 		top.WatchIdleTimeout = DefaultAPIWatchIdleTimeout
 	}
-	var etcdHosts []sim.HostID
-	for _, m := range c.Members {
-		h, _ := w.HostByName(m)
-		etcdHosts = append(etcdHosts, h.ID())
+	l, servers, err := addAPIServers(c, top.Servers, top.WatchCacheWindow, abl.API)
+	if err != nil {
+		return nil, err
 	}
-	l := &APILayer{w: w}
-	var servers []sim.HostID
-	for i := 1; i <= top.Servers; i++ {
-		name := fmt.Sprintf("apiserver-%d", i)
-		// Each replica starts on a different member.
-		eps := make([]sim.HostID, 0, len(etcdHosts))
-		for j := range etcdHosts {
-			eps = append(eps, etcdHosts[(i-1+j)%len(etcdHosts)])
-		}
-		cfg := apiserver.Config{Name: name, Etcd: eps, WatchCacheWindow: top.WatchCacheWindow, Ablations: abl.API}
-		h, err := w.AddHost(sim.HostSpec{Name: name, Role: RoleAPIServer, Boot: apiserver.Boot(cfg)})
-		if err != nil {
-			return nil, err
-		}
-		l.Servers = append(l.Servers, name)
-		servers = append(servers, h.ID())
-	}
-	w.Network().AllowOnly(etcd.ClientPort, RoleAPIServer)
 	add := func(name string, boot func(*sim.Host)) error {
 		l.Clients = append(l.Clients, name)
 		_, err := w.AddHost(sim.HostSpec{Name: name, Role: RoleAPIClient, Boot: boot})
@@ -168,9 +146,43 @@ func BuildAPI(c *Cluster, top APITopology, abl AblationSet, faultEnd, end time.D
 		Resources: apiResources, At: emit})); err != nil {
 		return nil, err
 	}
+	return l, nil
+}
+
+// addAPIServers adds n API server replicas (DefaultAPIServers when n <= 0)
+// on the cluster's etcd members, each starting on a different member, and
+// the fabric rule that only they may reach etcd's client port. It returns
+// the layer (registered as c.API, with its fault targets) and their hosts.
+func addAPIServers(c *Cluster, n int, window time.Duration, abl apiserver.Ablations) (*APILayer, []sim.HostID, error) {
+	w := c.World
+	if n <= 0 {
+		n = DefaultAPIServers
+	}
+	var etcdHosts []sim.HostID
+	for _, m := range c.Members {
+		h, _ := w.HostByName(m)
+		etcdHosts = append(etcdHosts, h.ID())
+	}
+	l := &APILayer{w: w}
+	var servers []sim.HostID
+	for i := 1; i <= n; i++ {
+		name := fmt.Sprintf("apiserver-%d", i)
+		eps := make([]sim.HostID, 0, len(etcdHosts))
+		for j := range etcdHosts {
+			eps = append(eps, etcdHosts[(i-1+j)%len(etcdHosts)])
+		}
+		cfg := apiserver.Config{Name: name, Etcd: eps, WatchCacheWindow: window, Ablations: abl}
+		h, err := w.AddHost(sim.HostSpec{Name: name, Role: RoleAPIServer, Boot: apiserver.Boot(cfg)})
+		if err != nil {
+			return nil, nil, err
+		}
+		l.Servers = append(l.Servers, name)
+		servers = append(servers, h.ID())
+	}
+	w.Network().AllowOnly(etcd.ClientPort, RoleAPIServer)
 	c.API = l
 	w.AddResolver(l.resolve)
-	return l, nil
+	return l, servers, nil
 }
 
 // resolve knows the API layer's groups: "apiservers", "api-clients",

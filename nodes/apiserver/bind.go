@@ -9,7 +9,8 @@ import (
 
 // bind serves the pods/binding subresource: it sets spec.nodeName once and
 // the PodScheduled condition, with a Txn on mod_revision. A pod already
-// bound gets 409 Conflict.
+// bound, or being deleted, gets 409 Conflict, unless the
+// BindNoConflictCheck ablation is on: then it is (re)bound regardless.
 func (s *Server) bind(c *call) {
 	if c.res.Name != model.ResourcePodsName {
 		c.fail(errStatus(404, apiwire.ReasonNotFound, "%s have no binding subresource", c.res.Name))
@@ -23,6 +24,8 @@ func (s *Server) bind(c *call) {
 	s.guaranteedUpdate(c, key, 0, func(cur model.Object) (model.Object, *apiwire.Status) {
 		pod := cur.(*model.Pod)
 		switch {
+		case s.cfg.Ablations.BindNoConflictCheck:
+			// scheduler-no-conflict-check: overwrite whatever is there.
 		case pod.DeletionTimestamp != nil:
 			return nil, bindConflict(pod.Name, fmt.Sprintf("pod %s is being deleted, cannot be assigned to a host", pod.Name))
 		case pod.Spec.NodeName != "":

@@ -76,6 +76,13 @@ type Ablations struct {
 	// SkipAuthz makes authorization (and the node restriction) allow
 	// everything.
 	SkipAuthz bool
+	// BindNoConflictCheck (scheduler-no-conflict-check) makes the
+	// pods/binding subresource skip its conflict check: a pod already bound
+	// to a node, or being deleted, is bound again and its spec.nodeName
+	// overwritten, instead of 409 Conflict. Two schedulers (or one that
+	// retries a bind whose answer it lost) can then bind a pod twice, and it
+	// may run on two nodes.
+	BindNoConflictCheck bool
 }
 
 // withDefaults fills zero fields.

@@ -38,6 +38,18 @@
 //     time (Kubernetes issue 59848, the reason client-go relists from the last
 //     resourceVersion).
 //
+// Poll mode (ReflectorConfig.PollInterval > 0) is the poll-not-watch
+// ablation, the design a watch replaces: the reflector never watches. It
+// lists with resourceVersion "" (a quorum read, so never older than the
+// last poll) at once and then every PollInterval, and hands each list to
+// its store as a Replace; an Informer turns that into adds, updates (every
+// object, changed or not, as a relist) and tombstone deletes for its
+// handlers. A failed list is tried again at the next tick. Changes thus
+// reach the handlers up to PollInterval late, several changes to one
+// object between two polls show as one, and an object created and deleted
+// between two polls is never seen. Polls after the first are traced with
+// reason "poll".
+//
 // Each list is traced as apitrace.Relist; each change to an informer's
 // store as apitrace.InformerEvent.
 package cache

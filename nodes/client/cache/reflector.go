@@ -23,6 +23,7 @@ const (
 	RelistWatchError = "watch-error" // the watch ended with another error
 	RelistListError  = "list-error"  // the previous list failed
 	RelistListGone   = "list-gone"   // the previous list got 410: list from etcd
+	RelistPoll       = "poll"        // poll mode's periodic list
 )
 
 // ReflectorStore is what a reflector writes to: a Store, or an Informer.
@@ -51,6 +52,10 @@ type ReflectorConfig struct {
 	NoResume bool
 	// RelistRV0 is the reflector-relist-rv0 ablation (see the package doc).
 	RelistRV0 bool
+	// PollInterval, when positive, puts the reflector in poll mode (the
+	// poll-not-watch ablation, see the package doc): it never watches, and
+	// lists with resourceVersion "" every PollInterval instead.
+	PollInterval time.Duration
 }
 
 // Reflector keeps a ReflectorStore in step with one resource by
@@ -72,6 +77,7 @@ type Reflector struct {
 	watchStart  sim.Time
 	watchEvents int
 	watchTimer  *sim.Timer
+	pollTimer   *sim.Timer
 	relists     int
 }
 
@@ -103,7 +109,13 @@ func (r *Reflector) Stop() {
 	r.running = false
 	r.gen++
 	r.stopWatch()
+	if r.pollTimer != nil {
+		r.pollTimer.Stop()
+	}
 }
+
+// polling reports poll mode.
+func (r *Reflector) polling() bool { return r.cfg.PollInterval > 0 }
 
 // LastSyncResourceVersion returns the last resourceVersion seen: of the
 // last list, event or bookmark.
@@ -118,6 +130,8 @@ func (r *Reflector) HasSynced() bool { return r.listed }
 // relistResourceVersion is client-go's choice of the list's RV.
 func (r *Reflector) relistResourceVersion() string {
 	switch {
+	case r.polling():
+		return "" // every poll is a quorum read
 	case r.rvGone:
 		return ""
 	case r.lastRV == "":
@@ -166,6 +180,10 @@ func (r *Reflector) list(reason string) {
 					r.list(RelistListGone)
 					return
 				}
+				if r.polling() {
+					r.schedulePoll() // try again at the next tick
+					return
+				}
 				r.restart(RelistListError)
 				return
 			}
@@ -183,10 +201,27 @@ func (r *Reflector) list(reason string) {
 			r.lastRV = listRV
 			r.h.Emit(&apitrace.Relist{Informer: r.cfg.Name, Resource: r.cfg.Resource, Reason: reason, RV: listRV, Items: len(items)})
 			r.store.Replace(items, listRV)
+			if r.polling() {
+				r.schedulePoll()
+				return
+			}
 			r.watch(r.lastRV)
 		})
 	}
 	page("")
+}
+
+// schedulePoll lists again after PollInterval (poll mode).
+func (r *Reflector) schedulePoll() {
+	if r.pollTimer != nil {
+		r.pollTimer.Stop()
+	}
+	gen := r.gen
+	r.pollTimer = r.h.After(r.cfg.PollInterval, "reflector-poll", func() {
+		if r.running && r.gen == gen {
+			r.list(RelistPoll)
+		}
+	})
 }
 
 func isTooLargeResourceVersion(err error) bool {
