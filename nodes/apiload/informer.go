@@ -37,6 +37,9 @@ type InformerConfig struct {
 	// EmitAt, when set, is the virtual time at which every informer emits
 	// its store (apitrace.Store).
 	EmitAt time.Duration
+	// ValueOf, when set, is what the informers' trace events carry as an
+	// object's value (client.Config.ValueOf); default the workload value.
+	ValueOf func(model.Object) string
 }
 
 // InformersExposeName is the name under which an informer host exposes
@@ -53,7 +56,7 @@ func BootInformers(cfg InformerConfig) func(h *sim.Host) {
 	}
 	return func(h *sim.Host) {
 		c := client.New(h, client.Config{Name: traceName(h, cfg.Name), User: cfg.User, Servers: cfg.Servers,
-			Timeout: cfg.Timeout, WatchIdleTimeout: cfg.WatchIdleTimeout, Tracing: true})
+			Timeout: cfg.Timeout, WatchIdleTimeout: cfg.WatchIdleTimeout, Tracing: true, ValueOf: cfg.ValueOf})
 		var infs []*cache.Informer
 		for _, res := range cfg.Resources {
 			inf := cache.NewInformer(c, cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{

@@ -54,6 +54,8 @@ const (
 	// unschedulableFlushInterval: flushUnschedulablePodsLeftover runs every
 	// 30 s.
 	unschedulableFlushInterval = 30 * time.Second
+	// assumedCleanupInterval: cleanAssumedPeriod, the cache's expiry scan.
+	assumedCleanupInterval = 1 * time.Second
 	// cacheSyncPollInterval: cache.WaitForCacheSync polls every 100 ms.
 	cacheSyncPollInterval = 100 * time.Millisecond
 )

@@ -1,0 +1,127 @@
+package checks
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
+	"github.com/kubesim/kubesim/sim"
+)
+
+const testRSInformer = "observer/replicasets"
+
+// rsEv is the observer informer's event on ReplicaSet "default/<name>".
+func rsEv(ms int64, typ, name, value string) sev {
+	return oev(ms, &apitrace.InformerEvent{Informer: testRSInformer, Resource: "replicasets", Type: typ, Key: "default/" + name, RV: "1", Value: value})
+}
+
+// webRunning is ReplicaSet "web" wanting 2 pods and running a on node-1
+// and b on node-2.
+func webRunning() []sev {
+	return []sev{rsEv(0, "add", "web", "web-uid/2"), start(1000, "node-1", "a", "web"), start(1000, "node-2", "b", "web")}
+}
+
+func seq(parts ...[]sev) []sev {
+	var out []sev
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+func TestDoubleRunning(t *testing.T) {
+	end := kev(300000, "node-1", nil) // a late event: the run lasts 300 s
+	end.kind = sim.KindTimer
+	partition := func(ms int64, name string) []sev {
+		return []sev{fev(ms, "node-2", name), {ms, 5, sim.KindFault, name, nil}} // node-2 | the control plane
+	}
+	cases := []struct {
+		name     string
+		evs      []sev
+		ok       bool
+		want     string
+		excessS  float64
+		maxExtra float64
+	}{
+		{"desired equals running", seq(webRunning(), []sev{end}), true, "0.0 replica-seconds", 0, 0},
+		{"a scaled-down pod terminating within its grace", seq(webRunning(), []sev{rsEv(500, "update", "web", "web-uid/3"),
+			start(1000, "node-3", "c", "web"), rsEv(100000, "update", "web", "web-uid/2"),
+			stop(130000, "node-3", "c", "Deleted", true), end}), true, "30.0 replica-seconds", 30, 1},
+		{"a scaled-down pod running on with no fault", seq(webRunning(), []sev{rsEv(500, "update", "web", "web-uid/3"),
+			start(1000, "node-3", "c", "web"), rsEv(100000, "update", "web", "web-uid/2"),
+			stop(160000, "node-3", "c", "Deleted", true), end}),
+			false, "replicaset default/web (uid web-uid) ran 3 pod(s) where 2 desired from 100.000000s for longer than 45s with no fault active (no fault in the run)", 60, 1},
+		{"an excess lasting to the end of the run", seq(webRunning(), []sev{rsEv(250000, "update", "web", "web-uid/1"), end}),
+			false, "ran 2 pod(s) where 1 desired from 250.000000s", 50, 1},
+		{"the lost node's pod and its replacement while partitioned", seq(webRunning(), partition(100000, "partition"),
+			[]sev{start(400000, "node-3", "c", "web")}, partition(600000, "partition-healed"),
+			[]sev{stop(610000, "node-2", "b", "Deleted", true)}), true, "210.0 replica-seconds", 210, 1},
+		{"the lost node's pod running on long after the heal", seq(webRunning(), partition(100000, "partition"),
+			[]sev{start(400000, "node-3", "c", "web")}, partition(600000, "partition-healed"),
+			[]sev{stop(700000, "node-2", "b", "Deleted", true)}), false, "with no fault active (the last fault ended at 600.000000s)", 300, 1},
+		{"a heal ends every partition", seq(webRunning(), partition(100000, "isolate"),
+			[]sev{start(400000, "node-3", "c", "web"), {600000, sim.NoHost, sim.KindFault, "heal", nil},
+				stop(700000, "node-2", "b", "Deleted", true)}), false, "the last fault ended at 600.000000s", 300, 1},
+		{"a fault elsewhere suspends the judgement", seq(webRunning(), partition(100000, "partition"),
+			[]sev{start(400000, "node-3", "c", "web"), {500000, 7, sim.KindFault, "pause", nil}},
+			partition(600000, "partition-healed"), []sev{stop(700000, "node-2", "b", "Deleted", true),
+				{720000, 7, sim.KindFault, "resume", nil}}), true, "300.0 replica-seconds", 300, 1},
+		{"a crashed host runs nothing", seq(webRunning(), []sev{fev(100000, "node-2", "crash"), start(110000, "node-3", "c", "web"),
+			fev(150000, "node-2", "restart"), end}), true, "0.0 replica-seconds", 0, 0},
+		{"a restarted host runs an evicted pod again", seq(webRunning(), []sev{fev(100000, "node-2", "crash"), start(110000, "node-3", "c", "web"),
+			fev(150000, "node-2", "restart"), start(160000, "node-2", "b", "web"), end}),
+			false, "from 160.000000s for longer than 45s with no fault active (the last fault ended at 150.000000s)", 140, 1},
+		{"a paused host is frozen until it resumes", seq(webRunning(), []sev{fev(100000, "node-2", "pause"), start(110000, "node-3", "c", "web"),
+			fev(150000, "node-2", "resume"), stop(180000, "node-2", "b", "Deleted", true), end}), true, "30.0 replica-seconds", 30, 1},
+		{"a pod running on two nodes counts twice", seq(webRunning(), []sev{start(100000, "node-3", "b", "web"), end}),
+			false, "ran 3 pod(s) where 2 desired", 200, 1},
+		{"a deleted ReplicaSet is no longer measured", seq(webRunning(), []sev{rsEv(100000, "delete", "web", "web-uid/2"),
+			start(110000, "node-3", "c", "web"), end}), true, "0.0 replica-seconds", 0, 0},
+		{"a recreated ReplicaSet of the same name", seq(webRunning(), []sev{rsEv(100000, "update", "web", "web2-uid/1"),
+			start(110000, "node-3", "c", "web"), end}), true, "0.0 replica-seconds", 0, 0},
+		{"pods of a ReplicaSet the informer has not reported", seq([]sev{rsEv(0, "add", "other", "other-uid/1")},
+			webRunning()[1:], []sev{end}), true, "0.0 replica-seconds", 0, 0},
+		{"an informer that reported nothing", seq(webRunning()[1:], []sev{end}), false, "informer observer/replicasets reported no ReplicaSet", 0, 0},
+		{"an informer tracing other values", seq([]sev{rsEv(0, "add", "web", "3")}, webRunning()[1:], []sev{end}),
+			false, `not <uid>/<replicas> (use checks.ReplicaSetValue): default/web="3"`, 0, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewDoubleRunning(DoubleRunningOptions{ReplicaSetInformer: testRSInformer})
+			r := feedSpoke(c, tc.evs...)
+			require.Equal(t, tc.ok, r.OK, r.String())
+			require.Contains(t, r.String(), tc.want)
+			require.InDelta(t, tc.excessS, c.Measures()["double_running_s"], 1e-9)
+			require.Equal(t, tc.maxExtra, c.Measures()["double_running_max"])
+		})
+	}
+	t.Run("no informer named", func(t *testing.T) {
+		r := feedSpoke(NewDoubleRunning(DoubleRunningOptions{}), webRunning()...)
+		require.False(t, r.OK)
+		require.Contains(t, r.Detail, "no ReplicaSet informer named")
+	})
+	t.Run("a shorter grace", func(t *testing.T) {
+		evs := seq(webRunning(), []sev{rsEv(500, "update", "web", "web-uid/3"), start(1000, "node-3", "c", "web"),
+			rsEv(100000, "update", "web", "web-uid/2"), stop(130000, "node-3", "c", "Deleted", true)})
+		r := feedSpoke(NewDoubleRunning(DoubleRunningOptions{ReplicaSetInformer: testRSInformer, Grace: secsDur(20)}), evs...)
+		require.False(t, r.OK, r.String())
+	})
+}
+
+func TestReplicaSetValue(t *testing.T) {
+	rs := &model.ReplicaSet{ObjectMeta: model.ObjectMeta{UID: "abc-123"}, Spec: model.ReplicaSetSpec{Replicas: model.Ptr(int32(4))}}
+	require.Equal(t, "abc-123/4", ReplicaSetValue(rs))
+	rs.Spec.Replicas = nil
+	require.Equal(t, "abc-123/1", ReplicaSetValue(rs))
+	require.Equal(t, "", ReplicaSetValue(&model.Pod{}))
+	uid, n, ok := parseReplicaSetValue(ReplicaSetValue(rs))
+	require.True(t, ok)
+	require.Equal(t, "abc-123", uid)
+	require.Equal(t, 1, n)
+	for _, bad := range []string{"", "3", "/3", "a/b", "a/-1"} {
+		_, _, ok := parseReplicaSetValue(bad)
+		require.False(t, ok, bad)
+	}
+}

@@ -1,0 +1,155 @@
+package kubelet
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kubesim/kubesim/sim"
+)
+
+// The pod annotations that describe the simulated application (see the
+// package documentation for their meaning and defaults).
+const (
+	// AnnotationStartLatency is the container start time (a duration).
+	AnnotationStartLatency = "kubesim.io/start-latency"
+	// AnnotationExitAfter makes the application exit this long after it
+	// started running (a duration).
+	AnnotationExitAfter = "kubesim.io/exit-after"
+	// AnnotationExitCode is the exit code of AnnotationExitAfter (an
+	// integer, default 1).
+	AnnotationExitCode = "kubesim.io/exit-code"
+	// AnnotationHangAfter makes the application hang this long after it
+	// started running (a duration): it never answers a probe again.
+	AnnotationHangAfter = "kubesim.io/hang-after"
+	// AnnotationLoad lists busy windows of world virtual time and the
+	// answer time of a probe started in each: "60s-180s=3s,300s-320s=5s".
+	AnnotationLoad = "kubesim.io/load"
+	// AnnotationShutdown is how long the application takes to exit after
+	// SIGTERM (a duration, default 1 s; 0 s: it dies of the signal).
+	AnnotationShutdown = "kubesim.io/shutdown"
+)
+
+// Application defaults.
+const (
+	// AppAnswerTime is how long a probe takes outside busy windows.
+	AppAnswerTime = 10 * time.Millisecond
+	// AppStartLatencyMin and AppStartLatencyMax bound the default start
+	// latency, drawn uniformly in [min, max).
+	AppStartLatencyMin = time.Second
+	AppStartLatencyMax = 2 * time.Second
+	// AppDefaultExitCode is the exit code of exit-after without exit-code.
+	AppDefaultExitCode = 1
+	// AppDefaultShutdown is how long an application takes after SIGTERM.
+	AppDefaultShutdown = time.Second
+)
+
+// Exit codes the runtime reports for stopped containers.
+const (
+	exitGraceful = 0   // the application shut down cleanly after SIGTERM
+	exitSIGTERM  = 143 // 128+15: died of SIGTERM (no handler)
+	exitSIGKILL  = 137 // 128+9: SIGKILLed
+)
+
+// loadWindow is one busy window: probes that start in [from, to) are
+// answered after answer.
+type loadWindow struct {
+	from, to sim.Time
+	answer   time.Duration
+}
+
+// appSpec is what one container run's application does.
+type appSpec struct {
+	startLatency time.Duration
+	exitAfter    time.Duration // 0: never exits by itself
+	exitCode     int
+	hangAfter    time.Duration // 0 with hangs false: never hangs
+	hangs        bool
+	exits        bool
+	load         []loadWindow
+	shutdown     time.Duration
+}
+
+// parseApp reads the application annotations; rnd draws the default start
+// latency (always drawn, so that one container's annotations never shift
+// another's draws).
+func parseApp(ann map[string]string, rnd *sim.Stream) appSpec {
+	span := int64(AppStartLatencyMax - AppStartLatencyMin)
+	app := appSpec{
+		startLatency: AppStartLatencyMin + time.Duration(rnd.Int64N(span)),
+		exitCode:     AppDefaultExitCode,
+		shutdown:     AppDefaultShutdown,
+	}
+	if d, ok := parseDuration(ann[AnnotationStartLatency]); ok {
+		app.startLatency = d
+	}
+	if d, ok := parseDuration(ann[AnnotationExitAfter]); ok {
+		app.exitAfter, app.exits = d, true
+	}
+	if s, ok := ann[AnnotationExitCode]; ok {
+		if c, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && c >= 0 && c <= 255 {
+			app.exitCode = c
+		}
+	}
+	if d, ok := parseDuration(ann[AnnotationHangAfter]); ok {
+		app.hangAfter, app.hangs = d, true
+	}
+	if w, ok := parseLoad(ann[AnnotationLoad]); ok {
+		app.load = w
+	}
+	if d, ok := parseDuration(ann[AnnotationShutdown]); ok {
+		app.shutdown = d
+	}
+	return app
+}
+
+// parseDuration parses a non-negative Go duration; "" and garbage fail.
+func parseDuration(s string) (time.Duration, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, false
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, false
+	}
+	return d, true
+}
+
+// parseLoad parses "from-to=answer,..."; any malformed window (or one that
+// ends before it starts) invalidates the whole annotation.
+func parseLoad(s string) ([]loadWindow, bool) {
+	if strings.TrimSpace(s) == "" {
+		return nil, false
+	}
+	var out []loadWindow
+	for _, part := range strings.Split(s, ",") {
+		span, ans, ok := strings.Cut(part, "=")
+		if !ok {
+			return nil, false
+		}
+		fromS, toS, ok := strings.Cut(span, "-")
+		if !ok {
+			return nil, false
+		}
+		from, ok1 := parseDuration(fromS)
+		to, ok2 := parseDuration(toS)
+		answer, ok3 := parseDuration(ans)
+		if !ok1 || !ok2 || !ok3 || to < from {
+			return nil, false
+		}
+		out = append(out, loadWindow{from: sim.Time(from), to: sim.Time(to), answer: answer})
+	}
+	return out, true
+}
+
+// answerTime is how long a probe started at t takes to be answered (by a
+// healthy application): the first busy window holding t decides.
+func (a *appSpec) answerTime(t sim.Time) time.Duration {
+	for _, w := range a.load {
+		if t >= w.from && t < w.to {
+			return w.answer
+		}
+	}
+	return AppAnswerTime
+}

@@ -1,0 +1,59 @@
+// Package kubelet is kubesim's kubelet: the node agent that runs the pods
+// bound to its node through a simulated container runtime, probes them,
+// reports their status, registers its Node, renews its node Lease and keeps
+// the Node's status fresh. It follows the real kubelet's semantics and
+// defaults (cited where they are used) as an actor on one simulated host:
+// everything happens from delivered messages and fired timers.
+//
+// # Processes and crashes
+//
+// Boot builds two things on a host: the container runtime (the ground truth
+// of what runs) and the kubelet process on top of it. Kubelet.Restart
+// restarts only the kubelet process, as `systemctl restart kubelet` does:
+// its informer, timers, probe workers, crash-loop back-offs, status manager
+// and API client are dropped and rebuilt, while the runtime and its
+// containers survive and are adopted, keeping their readiness as the API
+// server last saw it (KEP-4781). A host crash kills both: Boot starts again
+// with an empty runtime, so every container of the node's pods starts
+// again, its restartCount continuing from the pod's status in the API.
+//
+// # The simulated application
+//
+// What a container's application does is read from its pod's annotations
+// when the container starts. Every value is a Go duration ("1.5s") unless
+// said otherwise. A value that does not parse (or is negative) is ignored,
+// as if the annotation were absent, and nothing else happens: no event, no
+// error, no panic.
+//
+//   - AnnotationStartLatency: how long the container takes to start
+//     (Waiting/ContainerCreating until then). Default: drawn uniformly in
+//     [1 s, 2 s) from the runtime's seeded stream, on every start.
+//   - AnnotationExitAfter: the application exits this long after it
+//     started running, with AnnotationExitCode (an integer, default 1).
+//   - AnnotationHangAfter: the application hangs this long after it started:
+//     it never answers a probe again (nor SIGTERM). This is the ground truth
+//     of "unhealthy" that ContainerStop.Healthy reports.
+//   - AnnotationLoad: windows of world virtual time when the application is
+//     busy but healthy, as "60s-180s=3s,300s-320s=5s": a probe that starts
+//     in [60 s, 180 s) is answered after 3 s. Outside every window a probe is
+//     answered after AppAnswerTime (10 ms).
+//   - AnnotationShutdown: how long the application takes to exit after
+//     SIGTERM (exit code 0); default 1 s. "0s" means it does not handle
+//     SIGTERM and dies of it at once (exit code 143). Past the grace period
+//     it is SIGKILLed (exit code 137).
+//
+// A probe fails when the application hangs or its answer time exceeds the
+// probe's timeoutSeconds; it is answered after its answer time, or given up
+// after the timeout.
+//
+// # Simplifications
+//
+// A container restart happens exactly when its CrashLoopBackOff expires
+// (the real kubelet notices at its next pod sync). Probe workers live with
+// one container run: the first probe runs initialDelaySeconds after the
+// container started running (for an adopted container, after a random part
+// of the period, as the real prober does after a kubelet restart), then every
+// periodSeconds. Once the kubelet decided to stop a container, the container
+// is not ready and no longer probed. Pod admission (resource fit) and
+// container restarts on image updates are not modelled.
+package kubelet

@@ -1,0 +1,224 @@
+package kubelet
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/client"
+	"github.com/kubesim/kubesim/nodes/client/cache"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// Kubelet is the kubelet of one host incarnation: the container runtime
+// and the kubelet process running on it. Boot exposes it as "kubelet" so
+// that a scenario can restart the process.
+type Kubelet struct {
+	h    *sim.Host
+	inc  uint64 // the host incarnation it belongs to
+	cfg  Config
+	rt   *runtime
+	proc *process
+	gen  int
+}
+
+// Boot returns the Boot of a kubelet host: it builds an empty container
+// runtime and starts the kubelet process on it, and exposes the Kubelet
+// under "kubelet".
+func Boot(cfg Config) func(*sim.Host) {
+	return func(h *sim.Host) {
+		c := cfg.withDefaults(h)
+		k := &Kubelet{h: h, inc: h.Incarnation(), cfg: c, rt: newRuntime(h, c.Node)}
+		k.startProcess()
+		h.Expose("kubelet", k)
+	}
+}
+
+// Node returns the node's name.
+func (k *Kubelet) Node() string { return k.cfg.Node }
+
+// Generation counts the kubelet processes of this host incarnation, from 1.
+func (k *Kubelet) Generation() int { return k.gen }
+
+// Restart restarts the kubelet process, not the host: every piece of
+// kubelet state (informer, timers, probe workers, crash-loop back-offs,
+// status manager, API client) is dropped and rebuilt; the runtime and its
+// containers survive, and the new process adopts them. It does nothing
+// once the host crashed (the Kubelet of a past incarnation).
+func (k *Kubelet) Restart() {
+	if !k.h.Up() || k.h.Incarnation() != k.inc {
+		return
+	}
+	if k.proc != nil {
+		k.proc.stop()
+	}
+	k.startProcess()
+}
+
+func (k *Kubelet) startProcess() {
+	k.gen++
+	k.proc = newProcess(k)
+	k.proc.start()
+}
+
+// process is one run of the kubelet process. Every callback it arms checks
+// stopped first, so that nothing of a stopped process acts again.
+type process struct {
+	k      *Kubelet
+	h      *sim.Host
+	cfg    Config
+	rt     *runtime
+	client *client.Client
+	pods   *cache.Informer
+	// Jitter streams: the lease and node status loops, probe offsets.
+	leaseRnd, statusRnd, probeRnd *sim.Stream
+	started                       sim.Time
+	stopped                       bool
+	nodeIP                        string
+
+	tracked    map[model.UID]*podState
+	dirty      []model.UID
+	dirtySet   map[model.UID]bool
+	flushTimer *sim.Timer
+	flushArmed bool
+	backoff    *crashBackoff
+
+	node  nodeState
+	lease leaseState
+}
+
+func newProcess(k *Kubelet) *process {
+	p := &process{
+		k: k, h: k.h, cfg: k.cfg, rt: k.rt,
+		leaseRnd:  k.h.Rand("kubelet/lease-jitter"),
+		statusRnd: k.h.Rand("kubelet/node-status-jitter"),
+		probeRnd:  k.h.Rand("kubelet/probe-offset"),
+		started:   k.h.Now(),
+		nodeIP:    nodeIP(k.h.ID()),
+		tracked:   make(map[model.UID]*podState),
+		dirtySet:  make(map[model.UID]bool),
+		backoff:   newCrashBackoff(k.cfg.BackoffInitial, k.cfg.BackoffMax),
+	}
+	ccfg := client.Config{Name: k.cfg.Node, User: "system:node:" + k.cfg.Node, Servers: k.cfg.Servers}
+	if k.gen > 1 {
+		// A new process gets new ports, so that replies and watch events
+		// meant for the old one never reach it.
+		suffix := "#" + strconv.Itoa(k.gen)
+		ccfg.ReplyPort = "api-reply:" + k.cfg.Node + suffix
+		ccfg.WatchPort = "api-watch:" + k.cfg.Node + suffix
+	}
+	p.client = client.New(k.h, ccfg)
+	return p
+}
+
+// nodeIP is the node's InternalIP, derived from its host index.
+func nodeIP(id sim.HostID) string {
+	n := int(id) + 1
+	return "10.0." + strconv.Itoa(n/256%256) + "." + strconv.Itoa(n%256)
+}
+
+func (p *process) start() {
+	p.flushTimer = p.newTimer("kubelet-sync", p.flush)
+	p.rt.notify = p.handleRuntimeEvent
+	p.pods = cache.NewInformer(p.client, cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{
+		Resource: model.ResourcePodsName,
+	}})
+	p.pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    p.handlePodAdd,
+		UpdateFunc: p.handlePodUpdate,
+		DeleteFunc: p.handlePodDelete,
+	})
+	p.pods.Run()
+	p.startNodeRegistration()
+	p.startLease()
+	p.every(p.cfg.SyncFrequency, "kubelet-resync", p.syncAll)
+	p.every(p.cfg.StatusSyncPeriod, "kubelet-status-sync", p.syncStatuses)
+	p.every(p.cfg.HousekeepingPeriod, "kubelet-housekeeping", p.housekeep)
+}
+
+func (p *process) stop() {
+	p.stopped = true
+	p.pods.Stop()
+	p.rt.notify = nil
+}
+
+// newTimer makes a timer whose callback does nothing once p stopped.
+func (p *process) newTimer(name string, fn func()) *sim.Timer {
+	return p.h.NewTimer(name, func() {
+		if !p.stopped {
+			fn()
+		}
+	})
+}
+
+// after runs fn after d unless p stopped.
+func (p *process) after(d time.Duration, name string, fn func()) *sim.Timer {
+	t := p.newTimer(name, fn)
+	t.Reset(d)
+	return t
+}
+
+// every runs fn every period, from one period after now.
+func (p *process) every(period time.Duration, name string, fn func()) {
+	var t *sim.Timer
+	t = p.newTimer(name, func() {
+		fn()
+		t.Reset(period)
+	})
+	t.Reset(period)
+}
+
+// jittered is wait.Jitter(d, 0.04), the jitter of the kubelet's node status
+// and node lease loops.
+func jittered(d time.Duration, rnd *sim.Stream) time.Duration {
+	return client.Jitter(d, 0.04, rnd)
+}
+
+// handleRuntimeEvent is the PLEG: a container of pod uid changed state.
+func (p *process) handleRuntimeEvent(uid model.UID) { p.enqueue(uid) }
+
+// enqueue asks for a sync of pod uid; syncs run in a batch right after the
+// current event, once per pod, in the order asked.
+func (p *process) enqueue(uid model.UID) {
+	if p.stopped {
+		return
+	}
+	if !p.dirtySet[uid] {
+		p.dirtySet[uid] = true
+		p.dirty = append(p.dirty, uid)
+	}
+	if !p.flushArmed {
+		p.flushArmed = true
+		p.flushTimer.Reset(0)
+	}
+}
+
+func (p *process) flush() {
+	batch := p.dirty
+	p.dirty = nil
+	p.flushArmed = false
+	for _, uid := range batch {
+		delete(p.dirtySet, uid)
+		p.syncPod(uid)
+	}
+}
+
+// syncAll is the periodic sync (syncFrequency) of every pod.
+func (p *process) syncAll() {
+	for _, uid := range sim.SortedKeys(p.tracked) {
+		p.enqueue(uid)
+	}
+}
+
+// housekeep kills the containers of pods the API server no longer has
+// (HandlePodCleanups), once the informer has listed.
+func (p *process) housekeep() {
+	if !p.pods.HasSynced() {
+		return
+	}
+	for _, uid := range sim.SortedKeys(p.rt.sandboxes) {
+		if p.tracked[uid] == nil {
+			p.rt.removeSandbox(uid)
+		}
+	}
+}

@@ -1,0 +1,307 @@
+package kubelet
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/spoketrace"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// instState is where one container run is in its life.
+type instState uint8
+
+const (
+	stateCreating instState = iota // Waiting/ContainerCreating
+	stateRunning
+	stateExited
+)
+
+// runtime is the simulated container runtime of one host incarnation: the
+// ground truth of which containers run. It outlives kubelet process
+// restarts (the new kubelet adopts its containers) and dies with the host.
+// It tells the current kubelet of every container state change through
+// notify, as the PLEG would.
+type runtime struct {
+	h         *sim.Host
+	node      string
+	rnd       *sim.Stream // default start latencies
+	sandboxes map[model.UID]*sandbox
+	ipNext    int
+	notify    func(uid model.UID)
+}
+
+// sandbox is one pod's sandbox: its identity, IP and containers.
+type sandbox struct {
+	uid     model.UID
+	key     string // namespace/name
+	owner   string // controller owner's UID
+	ip      string
+	records []*record // in creation order
+}
+
+// record is one container of a sandbox across its runs.
+type record struct {
+	name string
+	cur  *instance // the current run; nil before the first or after a cancelled start
+	last *instance // the previous run, terminated
+	// seedLast is the last termination the API server knew of, for a
+	// container this runtime has not run before (after a host crash).
+	seedLast *model.ContainerStateTerminated
+	// base is the restart count of the first start in this runtime.
+	base int
+}
+
+// instance is one run of a container.
+type instance struct {
+	rt       *runtime
+	sb       *sandbox
+	rec      *record
+	restarts int
+	app      appSpec
+	state    instState
+
+	startedAt, finishedAt sim.Time
+	exitCode              int
+
+	stopping   bool // the kubelet asked it to stop
+	stopReason string
+	byProbe    bool // stopped after a probe failure
+	hungAtStop bool
+	killAt     sim.Time // SIGKILL deadline while stopping
+
+	timer  *sim.Timer // the next transition: started, exited, killed
+	next   func()
+	nextAt sim.Time
+}
+
+func newRuntime(h *sim.Host, node string) *runtime {
+	return &runtime{h: h, node: node, rnd: h.Rand("runtime/start-latency"), sandboxes: make(map[model.UID]*sandbox)}
+}
+
+func (rt *runtime) changed(uid model.UID) {
+	if rt.notify != nil {
+		rt.notify(uid)
+	}
+}
+
+// sandbox returns the pod's sandbox, or nil.
+func (rt *runtime) sandbox(uid model.UID) *sandbox { return rt.sandboxes[uid] }
+
+// ensureSandbox returns the pod's sandbox, creating it (with a fresh IP).
+func (rt *runtime) ensureSandbox(pod *model.Pod) *sandbox {
+	if sb := rt.sandboxes[pod.UID]; sb != nil {
+		return sb
+	}
+	sb := &sandbox{uid: pod.UID, key: model.KeyOf(pod).String(), ip: rt.allocateIP()}
+	if ref := model.GetControllerOf(pod); ref != nil {
+		sb.owner = string(ref.UID)
+	}
+	rt.sandboxes[pod.UID] = sb
+	return sb
+}
+
+// allocateIP hands out 10.244.<host>.<n>, n cycling in [2, 254] and
+// skipping addresses in use: deterministic, and unique on the node.
+func (rt *runtime) allocateIP() string {
+	used := make(map[string]bool, len(rt.sandboxes))
+	// determinism: collecting a set; the order cannot show.
+	for _, sb := range rt.sandboxes {
+		used[sb.ip] = true
+	}
+	prefix := "10.244." + strconv.Itoa(int(rt.h.ID())%256) + "."
+	for i := 0; i < 253; i++ {
+		n := 2 + (rt.ipNext+i)%253
+		ip := prefix + strconv.Itoa(n)
+		if !used[ip] {
+			rt.ipNext = n - 1
+			return ip
+		}
+	}
+	return prefix + "255" // more than 253 pods on one node: not reached (max pods 110)
+}
+
+// removeSandbox SIGKILLs what still runs in the pod (StopDeleted) and
+// forgets it.
+func (rt *runtime) removeSandbox(uid model.UID) {
+	sb := rt.sandboxes[uid]
+	if sb == nil {
+		return
+	}
+	for _, rec := range sb.records {
+		if rec.cur != nil && rec.cur.state != stateExited {
+			rt.stop(rec.cur, 0, spoketrace.StopDeleted, false)
+		}
+	}
+	delete(rt.sandboxes, uid)
+}
+
+// record returns the sandbox's container called name, or nil.
+func (sb *sandbox) record(name string) *record {
+	for _, r := range sb.records {
+		if r.name == name {
+			return r
+		}
+	}
+	return nil
+}
+
+// addRecord adds container name, whose first start here counts base
+// restarts and whose last termination before that was seedLast.
+func (sb *sandbox) addRecord(name string, base int, seedLast *model.ContainerStateTerminated) *record {
+	r := &record{name: name, base: base, seedLast: seedLast}
+	sb.records = append(sb.records, r)
+	return r
+}
+
+// nextRestarts is the restart count of the record's next start.
+func (r *record) nextRestarts() int {
+	switch {
+	case r.cur != nil:
+		return r.cur.restarts + 1
+	case r.last != nil:
+		return r.last.restarts + 1
+	}
+	return r.base
+}
+
+// start creates a new run of rec; it starts running after its start
+// latency.
+func (rt *runtime) start(sb *sandbox, rec *record, app appSpec) *instance {
+	in := &instance{rt: rt, sb: sb, rec: rec, restarts: rec.nextRestarts(), app: app,
+		state: stateCreating}
+	if rec.cur != nil && rec.cur.state == stateExited {
+		rec.last = rec.cur
+	}
+	rec.cur = in
+	in.timer = rt.h.NewTimer("runtime-container", func() {
+		if fn := in.next; fn != nil {
+			in.next = nil
+			fn()
+		}
+	})
+	in.arm(app.startLatency, in.run)
+	return in
+}
+
+// arm schedules fn as the instance's next transition, replacing any other.
+func (in *instance) arm(d time.Duration, fn func()) {
+	in.next = fn
+	in.nextAt = in.rt.h.Now().Add(d)
+	in.timer.Reset(d)
+}
+
+// armFirst arms fn unless the transition already armed (the application
+// exiting by itself) comes no later.
+func (in *instance) armFirst(d time.Duration, fn func()) {
+	if in.next != nil && in.nextAt <= in.rt.h.Now().Add(d) {
+		return
+	}
+	in.arm(d, fn)
+}
+
+func (in *instance) disarm() {
+	in.next = nil
+	in.timer.Stop()
+}
+
+// run: the container is running.
+func (in *instance) run() {
+	rt := in.rt
+	in.state = stateRunning
+	in.startedAt = rt.h.Now()
+	rt.h.Emit(&spoketrace.ContainerStart{Node: rt.node, Pod: in.sb.key, UID: string(in.sb.uid),
+		Owner: in.sb.owner, Container: in.rec.name, Restarts: in.restarts})
+	if in.app.exits {
+		in.arm(in.app.exitAfter, func() { in.finish(in.app.exitCode, spoketrace.StopExited) })
+	}
+	rt.changed(in.sb.uid)
+}
+
+// hung reports whether the application hangs at t.
+func (in *instance) hung(t sim.Time) bool {
+	return in.state == stateRunning && in.app.hangs && t >= in.startedAt.Add(in.app.hangAfter)
+}
+
+// probe returns how long a probe started now takes to be answered, or
+// false when it will never be (the application hangs).
+func (in *instance) probe() (time.Duration, bool) {
+	now := in.rt.h.Now()
+	if in.state != stateRunning || in.hung(now) {
+		return 0, false
+	}
+	return in.app.answerTime(now), true
+}
+
+// stop asks the runtime to stop a container, as CRI StopContainer: a
+// creating one is abandoned (it never ran, so nothing is traced); a running
+// one gets SIGTERM and is SIGKILLed after grace (at once with grace 0). A
+// second stop can only bring the SIGKILL deadline closer.
+func (rt *runtime) stop(in *instance, grace time.Duration, reason string, byProbe bool) {
+	now := rt.h.Now()
+	if grace < 0 {
+		grace = 0
+	}
+	switch in.state {
+	case stateExited:
+		return
+	case stateCreating:
+		in.disarm()
+		in.state = stateExited
+		in.rec.cur = nil
+		rt.changed(in.sb.uid)
+		return
+	}
+	if in.stopping {
+		deadline := now.Add(grace)
+		if deadline >= in.killAt {
+			return
+		}
+		in.killAt = deadline
+		if grace == 0 {
+			in.finish(exitSIGKILL, in.stopReason)
+			return
+		}
+		if in.next == nil || in.nextAt > deadline {
+			in.arm(grace, func() { in.finish(exitSIGKILL, in.stopReason) })
+		}
+		return
+	}
+	in.stopping, in.stopReason, in.byProbe = true, reason, byProbe
+	in.hungAtStop = in.hung(now)
+	in.killAt = now.Add(grace)
+	switch {
+	case grace == 0:
+		in.finish(exitSIGKILL, reason)
+	case in.app.shutdown == 0 && !in.hungAtStop:
+		in.finish(exitSIGTERM, reason)
+	case in.app.shutdown <= grace && !in.hungAtStop:
+		in.armFirst(in.app.shutdown, func() { in.finish(exitGraceful, reason) })
+	default: // a hung application ignores SIGTERM too
+		in.armFirst(grace, func() { in.finish(exitSIGKILL, reason) })
+	}
+	if in.state != stateExited {
+		rt.changed(in.sb.uid) // the kubelet sees it terminating
+	}
+}
+
+// finish: the container exited with code; reason is the trace's.
+func (in *instance) finish(code int, reason string) {
+	if in.state == stateExited {
+		return
+	}
+	rt := in.rt
+	now := rt.h.Now()
+	healthy := !in.hung(now)
+	if in.stopping {
+		healthy = !in.hungAtStop
+	}
+	in.disarm()
+	in.state = stateExited
+	in.finishedAt = now
+	in.exitCode = code
+	rt.h.Emit(&spoketrace.ContainerStop{Node: rt.node, Pod: in.sb.key, UID: string(in.sb.uid),
+		Container: in.rec.name, Reason: reason, ExitCode: code, Healthy: healthy})
+	rt.changed(in.sb.uid)
+}

@@ -1,0 +1,170 @@
+package scheduler
+
+import (
+	"github.com/kubesim/kubesim/nodes/client"
+	"github.com/kubesim/kubesim/nodes/client/leaderelection"
+	"github.com/kubesim/kubesim/nodes/spoketrace"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// Scheduler is one kube-scheduler replica on its host: the process
+// supervisor around the current scheduler process (instance). A process
+// that lost its leadership exits; the Scheduler starts a fresh one after
+// RestartDelay, as the kubelet restarts the static pod. Boot exposes it as
+// "scheduler" for scenarios to inspect.
+type Scheduler struct {
+	cfg Config
+	h   *sim.Host
+	// c outlives the processes: a new process reusing it is like a new
+	// connection from the same host (its calls and watches are its own;
+	// the old process's callbacks are all no-ops).
+	c        *client.Client
+	pick     *sim.Stream // tie-breaks of selectHost
+	cur      *instance
+	restarts int
+}
+
+// Boot returns the host boot function of a kube-scheduler replica.
+func Boot(cfg Config) func(*sim.Host) {
+	return func(h *sim.Host) {
+		s := newScheduler(h, cfg)
+		h.Expose(ExposeName, s)
+		s.startProcess()
+	}
+}
+
+func newScheduler(h *sim.Host, cfg Config) *Scheduler {
+	cfg = cfg.withDefaults(h)
+	return &Scheduler{
+		cfg:  cfg,
+		h:    h,
+		c:    client.New(h, client.Config{Name: cfg.Name, User: User, Servers: cfg.Servers}),
+		pick: h.Rand("scheduler/select-host"),
+	}
+}
+
+// Identity returns the replica's identity (Config.Name).
+func (s *Scheduler) Identity() string { return s.cfg.Name }
+
+// Leading reports whether the current process leads (always true once
+// running without leader election).
+func (s *Scheduler) Leading() bool { return s.cur != nil && s.cur.leading }
+
+// Restarts counts the processes started after one exited on a lost
+// leadership.
+func (s *Scheduler) Restarts() int { return s.restarts }
+
+// Pending returns the keys ("namespace/name") of the pods the current
+// process has in its scheduling queue (active, backing off, unschedulable
+// or in flight), in order; nil when it does not schedule.
+func (s *Scheduler) Pending() []string {
+	if s.cur == nil || s.cur.queue == nil {
+		return nil
+	}
+	return s.cur.queue.keys()
+}
+
+// startProcess starts a new scheduler process.
+func (s *Scheduler) startProcess() {
+	p := &instance{s: s}
+	s.cur = p
+	p.start()
+}
+
+// handleExit is the process exiting on a lost leadership; it is restarted
+// after RestartDelay.
+func (s *Scheduler) handleExit(p *instance) {
+	s.h.After(s.cfg.RestartDelay, "scheduler-restart", func() {
+		if s.cur == p {
+			s.restarts++
+			s.startProcess()
+		}
+	})
+}
+
+// emitLeading traces a leadership change.
+func (s *Scheduler) emitLeading(leading bool) {
+	s.h.Emit(&spoketrace.Leading{Component: Component, Identity: s.cfg.Name, Leading: leading})
+}
+
+// instance is one scheduler process. Once stopped, every callback it
+// registered (timers, API answers, informer events) does nothing.
+type instance struct {
+	s       *Scheduler
+	stopped bool
+	elector *leaderelection.LeaderElector
+	leading bool
+	// run state, made when the process starts scheduling
+	sched *schedulingLoop
+	queue *schedulingQueue
+}
+
+// start runs for leadership, or schedules at once without leader election.
+func (p *instance) start() {
+	s := p.s
+	if s.cfg.DisableLeaderElection {
+		p.leading = true
+		p.run()
+		return
+	}
+	le, err := leaderelection.NewLeaderElector(leaderelection.Config{
+		Client:        s.c,
+		Namespace:     leaderelection.DefaultNamespace,
+		Name:          s.cfg.LeaseName,
+		Identity:      s.cfg.Name,
+		LeaseDuration: s.cfg.LeaseDuration,
+		RenewDeadline: s.cfg.RenewDeadline,
+		RetryPeriod:   s.cfg.RetryPeriod,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: p.handleStartedLeading,
+			OnStoppedLeading: p.handleStoppedLeading,
+		},
+	})
+	if err != nil {
+		panic("scheduler: " + err.Error()) // a configuration bug
+	}
+	p.elector = le
+	le.Run()
+}
+
+// handleStartedLeading starts scheduling.
+func (p *instance) handleStartedLeading() {
+	if p.stopped {
+		return
+	}
+	p.leading = true
+	p.s.emitLeading(true)
+	p.run()
+}
+
+// handleStoppedLeading is kube-scheduler's OnStoppedLeading: "leaderelection
+// lost", and the process exits.
+func (p *instance) handleStoppedLeading() {
+	if p.stopped {
+		return
+	}
+	if p.leading {
+		p.s.emitLeading(false)
+	}
+	p.stop()
+	p.s.handleExit(p)
+}
+
+// run starts the informers and the scheduling loop.
+func (p *instance) run() {
+	p.sched = newSchedulingLoop(p)
+	p.queue = p.sched.queue
+	p.sched.run()
+}
+
+// stop ends the process.
+func (p *instance) stop() {
+	p.stopped = true
+	p.leading = false
+	if p.sched != nil {
+		p.sched.stop()
+	}
+	if p.elector != nil {
+		p.elector.Stop()
+	}
+}
