@@ -5,7 +5,9 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/nodes/apiserver"
+	"github.com/kubesim/kubesim/nodes/controllers/manager"
 	"github.com/kubesim/kubesim/nodes/etcd"
+	"github.com/kubesim/kubesim/nodes/kubelet"
 )
 
 // Ablation is a switch that removes one mechanism the design depends on, and
@@ -25,6 +27,9 @@ type AblationSet struct {
 	// API are the API servers' ablations, Reflector the informers'.
 	API       apiserver.Ablations
 	Reflector ReflectorAblations
+	// Kubelet and Controllers are the spokes' ablations.
+	Kubelet     kubelet.Ablations
+	Controllers manager.Ablations
 }
 
 // Ablations lists the registry, in documentation order.

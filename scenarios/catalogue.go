@@ -120,6 +120,7 @@ func Catalogue() []Spec {
 		},
 	}
 	specs = append(specs, apiCatalogue()...)
+	specs = append(specs, stackCatalogue()...)
 	return withDefaults(specs)
 }
 
@@ -140,6 +141,12 @@ func withDefaults(specs []Spec) []Spec {
 		}
 		if s.Topology == nil {
 			s.Topology = DefaultTopology
+		}
+		if len(s.Members) == 0 {
+			s.Members = []int{3, 4, 5}
+		}
+		if s.Seeds == 0 {
+			s.Seeds = 100
 		}
 	}
 	return specs

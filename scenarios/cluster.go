@@ -44,6 +44,9 @@ type Cluster struct {
 	Leader  *LeaderTracker
 	// API is the API layer built on the cluster, nil in etcd scenarios.
 	API *APILayer
+	// Stack is the full control plane built on it, nil unless a full-stack
+	// scenario built it.
+	Stack *StackLayer
 }
 
 // MaxMembers is the largest etcd cluster a scenario may ask for.

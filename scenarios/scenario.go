@@ -43,6 +43,11 @@ type Spec struct {
 	// the faults and the run's length, and returns the checks it needs,
 	// which run beside EtcdChecks.
 	Extend func(c *Cluster, abl AblationSet, faultEnd, end time.Duration) ([]checks.Check, error)
+	// Members are the etcd member counts TestCatalogue runs the scenario
+	// with (default 3, 4 and 5), and Seeds how many seeds each (default
+	// 100; -short runs 5). Any member count can still be asked for.
+	Members []int
+	Seeds   int
 }
 
 // Options selects one run of a scenario.
@@ -256,6 +261,9 @@ func (p *Prepared) Run() (Result, error) {
 		Schedule:         p.Schedule.String(),
 	}
 	res.Metrics["quorum_up_fraction"] = p.Quorum.Fraction()
+	for k, v := range checks.MeasuresOf(p.Checks...) { // determinism: distinct keys into a map
+		res.Metrics[k] = v
+	}
 	res.OK = checks.AllOK(res.Checks)
 	for _, f := range p.flush {
 		if err := f(); err != nil {

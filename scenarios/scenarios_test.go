@@ -12,23 +12,24 @@ import (
 
 var seedsFlag = flag.Int("scenario-seeds", 0, "seeds per scenario and member count in TestCatalogue (default 100, or 5 with -short)")
 
-func catalogueSeeds() int {
+func catalogueSeeds(spec scenarios.Spec) int {
 	switch {
 	case *seedsFlag > 0:
 		return *seedsFlag
 	case testing.Short():
 		return 5
 	}
-	return 100
+	return spec.Seeds
 }
 
-// TestCatalogue runs every named scenario with 3, 4 and 5 members over many
-// seeds, and asserts that every check passes. A failure prints the command
-// that replays it.
+// TestCatalogue runs every named scenario with its member counts (3, 4 and
+// 5 for the etcd and API scenarios) over its seeds (100; 50 for the full
+// stack), and asserts that every check passes. A failure prints the
+// command that replays it.
 func TestCatalogue(t *testing.T) {
-	seeds := catalogueSeeds()
 	for _, spec := range scenarios.Catalogue() {
-		for _, members := range []int{3, 4, 5} {
+		seeds := catalogueSeeds(spec)
+		for _, members := range spec.Members {
 			t.Run(fmt.Sprintf("%s/members=%d", spec.Name, members), func(t *testing.T) {
 				t.Parallel()
 				for seed := 1; seed <= seeds; seed++ {

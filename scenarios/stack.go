@@ -1,0 +1,186 @@
+package scenarios
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kubesim/kubesim/checks"
+	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/apiload"
+	"github.com/kubesim/kubesim/nodes/controllers/manager"
+	"github.com/kubesim/kubesim/nodes/kubelet"
+	"github.com/kubesim/kubesim/nodes/scheduler"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// Roles of the spokes' hosts. None may reach etcd.
+const (
+	RoleKubelet           = "kubelet"
+	RoleScheduler         = "scheduler"
+	RoleControllerManager = "controller-manager"
+	RoleOperator          = "operator"
+)
+
+// Defaults of StackTopology, as a small real cluster runs them.
+const (
+	DefaultSchedulers         = 2
+	DefaultControllerManagers = 2
+	DefaultNodes              = 5
+	// stackEmitBefore is how long before the end the cluster state is
+	// reported for the convergence check.
+	stackEmitBefore = 2 * time.Second
+	// rsObserver is the informer whose events carry every ReplicaSet's
+	// UID and spec.replicas, for the double-running check.
+	rsObserver = "observer/replicasets"
+)
+
+// StackTopology sizes a full-stack scenario: the API layer, the
+// leader-elected schedulers and controller managers, the kubelets, and the
+// operator's script that declares the workload.
+type StackTopology struct {
+	APIServers, Schedulers, ControllerManagers, Nodes int
+	// Capacity of every node; default kubelet's (4 CPUs, 16Gi, 110 pods).
+	Capacity model.ResourceList
+	// Rogue adds a misbehaving client that impersonates node-1's kubelet
+	// against node-2 (the node restriction) and a user without roles.
+	Rogue bool
+	// Script is what the operator does, given the built layer (the
+	// workload: ReplicaSets and Deployments to create, scale, roll).
+	Script func(l *StackLayer) []apiload.Step
+}
+
+// StackLayer is a built full stack: its hosts by name.
+type StackLayer struct {
+	*APILayer
+	Schedulers, ControllerManagers, Nodes []string
+	ServerIDs                             []sim.HostID
+	Leaders                               *SpokeLeaders
+	Placement                             *Placement
+	// Dead are the nodes a nemesis crashed for good, for the operator's
+	// script (which deletes their Node objects, as a cloud provider would).
+	Dead []string
+	// Spare are nodes a nemesis must not kill for good: the rogue client
+	// keeps a pod bound to one, which would be left on a deleted node.
+	Spare []string
+}
+
+// BuildStack adds the full control plane to a built etcd cluster: API
+// servers, schedulers, controller managers and kubelets (fault targets
+// "apiservers", "schedulers", "controller-managers", "nodes",
+// "scheduler-leader", "controller-manager-leader", and each host by name),
+// the operator's script, an observer informer on ReplicaSets and the
+// cluster-state reporter at end-2s.
+func BuildStack(c *Cluster, top StackTopology, abl AblationSet, end time.Duration) (*StackLayer, error) {
+	w := c.World
+	api, servers, err := addAPIServers(c, top.APIServers, 0, abl.API)
+	if err != nil {
+		return nil, err
+	}
+	l := &StackLayer{APILayer: api, ServerIDs: servers}
+	l.Leaders = NewSpokeLeaders(w)
+	w.Subscribe(l.Leaders.Observe)
+	l.Placement = NewPlacement()
+	w.Subscribe(l.Placement.Observe)
+	c.Stack = l
+	add := func(list *[]string, name, role string, boot func(*sim.Host)) error {
+		*list = append(*list, name)
+		_, err := w.AddHost(sim.HostSpec{Name: name, Role: role, Boot: boot})
+		return err
+	}
+	n := func(v, d int) int {
+		if v <= 0 {
+			return d
+		}
+		return v
+	}
+	for i := 1; i <= n(top.Nodes, DefaultNodes); i++ {
+		name := fmt.Sprintf("node-%d", i)
+		cfg := kubelet.Config{Node: name, Servers: servers, Capacity: top.Capacity, Ablations: abl.Kubelet}
+		if err := add(&l.Nodes, name, RoleKubelet, kubelet.Boot(cfg)); err != nil {
+			return nil, err
+		}
+	}
+	for i := 1; i <= n(top.Schedulers, DefaultSchedulers); i++ {
+		name := fmt.Sprintf("scheduler-%d", i)
+		if err := add(&l.Schedulers, name, RoleScheduler, scheduler.Boot(scheduler.Config{Name: name, Servers: servers})); err != nil {
+			return nil, err
+		}
+	}
+	for i := 1; i <= n(top.ControllerManagers, DefaultControllerManagers); i++ {
+		name := fmt.Sprintf("controller-manager-%d", i)
+		cfg := manager.Config{Name: name, Servers: servers, Ablations: abl.Controllers}
+		if err := add(&l.ControllerManagers, name, RoleControllerManager, manager.Boot(cfg)); err != nil {
+			return nil, err
+		}
+	}
+	if top.Script != nil {
+		if err := add(&l.Clients, "operator", RoleOperator, apiload.BootScript(apiload.ScriptConfig{Name: "operator", Servers: servers, Steps: top.Script(l)})); err != nil {
+			return nil, err
+		}
+	}
+	if top.Rogue && len(l.Nodes) >= 2 {
+		cfg := apiload.RogueConfig{Name: "rogue", Servers: servers, Node: l.Nodes[0], OtherNode: l.Nodes[1], Until: end - QuietWindow}
+		l.Spare = append(l.Spare, cfg.OtherNode)
+		if err := add(&l.Clients, "rogue", RoleAPIClient, apiload.BootRogue(cfg)); err != nil {
+			return nil, err
+		}
+	}
+	observer := apiload.InformerConfig{Name: "observer", Servers: servers, Resources: []string{model.ResourceReplicaSetsName},
+		ValueOf: checks.ReplicaSetValue}
+	if err := add(&l.Clients, "observer", RoleAPIClient, apiload.BootInformers(observer)); err != nil {
+		return nil, err
+	}
+	if err := add(&l.Clients, "cluster-state", RoleAPIClient, apiload.BootClusterReporter(apiload.ClusterReporterConfig{Name: "cluster-state", Servers: servers, At: end - stackEmitBefore})); err != nil {
+		return nil, err
+	}
+	w.AddResolver(l.resolveStack)
+	return l, nil
+}
+
+// resolveStack knows "schedulers", "controller-managers", "nodes",
+// "scheduler-leader" and "controller-manager-leader" (the current leader,
+// or nobody).
+func (l *StackLayer) resolveStack(name string) ([]sim.HostID, bool) {
+	var names []string
+	switch name {
+	case "schedulers":
+		names = l.Schedulers
+	case "controller-managers":
+		names = l.ControllerManagers
+	case "nodes":
+		names = l.Nodes
+	case "scheduler-leader":
+		names = l.Leaders.Leader(ComponentScheduler)
+	case "controller-manager-leader":
+		names = l.Leaders.Leader(ComponentControllerManager)
+	default:
+		return nil, false
+	}
+	ids := make([]sim.HostID, 0, len(names))
+	for _, n := range names {
+		h, _ := l.w.HostByName(n)
+		ids = append(ids, h.ID())
+	}
+	return ids, true
+}
+
+// StackChecks are the checks every full-stack scenario runs beside
+// EtcdChecks: who touched what (the node restriction above all), the
+// scheduler's single binding, convergence after the faults, the
+// kubelets' restarts, and pods running twice.
+func StackChecks(c *Cluster, faultEnd time.Duration) []checks.Check {
+	servers := map[string]bool{}
+	for _, s := range c.API.Servers {
+		servers[s] = true
+	}
+	return []checks.Check{
+		checks.NewAccess(checks.AccessOptions{
+			AllowedSenders: func(host string) bool { return servers[host] },
+			HostName:       c.World.HostName,
+		}),
+		checks.NewBoundOnce(),
+		checks.NewConvergence(checks.ConvergenceOptions{FaultEnd: sim.Time(faultEnd)}),
+		checks.NewProbeRestarts(),
+		checks.NewDoubleRunning(checks.DoubleRunningOptions{ReplicaSetInformer: rsObserver}),
+	}
+}
