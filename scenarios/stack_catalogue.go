@@ -65,7 +65,9 @@ func stackCatalogue() []Spec {
 		StackTopology{Nodes: 4, Rogue: true, Script: func(l *StackLayer) []apiload.Step {
 			return []apiload.Step{createStep(15*time.Second, web(5)), deleteDeadNodes(80*time.Second, l)}
 		}},
-		nil, func(c *Cluster, faultEnd time.Duration) []checks.Check { return []checks.Check{checks.NewSelfHealing()} })
+		nil, func(c *Cluster, faultEnd time.Duration) []checks.Check {
+			return []checks.Check{checks.NewSelfHealing()}
+		})
 	nodeDeath.Driver = func(c *Cluster, _ *sim.Stream, _ time.Duration) { killBusiestNode(c, 60*time.Second) }
 	return []Spec{nodeDeath}
 }
