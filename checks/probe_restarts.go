@@ -13,6 +13,10 @@ type ProbeRestartsOptions struct {
 	// purpose (a probe stricter than the application's worst latency) to
 	// measure the restarts it causes.
 	MeasureOnly bool
+	// Exempt, when set, names pods ("namespace/name") whose restarts are
+	// measured but never judged: a scenario's deliberately misconfigured
+	// workload, beside a well-configured one that is judged.
+	Exempt func(pod string) bool
 }
 
 // ProbeRestarts checks that a kubelet restarts a container only when it is
@@ -25,13 +29,17 @@ type ProbeRestartsOptions struct {
 //     however slowly): a liveness probe killed a busy container.
 //
 // It measures "probe_restarts", the containers killed by a probe (liveness
-// or readiness), and "healthy_restarts", those of them that were healthy.
+// or readiness), "healthy_restarts", those of them that were healthy, and
+// "rotation_exits", how often a kubelet took a pod out of service (its
+// readiness went from true to false).
 type ProbeRestarts struct {
 	opts      ProbeRestartsOptions
 	rec       Recorder
 	liveness  int
 	readiness int
 	healthy   int
+	exits     int
+	ready     map[string]bool // pod UID -> the kubelet's last readiness
 }
 
 // NewProbeRestarts returns the "probe-restarts" check.
@@ -40,7 +48,7 @@ func NewProbeRestarts(opts ...ProbeRestartsOptions) *ProbeRestarts {
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	return &ProbeRestarts{opts: o}
+	return &ProbeRestarts{opts: o, ready: map[string]bool{}}
 }
 
 // Name implements Check.
@@ -51,19 +59,27 @@ func (c *ProbeRestarts) Observe(e *sim.Event) {
 	if e.Kind != sim.KindNode {
 		return
 	}
+	if r, ok := e.Data.(*spoketrace.PodReady); ok {
+		if c.ready[r.UID] && !r.Ready {
+			c.exits++
+		}
+		c.ready[r.UID] = r.Ready
+		return
+	}
 	d, ok := e.Data.(*spoketrace.ContainerStop)
 	if !ok {
 		return
 	}
+	judged := c.opts.Exempt == nil || !c.opts.Exempt(d.Pod)
 	switch d.Reason {
 	case spoketrace.StopReadiness:
 		c.readiness++
-		c.rec.Add(e, "kubelet on %s killed container %s of pod %s because its readiness probe failed (healthy=%v): readiness must never restart",
+		c.addIf(judged, e, "kubelet on %s killed container %s of pod %s because its readiness probe failed (healthy=%v): readiness must never restart",
 			d.Node, d.Container, d.Pod, d.Healthy)
 	case spoketrace.StopLiveness:
 		c.liveness++
 		if d.Healthy {
-			c.rec.Add(e, "kubelet on %s killed container %s of pod %s on a failed liveness probe, but the container was healthy (busy, not hung)",
+			c.addIf(judged, e, "kubelet on %s killed container %s of pod %s on a failed liveness probe, but the container was healthy (busy, not hung)",
 				d.Node, d.Container, d.Pod)
 		}
 	default:
@@ -71,6 +87,13 @@ func (c *ProbeRestarts) Observe(e *sim.Event) {
 	}
 	if d.Healthy {
 		c.healthy++
+	}
+}
+
+// addIf records an offense when the pod is judged.
+func (c *ProbeRestarts) addIf(judged bool, e *sim.Event, format string, args ...any) {
+	if judged {
+		c.rec.Add(e, format, args...)
 	}
 }
 
@@ -85,7 +108,8 @@ func (c *ProbeRestarts) Finish() Result {
 
 // Measures implements Measurer: probe_restarts and healthy_restarts.
 func (c *ProbeRestarts) Measures() map[string]float64 {
-	return map[string]float64{"probe_restarts": float64(c.liveness + c.readiness), "healthy_restarts": float64(c.healthy)}
+	return map[string]float64{"probe_restarts": float64(c.liveness + c.readiness), "healthy_restarts": float64(c.healthy),
+		"rotation_exits": float64(c.exits)}
 }
 
 var (

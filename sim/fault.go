@@ -213,8 +213,12 @@ func (w *World) Inject(f Fault) {
 		w.restartAll(groups[0])
 	case FaultPause:
 		for _, id := range groups[0] {
-			w.emit(KindFault, id, NoHost, 0, "", name)
-			w.hosts[id].Pause()
+			// Only a running host can freeze; a crashed one has nothing to
+			// pause (and would never report a resume).
+			if h := w.hosts[id]; h.Up() && !h.Paused() {
+				w.emit(KindFault, id, NoHost, 0, "", name)
+				h.Pause()
+			}
 		}
 		undo = func() {
 			for _, id := range groups[0] {
