@@ -60,13 +60,18 @@ func (o EvictionTimingOptions) withDefaults() EvictionTimingOptions {
 }
 
 // EvictionTiming checks when the controller manager evicts the pods of a
-// node whose heartbeats stopped. The node lifecycle controller marks a node
-// whose Lease was not renewed for the grace period (50 s) unreachable at its
-// next monitor pass (every 5 s) and taints it NoExecute; every pod
-// tolerates that taint for 300 s, then the taint manager deletes it. So an
-// eviction comes between Grace+Toleration and
-// Grace+MonitorPeriod+Toleration (+Slack) after the node's last heartbeat
-// (spoketrace.NodeHeartbeat, an acknowledged Lease renewal).
+// node whose heartbeats stopped, against the real node lifecycle
+// controller's algorithm. It works in monitor passes (every 5 s): the pass
+// that sees a Lease renewal records its own time as the node's probe time
+// (0 to 5 s after the renewal); the first pass at least the grace period
+// (50 s) after that marks the node Ready=Unknown; the pass after that
+// (it taints from the Ready condition it observed before updating it)
+// taints the node unreachable:NoExecute; every pod tolerates that taint
+// for 300 s, then the taint manager deletes it. So an eviction comes
+// between Grace+MonitorPeriod+Toleration (355 s) and
+// Grace+2*MonitorPeriod+Toleration (360 s, +Slack) after the node's last
+// heartbeat (spoketrace.NodeHeartbeat, an acknowledged Lease renewal): the
+// design's "about 350 s", to within the controller's own 5 s granularity.
 //
 // A deletion of a pod by the controller manager (apitrace.Admit by
 // "system:kube-controller-manager", verb delete, resource pods, NodeName N)
@@ -79,7 +84,7 @@ func (o EvictionTimingOptions) withDefaults() EvictionTimingOptions {
 // be told apart from an eviction, so scenarios using this check must not
 // scale down while nodes are lost. It fails on:
 //   - an eviction whose delay since the last heartbeat lies outside
-//     [Grace+Toleration, Grace+MonitorPeriod+Toleration+Slack];
+//     [Grace+MonitorPeriod+Toleration, Grace+2*MonitorPeriod+Toleration+Slack];
 //   - a pod known on N (bound to it, or a container started there) by N's
 //     last heartbeat and still not deleted (by anyone) Margin after the
 //     latest eviction time, when the gap lasted that long.
@@ -129,7 +134,7 @@ const evictionUser = "system:kube-controller-manager"
 // NewEvictionTiming returns the "eviction-timing" check.
 func NewEvictionTiming(opts EvictionTimingOptions) *EvictionTiming {
 	o := opts.withDefaults()
-	return &EvictionTiming{opts: o, lo: o.Grace + o.Toleration, hi: o.Grace + o.MonitorPeriod + o.Toleration + o.Slack,
+	return &EvictionTiming{opts: o, lo: o.Grace + o.MonitorPeriod + o.Toleration, hi: o.Grace + 2*o.MonitorPeriod + o.Toleration + o.Slack,
 		nodes: map[string]*evictNode{}}
 }
 

@@ -49,35 +49,35 @@ func TestEvictionTiming(t *testing.T) {
 		mean, max float64
 		evictions float64
 	}{
-		{"evictions 350 to 356 s after the last heartbeat", seq(lost, []sev{podDelete(451000, cm, "a", "node-1"),
-			podDelete(455000, cm, "b", "node-1"), endAt(600)}), true, "2 eviction(s)", 353, 355, 2},
+		{"evictions 355 to 361 s after the last heartbeat", seq(lost, []sev{podDelete(456000, cm, "a", "node-1"),
+			podDelete(460000, cm, "b", "node-1"), endAt(600)}), true, "2 eviction(s)", 358, 360, 2},
 		{"an eviction before the toleration ran out", seq(lost, []sev{podDelete(160000, cm, "a", "node-1"),
-			podDelete(455000, cm, "b", "node-1"), endAt(600)}), false, "pod default/a evicted from node node-1 60.0 s after its last heartbeat (at 100.000000s), outside [5m50s, 5m56s]", 207.5, 355, 2},
-		{"an eviction too late", seq(lost, []sev{podDelete(451000, cm, "a", "node-1"),
-			podDelete(462000, cm, "b", "node-1"), endAt(600)}), false, "pod default/b evicted from node node-1 362.0 s after", 356.5, 362, 2},
+			podDelete(460000, cm, "b", "node-1"), endAt(600)}), false, "pod default/a evicted from node node-1 60.0 s after its last heartbeat (at 100.000000s), outside [5m55s, 6m1s]", 210, 360, 2},
+		{"an eviction too late", seq(lost, []sev{podDelete(456000, cm, "a", "node-1"),
+			podDelete(467000, cm, "b", "node-1"), endAt(600)}), false, "pod default/b evicted from node node-1 367.0 s after", 361.5, 367, 2},
 		{"pods never evicted", seq(lost, []sev{endAt(600)}), false,
-			"node node-1 sent no heartbeat for 500.0 s after 100.000000s, but pod default/a on it was still not deleted at 466.000000s (not deleted by the end of the gap)", -1, -1, 0},
-		{"a pod deleted long after the eviction time", seq(lost, []sev{podDelete(451000, cm, "a", "node-1"),
-			podDelete(480000, cm, "b", "node-1"), endAt(600)}), false, "pod default/b on it was still not deleted at 466.000000s (deleted only at 480.000000s)", 365.5, 380, 2},
+			"node node-1 sent no heartbeat for 500.0 s after 100.000000s, but pod default/a on it was still not deleted at 471.000000s (not deleted by the end of the gap)", -1, -1, 0},
+		{"a pod deleted long after the eviction time", seq(lost, []sev{podDelete(456000, cm, "a", "node-1"),
+			podDelete(480000, cm, "b", "node-1"), endAt(600)}), false, "pod default/b on it was still not deleted at 471.000000s (deleted only at 480.000000s)", 368, 380, 2},
 		{"a run too short to require the eviction", seq(lostUntil(460), []sev{endAt(460)}), true, "0 eviction(s)", -1, -1, 0},
 		{"a node back before its pods were due", seq(lost, heartbeats("node-1", 200, 500), []sev{endAt(600)}), true, "0 eviction(s)", -1, -1, 0},
-		{"a pod bound after the last heartbeat is not due with the others", seq(lostUntil(500), []sev{podDelete(451000, cm, "a", "node-1"),
-			podDelete(455000, cm, "b", "node-1"), bind(120000, "d", "node-1"), endAt(500)}), true, "2 eviction(s)", 353, 355, 2},
-		{"a pod bound before the last heartbeat is due with the others", seq(lostUntil(500), []sev{podDelete(451000, cm, "a", "node-1"),
-			podDelete(455000, cm, "b", "node-1"), bind(90000, "d", "node-1"), endAt(500)}), false, "pod default/d on it was still not deleted", 353, 355, 2},
-		{"a scale-down on a live node", seq(lost, []sev{podDelete(35000, cm, "c", "node-2"), podDelete(451000, cm, "a", "node-1"),
-			podDelete(455000, cm, "b", "node-1"), endAt(600)}), true, "2 eviction(s)", 353, 355, 2},
+		{"a pod bound after the last heartbeat is not due with the others", seq(lostUntil(500), []sev{podDelete(456000, cm, "a", "node-1"),
+			podDelete(460000, cm, "b", "node-1"), bind(120000, "d", "node-1"), endAt(500)}), true, "2 eviction(s)", 358, 360, 2},
+		{"a pod bound before the last heartbeat is due with the others", seq(lostUntil(500), []sev{podDelete(456000, cm, "a", "node-1"),
+			podDelete(460000, cm, "b", "node-1"), bind(90000, "d", "node-1"), endAt(500)}), false, "pod default/d on it was still not deleted", 358, 360, 2},
+		{"a scale-down on a live node", seq(lost, []sev{podDelete(35000, cm, "c", "node-2"), podDelete(456000, cm, "a", "node-1"),
+			podDelete(460000, cm, "b", "node-1"), endAt(600)}), true, "2 eviction(s)", 358, 360, 2},
 		{"a scale-down just before the node was lost", seq(lost, []sev{podDelete(108000, cm, "a", "node-1"),
-			podDelete(455000, cm, "b", "node-1"), endAt(600)}), true, "1 eviction(s)", 355, 355, 1},
+			podDelete(460000, cm, "b", "node-1"), endAt(600)}), true, "1 eviction(s)", 360, 360, 1},
 		{"a deletion during a short heartbeat gap", seq([]sev{bind(1000, "a", "node-1")}, heartbeats("node-1", 0, 100),
 			[]sev{podDelete(125000, cm, "a", "node-1")}, heartbeats("node-1", 140, 600)), true, "0 eviction(s)", -1, -1, 0},
 		{"the pod garbage collector deletes the pods of a deleted Node", seq(lost, []sev{
 			oev(200000, &apitrace.Admit{Server: "apiserver-1", User: "admin", Verb: "delete", Resource: "nodes", Key: "node-1", NodeName: "node-1"}),
 			podDelete(250000, cm, "a", "node-1"), podDelete(250000, cm, "b", "node-1"), endAt(600)}), true, "0 eviction(s)", -1, -1, 0},
 		{"deletions by the kubelet are not evictions", seq(lost, []sev{podDelete(160000, "system:node:node-1", "a", "node-1"),
-			podDelete(455000, cm, "b", "node-1"), endAt(600)}), true, "1 eviction(s)", 355, 355, 1},
-		{"a repeated delete of a pod being deleted counts once", seq(lost, []sev{podDelete(451000, cm, "a", "node-1"),
-			podDelete(455000, cm, "b", "node-1"), podDelete(470000, cm, "b", "node-1"), endAt(600)}), true, "2 eviction(s)", 353, 355, 2},
+			podDelete(460000, cm, "b", "node-1"), endAt(600)}), true, "1 eviction(s)", 360, 360, 1},
+		{"a repeated delete of a pod being deleted counts once", seq(lost, []sev{podDelete(456000, cm, "a", "node-1"),
+			podDelete(460000, cm, "b", "node-1"), podDelete(475000, cm, "b", "node-1"), endAt(600)}), true, "2 eviction(s)", 358, 360, 2},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -90,7 +90,7 @@ func TestEvictionTiming(t *testing.T) {
 	}
 	t.Run("a custom window", func(t *testing.T) {
 		c := NewEvictionTiming(EvictionTimingOptions{Grace: secsDur(40), Toleration: secsDur(10)})
-		r := feedSpoke(c, sortedSteps(seq(lost, []sev{podDelete(152000, cm, "a", "node-1"), podDelete(155000, cm, "b", "node-1"), endAt(600)}))...)
+		r := feedSpoke(c, sortedSteps(seq(lost, []sev{podDelete(157000, cm, "a", "node-1"), podDelete(160000, cm, "b", "node-1"), endAt(600)}))...)
 		require.True(t, r.OK, r.String())
 		require.Equal(t, 2.0, c.Measures()["evictions"])
 	})

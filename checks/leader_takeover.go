@@ -14,14 +14,17 @@ type LeaderTakeoverOptions struct {
 	// "kube-controller-manager".
 	Component string
 	// Bound is how long after its leader's host was cut off, paused or
-	// crashed another replica must lead. Default: client-go's lease
-	// duration (15 s) plus a jittered retry period (at most 2 s x 2.2)
-	// plus 2 s for the requests: 21.4 s.
+	// crashed another replica must lead. Default DefaultTakeoverBound.
 	Bound time.Duration
 }
 
-// DefaultTakeoverBound is LeaderTakeoverOptions.Bound's default.
-const DefaultTakeoverBound = 15*time.Second + 4400*time.Millisecond + 2*time.Second
+// DefaultTakeoverBound is LeaderTakeoverOptions.Bound's default, from
+// client-go's defaults: a candidate reads the lease every retry period
+// (2 s, jittered up to 2 s x 2.2 = 4.4 s), so it may first see the last
+// renewal before the fault up to 4.4 s after the fault; it takes the lease
+// once it has seen no change for the lease duration (15 s), at its next
+// attempt (up to 4.4 s later again); 1 s more covers the requests. 24.8 s.
+const DefaultTakeoverBound = 15*time.Second + 2*4400*time.Millisecond + time.Second
 
 // LeaderTakeover checks client-go leader election on Leases as the
 // component's replicas report it (spoketrace.Leading):

@@ -1,6 +1,7 @@
 package scenarios_test
 
 import (
+	"runtime"
 	"testing"
 	"time"
 
@@ -56,4 +57,39 @@ func BenchmarkAPIChaosRun(b *testing.B) {
 	}
 	b.ReportMetric(virtual.Seconds()*float64(seed)/b.Elapsed().Seconds(), "virtual_s/wall_s")
 	b.ReportMetric(float64(events)/float64(seed), "events/run")
+}
+
+// BenchmarkStackChaosRun is one whole run of the full stack under chaos:
+// 5 etcd members, 3 API servers, 2 schedulers, 2 controller managers, 10
+// kubelets and 30 pods (a ReplicaSet of 18 scaled to 20, a Deployment of 10
+// rolled to a new version), over 10 virtual minutes with every check. It
+// reports virtual seconds per wall second (the budget: at least 1,000x on
+// one core) and the heap the process obtained from the OS (the budget: at
+// most 200 MB). Run it with -cpu 1.
+func BenchmarkStackChaosRun(b *testing.B) {
+	const virtual = 10 * time.Minute
+	spec := scenarios.StackChaosSpec("stack-chaos-bench", 10, 18, 10, virtual)
+	b.ReportAllocs()
+	seed := uint64(0)
+	var events uint64
+	for b.Loop() {
+		seed++
+		p, err := scenarios.PrepareSpec(spec, scenarios.Options{Members: 5, Seed: seed, Duration: virtual})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := p.Run()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !res.OK {
+			b.Fatalf("seed %d failed: %v", seed, res.Failed())
+		}
+		events += res.Events
+	}
+	b.ReportMetric(virtual.Seconds()*float64(seed)/b.Elapsed().Seconds(), "virtual_s/wall_s")
+	b.ReportMetric(float64(events)/float64(seed), "events/run")
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.HeapSys)/(1<<20), "heap_sys_MB")
 }

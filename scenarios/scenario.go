@@ -261,7 +261,8 @@ func (p *Prepared) Run() (Result, error) {
 		Schedule:         p.Schedule.String(),
 	}
 	res.Metrics["quorum_up_fraction"] = p.Quorum.Fraction()
-	for k, v := range checks.MeasuresOf(p.Checks...) { // determinism: distinct keys into a map
+	// determinism: distinct keys copied into a map
+	for k, v := range checks.MeasuresOf(p.Checks...) {
 		res.Metrics[k] = v
 	}
 	res.OK = checks.AllOK(res.Checks)

@@ -168,7 +168,8 @@ func (l *StackLayer) resolveStack(name string) ([]sim.HostID, bool) {
 // EtcdChecks: who touched what (the node restriction above all), the
 // scheduler's single binding, convergence after the faults, the
 // kubelets' restarts, and pods running twice.
-func StackChecks(c *Cluster, faultEnd time.Duration) []checks.Check {
+// probeExempt names pods whose probe restarts are only measured.
+func StackChecks(c *Cluster, faultEnd time.Duration, probeExempt func(pod string) bool) []checks.Check {
 	servers := map[string]bool{}
 	for _, s := range c.API.Servers {
 		servers[s] = true
@@ -180,7 +181,7 @@ func StackChecks(c *Cluster, faultEnd time.Duration) []checks.Check {
 		}),
 		checks.NewBoundOnce(),
 		checks.NewConvergence(checks.ConvergenceOptions{FaultEnd: sim.Time(faultEnd)}),
-		checks.NewProbeRestarts(),
+		checks.NewProbeRestarts(checks.ProbeRestartsOptions{Exempt: probeExempt}),
 		checks.NewDoubleRunning(checks.DoubleRunningOptions{ReplicaSetInformer: rsObserver}),
 	}
 }

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strings"
 	"time"
 
 	"github.com/kubesim/kubesim/checks"
@@ -26,30 +27,49 @@ const (
 	StackSettle = 150 * time.Second
 )
 
-// stackSpec makes a full-stack scenario.
-func stackSpec(name, description string, duration, settle time.Duration, top StackTopology,
-	faults func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule,
-	extra func(c *Cluster, faultEnd time.Duration) []checks.Check) Spec {
-	return Spec{
-		Name:        name,
-		Description: description,
-		Duration:    duration,
-		Settle:      settle,
+// stackScenario is a full-stack scenario before it becomes a Spec.
+type stackScenario struct {
+	name, description string
+	duration, settle  time.Duration
+	top               StackTopology
+	faults            func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule
+	// driver, when set, is a reactive nemesis (Spec.Driver).
+	driver func(c *Cluster)
+	// extra are the scenario's own checks.
+	extra func(c *Cluster, faultEnd time.Duration) []checks.Check
+	// probeExempt names pods whose probe restarts are measured, not
+	// judged (checks.ProbeRestartsOptions.Exempt).
+	probeExempt func(pod string) bool
+}
+
+// spec makes the Spec: etcd without a KV workload, the full stack on it,
+// StackChecks and the scenario's own, 3 members and 50 seeds in
+// TestCatalogue.
+func (s stackScenario) spec() Spec {
+	sp := Spec{
+		Name:        s.name,
+		Description: s.description,
+		Duration:    s.duration,
+		Settle:      s.settle,
 		Topology:    APIEtcdTopology,
 		Members:     []int{3},
 		Seeds:       50,
-		Faults:      faults,
+		Faults:      s.faults,
 		Extend: func(c *Cluster, abl AblationSet, faultEnd, end time.Duration) ([]checks.Check, error) {
-			if _, err := BuildStack(c, top, abl, end); err != nil {
+			if _, err := BuildStack(c, s.top, abl, end); err != nil {
 				return nil, err
 			}
-			cs := StackChecks(c, faultEnd)
-			if extra != nil {
-				cs = append(cs, extra(c, faultEnd)...)
+			cs := StackChecks(c, faultEnd, s.probeExempt)
+			if s.extra != nil {
+				cs = append(cs, s.extra(c, faultEnd)...)
 			}
 			return cs, nil
 		},
 	}
+	if s.driver != nil {
+		sp.Driver = func(c *Cluster, _ *sim.Stream, _ time.Duration) { s.driver(c) }
+	}
+	return sp
 }
 
 // web is the plain ReplicaSet most full-stack scenarios run.
@@ -59,17 +79,78 @@ func web(replicas int32) *model.ReplicaSet { return newReplicaSet("web", replica
 // schedulers, controller managers and kubelets, with a workload declared
 // once by an operator.
 func stackCatalogue() []Spec {
-	nodeDeath := stackSpec("node-death",
-		"a node running two of web's five replicas dies for good at 60 s, and its Node is deleted 20 s later (as a cloud provider does for a terminated machine): the pod garbage collector deletes its pods after its 40 s quarantine, the ReplicaSet controller creates two replacements, the scheduler binds them and kubelets start them",
-		300*time.Second, 200*time.Second,
-		StackTopology{Nodes: 4, Rogue: true, Script: func(l *StackLayer) []apiload.Step {
+	nodeDeath := stackScenario{name: "node-death", description: "a node running two of web's five replicas dies for good at 60 s, and its Node is deleted 20 s later (as a cloud provider does for a terminated machine): the pod garbage collector deletes its pods after its 40 s quarantine, the ReplicaSet controller creates two replacements, the scheduler binds them and kubelets start them",
+		duration: 300 * time.Second, settle: 200 * time.Second,
+		top: StackTopology{Nodes: 4, Rogue: true, Script: func(l *StackLayer) []apiload.Step {
 			return []apiload.Step{createStep(15*time.Second, web(5)), deleteDeadNodes(80*time.Second, l)}
 		}},
-		nil, func(c *Cluster, faultEnd time.Duration) []checks.Check {
+		driver: func(c *Cluster) { killBusiestNode(c, 60*time.Second) },
+		extra: func(c *Cluster, faultEnd time.Duration) []checks.Check {
 			return []checks.Check{checks.NewSelfHealing()}
-		})
-	nodeDeath.Driver = func(c *Cluster, _ *sim.Stream, _ time.Duration) { killBusiestNode(c, 60*time.Second) }
-	return []Spec{nodeDeath}
+		},
+	}
+
+	// Both apps are busy from 60 s to 150 s: every probe takes 3 s to
+	// answer. tight's liveness probe times out after 1 s; ready's
+	// liveness probe allows 5 s, and its readiness probe 1 s.
+	busy := annotations(kubelet.AnnotationLoad, "60s-150s=3s")
+	tight := newReplicaSet("tight", 3, AppSpec{Annotations: busy,
+		Liveness: &model.Probe{PeriodSeconds: 5, TimeoutSeconds: 1, FailureThreshold: 3}})
+	ready := newReplicaSet("ready", 3, AppSpec{Annotations: busy,
+		Liveness:  &model.Probe{PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 3},
+		Readiness: &model.Probe{PeriodSeconds: 5, TimeoutSeconds: 1, FailureThreshold: 2}})
+	liveness := stackScenario{name: "liveness-under-load", description: "two ReplicaSets of an application that is busy (3 s per answer, but healthy) from 60 s to 150 s: tight's liveness probe times out after 1 s, so its kubelets kill and restart busy containers again and again, into CrashLoopBackOff (the restart storm is measured: healthy_restarts); ready probes readiness with that timeout and liveness with a sane one, so its pods leave service (rotation_exits) and come back without a restart",
+		duration: 420 * time.Second, settle: 270 * time.Second,
+		top: StackTopology{Nodes: 3, Script: func(*StackLayer) []apiload.Step {
+			return []apiload.Step{createStep(15*time.Second, tight), createStep(15*time.Second, ready)}
+		}},
+		probeExempt: func(pod string) bool { return strings.HasPrefix(pod, workloadNamespace+"/tight-") },
+	}
+
+	apiDown := stackScenario{name: "apiserver-down", description: "every API server crashes at 60 s and stays down for 90 s, longer than the node monitor grace period: kubelets keep their pods running and probed, nothing can change (the operator's scale-up at 100 s waits), and afterwards the cluster recovers: the scale-up lands, no node is evicted (every node looked dead at once: the node lifecycle controller blames the control plane, not the nodes)",
+		duration: 300 * time.Second, settle: 150 * time.Second,
+		top: StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
+			return []apiload.Step{createStep(15*time.Second, web(4)), scaleReplicaSet(100*time.Second, "web", 6)}
+		}},
+		faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			return sim.Schedule{{At: 60 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{"apiservers"}}, For: 90 * time.Second}}
+		},
+		extra: func(c *Cluster, faultEnd time.Duration) []checks.Check {
+			// From the crash until the first scale-up could land.
+			return []checks.Check{checks.NewSteadyRuntime(sim.Time(60*time.Second), sim.Time(150*time.Second))}
+		},
+	}
+
+	cmFailover := stackScenario{name: "controller-manager-failover", description: "the leading controller manager is cut off from everyone at 60 s for 60 s: it steps down at its 10 s renew deadline, the other replica takes the Lease once it has not changed for 15 s, and the operator's scale-up at 90 s is served by the new leader",
+		duration: 300 * time.Second, settle: 180 * time.Second,
+		top: StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
+			return []apiload.Step{createStep(15*time.Second, web(4)), scaleReplicaSet(90*time.Second, "web", 6)}
+		}},
+		faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			return sim.Schedule{{At: 60 * time.Second, Kind: sim.FaultIsolate, Targets: [][]string{{"controller-manager-leader"}}, For: 60 * time.Second}}
+		},
+		extra: func(c *Cluster, faultEnd time.Duration) []checks.Check {
+			return []checks.Check{checks.NewLeaderTakeover(checks.LeaderTakeoverOptions{Component: ComponentControllerManager})}
+		},
+	}
+
+	eviction := stackScenario{name: "node-eviction", description: "a node running two of web's five replicas dies for good at 60 s and its Node stays: 50 s without heartbeats make it Ready=Unknown and tainted unreachable:NoExecute, and its pods, which tolerate that taint for 300 s, are evicted about 350 s after the last heartbeat; then replacements run elsewhere",
+		duration: 540 * time.Second, settle: 480 * time.Second,
+		top: StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
+			return []apiload.Step{createStep(15*time.Second, web(5))}
+		}},
+		driver: func(c *Cluster) { killBusiestNode(c, 60*time.Second) },
+		extra: func(c *Cluster, faultEnd time.Duration) []checks.Check {
+			return []checks.Check{checks.NewSelfHealing(), checks.NewEvictionTiming(checks.EvictionTimingOptions{})}
+		},
+	}
+
+	var out []Spec
+	chaos := stackChaos("stack-chaos", 5, 6, 4, stackChaosDuration)
+	for _, s := range []stackScenario{nodeDeath, liveness, apiDown, cmFailover, eviction, chaos} {
+		out = append(out, s.spec())
+	}
+	return out
 }
 
 // deleteDeadNodes deletes the Node objects of the nodes a nemesis killed.

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"maps"
 	"time"
 
 	"github.com/kubesim/kubesim/model"
@@ -30,9 +31,9 @@ func podTemplate(app string, s AppSpec) model.PodTemplateSpec {
 	if s.Memory == "" {
 		s.Memory = "256Mi"
 	}
-	ann := map[string]string{}
-	for k, v := range s.Annotations {
-		ann[k] = v
+	ann := maps.Clone(s.Annotations)
+	if ann == nil {
+		ann = map[string]string{}
 	}
 	return model.PodTemplateSpec{
 		ObjectMeta: model.ObjectMeta{Labels: map[string]string{"app": app}, Annotations: ann},

@@ -67,7 +67,7 @@ func TestPollModeRetriesAtNextTick(t *testing.T) {
 	e.do(func() { e.create("a", nil) })
 	e.do(e.inf.Run)
 	e.World.Host(e.Servers[0]).Crash()
-	e.do(func() {})
+	e.World.RunFor(3 * time.Second) // a poll is sent into the void
 	e.World.Host(e.Servers[0]).Restart()
 	e.do(func() { e.create("b", nil) })
 	e.World.RunFor(30 * time.Second) // client timeouts, then polls again

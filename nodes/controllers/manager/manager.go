@@ -1,0 +1,244 @@
+package manager
+
+import (
+	"time"
+
+	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/client"
+	"github.com/kubesim/kubesim/nodes/client/cache"
+	"github.com/kubesim/kubesim/nodes/client/leaderelection"
+	"github.com/kubesim/kubesim/nodes/controllers"
+	"github.com/kubesim/kubesim/nodes/spoketrace"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// Identity and names, as the real kube-controller-manager's.
+const (
+	// User is the controller manager's API identity.
+	User = "system:kube-controller-manager"
+	// Component names it in spoketrace.Leading events.
+	Component = "kube-controller-manager"
+	// LeaseName is the Lease the replicas elect a leader on, in
+	// leaderelection.DefaultNamespace (kube-system).
+	LeaseName = "kube-controller-manager"
+	// ExposeName is what Boot exposes the *Manager under.
+	ExposeName = "controller-manager"
+)
+
+// Defaults.
+const (
+	// DefaultRestartDelay is how long the process is down after exiting on
+	// a lost leadership (see the package doc).
+	DefaultRestartDelay = 1 * time.Second
+	// PollInterval is the poll-not-watch ablation's list period.
+	PollInterval = 2 * time.Second
+)
+
+// Config configures a kube-controller-manager replica. The zero value
+// (with Servers) is the real default.
+type Config struct {
+	// Name is the replica's identity (its leader election holder identity)
+	// and its client's trace name; default the host's name.
+	Name string
+	// Servers are the API server replicas.
+	Servers []sim.HostID
+	// Ablations remove mechanisms for the checks to catch.
+	Ablations Ablations
+	// LeaseDuration, RenewDeadline and RetryPeriod default to 15 s, 10 s
+	// and 2 s (--leader-elect-* defaults).
+	LeaseDuration time.Duration
+	RenewDeadline time.Duration
+	RetryPeriod   time.Duration
+	// RestartDelay is how long the process stays down after exiting on a
+	// lost leadership; default DefaultRestartDelay.
+	RestartDelay time.Duration
+}
+
+// Ablations of the controller manager.
+type Ablations struct {
+	// NoExpectations is replicaset-no-expectations.
+	NoExpectations bool
+	// PollNotWatch is poll-not-watch: informers poll instead of watching.
+	PollNotWatch bool
+}
+
+func (cfg Config) withDefaults(h *sim.Host) Config {
+	if cfg.Name == "" {
+		cfg.Name = h.Name()
+	}
+	if cfg.LeaseDuration <= 0 {
+		cfg.LeaseDuration = leaderelection.DefaultLeaseDuration
+	}
+	if cfg.RenewDeadline <= 0 {
+		cfg.RenewDeadline = leaderelection.DefaultRenewDeadline
+	}
+	if cfg.RetryPeriod <= 0 {
+		cfg.RetryPeriod = leaderelection.DefaultRetryPeriod
+	}
+	if cfg.RestartDelay <= 0 {
+		cfg.RestartDelay = DefaultRestartDelay
+	}
+	return cfg
+}
+
+// Manager is one replica on its host: it runs one process at a time, and
+// starts a new one after a process exited on a lost leadership.
+type Manager struct {
+	h        *sim.Host
+	cfg      Config
+	c        *client.Client // the controllers' client
+	le       *client.Client // the leader election client
+	cur      *process
+	restarts int
+}
+
+// Boot returns the boot function of a controller manager host.
+func Boot(cfg Config) func(*sim.Host) {
+	return func(h *sim.Host) {
+		cfg := cfg.withDefaults(h)
+		m := &Manager{h: h, cfg: cfg,
+			c: client.New(h, client.Config{Name: cfg.Name, User: User, Servers: cfg.Servers}),
+			le: client.New(h, client.Config{Name: cfg.Name + "/leader-election", User: User, Servers: cfg.Servers,
+				Timeout: cfg.RenewDeadline}),
+		}
+		h.Expose(ExposeName, m)
+		m.startProcess()
+	}
+}
+
+// Identity returns the replica's identity (Config.Name).
+func (m *Manager) Identity() string { return m.cfg.Name }
+
+// Leading reports whether the current process leads.
+func (m *Manager) Leading() bool { return m.cur != nil && m.cur.leading }
+
+// Restarts counts the processes started after one exited.
+func (m *Manager) Restarts() int { return m.restarts }
+
+// Context returns the current process's controller context, or nil when it
+// does not lead (for tests and scenario inspection).
+func (m *Manager) Context() *controllers.Context {
+	if m.cur == nil {
+		return nil
+	}
+	return m.cur.ctx
+}
+
+func (m *Manager) startProcess() {
+	p := &process{m: m}
+	m.cur = p
+	p.start()
+}
+
+// handleExit restarts the process after RestartDelay.
+func (m *Manager) handleExit(p *process) {
+	m.h.After(m.cfg.RestartDelay, "controller-manager-restart", func() {
+		if m.cur == p {
+			m.restarts++
+			m.startProcess()
+		}
+	})
+}
+
+func (m *Manager) emitLeading(leading bool) {
+	m.h.Emit(&spoketrace.Leading{Component: Component, Identity: m.cfg.Name, Leading: leading})
+}
+
+// process is one run of kube-controller-manager.
+type process struct {
+	m           *Manager
+	elector     *leaderelection.LeaderElector
+	ctx         *controllers.Context
+	informers   []*cache.Informer
+	controllers []controllers.Controller
+	leading     bool
+	stopped     bool
+}
+
+func (p *process) start() {
+	m := p.m
+	le, err := leaderelection.NewLeaderElector(leaderelection.Config{
+		Client:        m.le,
+		Namespace:     leaderelection.DefaultNamespace,
+		Name:          LeaseName,
+		Identity:      m.cfg.Name,
+		LeaseDuration: m.cfg.LeaseDuration,
+		RenewDeadline: m.cfg.RenewDeadline,
+		RetryPeriod:   m.cfg.RetryPeriod,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: p.handleStartedLeading,
+			OnStoppedLeading: p.handleStoppedLeading,
+		},
+	})
+	if err != nil {
+		panic("controller-manager: " + err.Error()) // a configuration bug
+	}
+	p.elector = le
+	le.Run()
+}
+
+// handleStartedLeading starts the controllers, then the informers.
+func (p *process) handleStartedLeading() {
+	if p.stopped {
+		return
+	}
+	p.leading = true
+	p.m.emitLeading(true)
+	p.ctx = p.newContext()
+	p.controllers = newControllers(p.ctx, p.m.cfg)
+	for _, c := range p.controllers {
+		c.Run()
+	}
+	for _, inf := range p.informers {
+		inf.Run()
+	}
+}
+
+// handleStoppedLeading is OnStoppedLeading: "leaderelection lost", and the
+// process exits.
+func (p *process) handleStoppedLeading() {
+	if p.stopped {
+		return
+	}
+	if p.leading {
+		p.m.emitLeading(false)
+	}
+	p.stop()
+	p.m.handleExit(p)
+}
+
+// stop ends everything the process runs.
+func (p *process) stop() {
+	p.stopped = true
+	p.leading = false
+	for _, c := range p.controllers {
+		c.Stop()
+	}
+	for _, inf := range p.informers {
+		inf.Stop()
+	}
+	p.elector.Stop()
+}
+
+// newContext builds the shared informers, as the SharedInformerFactory.
+func (p *process) newContext() *controllers.Context {
+	m := p.m
+	inf := func(resource, namespace string) *cache.Informer {
+		rc := cache.ReflectorConfig{Resource: resource, Namespace: namespace}
+		if m.cfg.Ablations.PollNotWatch {
+			rc.PollInterval = PollInterval
+		}
+		i := cache.NewInformer(m.c, cache.InformerConfig{ReflectorConfig: rc})
+		p.informers = append(p.informers, i)
+		return i
+	}
+	return &controllers.Context{
+		Host:        m.h,
+		Client:      m.c,
+		Pods:        inf(model.ResourcePodsName, ""),
+		Nodes:       inf(model.ResourceNodesName, ""),
+		ReplicaSets: inf(model.ResourceReplicaSetsName, ""),
+		Deployments: inf(model.ResourceDeploymentsName, ""),
+		NodeLeases:  inf(model.ResourceLeasesName, model.NodeLeaseNamespace),
+	}
+}

@@ -1,0 +1,257 @@
+package manager
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
+	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
+	"github.com/kubesim/kubesim/nodes/client/cache"
+	"github.com/kubesim/kubesim/nodes/internal/apitest"
+	"github.com/kubesim/kubesim/nodes/spoketrace"
+	"github.com/kubesim/kubesim/sim"
+)
+
+const ns = "default"
+
+// leadingAt is a Leading event and when it happened.
+type leadingAt struct {
+	spoketrace.Leading
+	at sim.Time
+}
+
+// env is a cluster with n controller manager replicas "kcm-1".."kcm-n".
+type env struct {
+	*apitest.Cluster
+	t       *testing.T
+	leading []leadingAt
+	relists []apitrace.Relist
+	creates int // pod creates admitted for the controller manager
+}
+
+func newEnv(t *testing.T, seed uint64, n int, abl Ablations) *env {
+	e := &env{Cluster: apitest.New(seed, 1, 1, nil), t: t}
+	e.W.Subscribe(func(ev *sim.Event) {
+		switch d := ev.Data.(type) {
+		case *spoketrace.Leading:
+			e.leading = append(e.leading, leadingAt{Leading: *d, at: ev.At})
+		case *apitrace.Relist:
+			e.relists = append(e.relists, *d)
+		case *apitrace.Admit:
+			if d.User == User && d.Verb == string(apiwire.VerbCreate) && d.Resource == model.ResourcePodsName {
+				e.creates++
+			}
+		}
+	})
+	e.Settle()
+	for i := 1; i <= n; i++ {
+		e.AddHost(name(i), Boot(Config{Servers: e.Servers, Ablations: abl}))
+	}
+	return e
+}
+
+func name(i int) string { return "kcm-" + string(rune('0'+i)) }
+
+func (e *env) manager(i int) *Manager {
+	m, _ := e.Host(name(i)).Exposed(ExposeName).(*Manager)
+	return m
+}
+
+// leaders returns the identities whose last Leading event says leading.
+func (e *env) leaders() []string {
+	last := map[string]bool{}
+	var order []string
+	for _, l := range e.leading {
+		if _, ok := last[l.Identity]; !ok {
+			order = append(order, l.Identity)
+		}
+		last[l.Identity] = l.Leading.Leading
+	}
+	var out []string
+	for _, id := range order {
+		if last[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func newRS(name string, replicas int32) *model.ReplicaSet {
+	labels := map[string]string{"app": name}
+	return &model.ReplicaSet{ObjectMeta: model.ObjectMeta{Name: name, Namespace: ns},
+		Spec: model.ReplicaSetSpec{Replicas: model.Ptr(replicas), Selector: &model.LabelSelector{MatchLabels: labels},
+			Template: model.PodTemplateSpec{ObjectMeta: model.ObjectMeta{Labels: labels},
+				Spec: model.PodSpec{Containers: []model.Container{{Name: "c", Image: "nginx:1"}}}}}}
+}
+
+// pods counts the stored pods of app.
+func (e *env) pods(app string) int {
+	e.t.Helper()
+	all, err := e.List(model.ResourcePodsName)
+	require.NoError(e.t, err)
+	n := 0
+	for _, o := range all {
+		if o.GetObjectMeta().Labels["app"] == app {
+			n++
+		}
+	}
+	return n
+}
+
+func (e *env) mustCreate(obj model.Object) {
+	e.t.Helper()
+	_, err := e.Create(obj)
+	require.NoError(e.t, err)
+}
+
+func TestOneLeaderRunsTheControllers(t *testing.T) {
+	e := newEnv(t, 1, 2, Ablations{})
+	e.Run(10 * time.Second)
+	require.Len(t, e.leading, 1, "one replica leads, the other stands by")
+	leader := e.leading[0].Identity
+	require.Equal(t, Component, e.leading[0].Component)
+	require.Equal(t, []string{leader}, e.leaders())
+	lease, err := e.Get(model.ResourceLeasesName, "kube-system", LeaseName)
+	require.NoError(t, err)
+	require.Equal(t, leader, model.Deref(lease.(*model.Lease).Spec.HolderIdentity, ""))
+	var standby *Manager
+	for i := 1; i <= 2; i++ {
+		m := e.manager(i)
+		require.Equal(t, m.Identity() == leader, m.Leading())
+		if !m.Leading() {
+			standby = m
+		}
+	}
+	require.Nil(t, standby.Context(), "a standby has no informers")
+
+	e.mustCreate(newRS("web", 3))
+	e.Run(5 * time.Second)
+	require.Equal(t, 3, e.pods("web"))
+	require.Equal(t, 3, e.creates, "one ReplicaSet controller at work")
+}
+
+func TestFailoverAfterLeaderCrash(t *testing.T) {
+	e := newEnv(t, 2, 2, Ablations{})
+	e.Run(10 * time.Second)
+	require.Len(t, e.leaders(), 1)
+	first := e.leaders()[0]
+	e.mustCreate(newRS("web", 2))
+	e.Run(3 * time.Second)
+
+	crashed := e.Host(first)
+	crashed.Crash()
+	at := e.W.Now()
+	e.Run(30 * time.Second)
+	require.Len(t, e.leading, 2, "a crash emits nothing; the standby takes over")
+	next := e.leading[1]
+	require.NotEqual(t, first, next.Identity)
+	require.True(t, next.Leading.Leading)
+	took := next.at.Sub(at)
+	require.Greater(t, took, 10*time.Second, "not before the lease could have expired")
+	require.LessOrEqual(t, took, 15*time.Second+2*time.Duration(2.2*float64(2*time.Second)), "lease duration plus at most two jittered retries")
+
+	// The new leader's controllers work.
+	e.scale("web", 4)
+	e.Run(5 * time.Second)
+	require.Equal(t, 4, e.pods("web"))
+	require.Equal(t, 4, e.creates)
+}
+
+func TestLostLeadershipStopsEverythingAndRestarts(t *testing.T) {
+	e := newEnv(t, 3, 2, Ablations{})
+	e.Run(10 * time.Second)
+	first := e.leaders()[0]
+	var m *Manager
+	for i := 1; i <= 2; i++ {
+		if e.manager(i).Identity() == first {
+			m = e.manager(i)
+		}
+	}
+	oldCtx := m.Context()
+	// Cut the leader off the API server: its renewals fail.
+	h := e.Host(first)
+	cuts := e.W.Network().Isolate(h.ID())
+	e.Run(30 * time.Second)
+	e.W.Network().Restore(cuts)
+	require.Equal(t, 1, m.Restarts(), "the process exited and was restarted")
+	require.False(t, m.Leading())
+	require.NotEqual(t, []string{first}, e.leaders())
+	require.Len(t, e.leaders(), 1, "the other replica took over")
+	var stopped []leadingAt
+	for _, l := range e.leading {
+		if l.Identity == first && !l.Leading.Leading {
+			stopped = append(stopped, l)
+		}
+	}
+	require.Len(t, stopped, 1, "the old leader said it stopped")
+
+	e.Run(5 * time.Second)
+	e.mustCreate(newRS("web", 3))
+	e.Run(5 * time.Second)
+	require.Equal(t, 3, e.pods("web"), "only the new leader's controllers act")
+	require.Equal(t, 3, e.creates)
+	for _, inf := range []*cache.Informer{oldCtx.Pods, oldCtx.ReplicaSets} {
+		_, ok := inf.GetStore().GetByKey(ns + "/web")
+		require.False(t, ok, "the old process's informers stopped: %s", inf.Name())
+	}
+}
+
+func TestPollNotWatch(t *testing.T) {
+	e := newEnv(t, 4, 1, Ablations{PollNotWatch: true})
+	e.Run(10 * time.Second)
+	require.True(t, e.manager(1).Leading())
+	e.mustCreate(newRS("web", 3))
+	e.Run(10 * time.Second)
+	require.Equal(t, 3, e.pods("web"), "reconciled from polls")
+	polls := map[string]int{}
+	for _, r := range e.relists {
+		if r.Reason == cache.RelistPoll {
+			polls[r.Resource]++
+		}
+	}
+	for _, res := range []string{"pods", "nodes", "replicasets", "deployments", "leases"} {
+		require.GreaterOrEqual(t, polls[res], 4, "%s polled every 2 s", res)
+	}
+}
+
+// scale sets a ReplicaSet's replicas as admin, retrying on conflicts.
+func (e *env) scale(name string, replicas int32) {
+	e.t.Helper()
+	for i := 0; i < 10; i++ {
+		obj, err := e.Get(model.ResourceReplicaSetsName, ns, name)
+		require.NoError(e.t, err)
+		rs := obj.(*model.ReplicaSet)
+		rs.Spec.Replicas = model.Ptr(replicas)
+		done, failed := false, false
+		e.Admin().ReplicaSets(ns).Update(rs, func(_ model.Object, err error) { done, failed = true, err != nil })
+		for j := 0; j < 100 && !done; j++ {
+			e.Run(100 * time.Millisecond)
+		}
+		if done && !failed {
+			return
+		}
+	}
+	e.t.Fatalf("could not scale %s", name)
+}
+
+// churn runs two replicas through a ReplicaSet, a scale-down, a leader
+// crash and a failover, and returns the trace hash.
+func churn(t *testing.T, seed uint64) uint64 {
+	e := newEnv(t, seed, 2, Ablations{})
+	e.Run(10 * time.Second)
+	e.mustCreate(newRS("web", 4))
+	e.Run(3 * time.Second)
+	e.scale("web", 2)
+	e.Host(e.leaders()[0]).Crash()
+	e.Run(30 * time.Second)
+	return e.W.Trace().Hash()
+}
+
+func TestDeterministicTrace(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		require.Equal(t, churn(t, seed), churn(t, seed), "seed %d", seed)
+	}
+}

@@ -1,0 +1,100 @@
+package scenarios
+
+import (
+	"slices"
+	"time"
+
+	"github.com/kubesim/kubesim/nodes/apiload"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// Timings of stack-chaos.
+const (
+	stackChaosStart    = 30 * time.Second
+	stackChaosDuration = 330 * time.Second
+	stackChaosSettle   = 180 * time.Second
+)
+
+// StackChaosSchedule draws control-plane chaos for a full-stack scenario,
+// from 30 s (when the workload runs) until end: about one fault every 8 s,
+// each lasting 1 to 30 s, anywhere: an etcd member or the etcd leader
+// crashed, paused or cut off, an API server crashed or cut off from etcd,
+// the scheduler's or the controller manager's leader crashed or isolated,
+// a node crashed (its containers die; they restart with its kubelet), cut
+// off from the control plane or paused, and flaky links to the nodes.
+func StackChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+	l := c.Stack
+	var s sim.Schedule
+	pick := func(names []string) string { return names[rng.IntN(len(names))] }
+	at := stackChaosStart + time.Duration(rng.Int64N(int64(5*time.Second)))
+	for {
+		dur := time.Second + time.Duration(rng.Int64N(int64(29*time.Second)))
+		if at+dur > end {
+			break
+		}
+		f := sim.Fault{At: at, For: dur}
+		switch r := rng.IntN(100); {
+		case r < 10:
+			f.Kind, f.Targets = sim.FaultCrash, [][]string{{pick(c.Members)}}
+		case r < 18:
+			f.Kind, f.Targets = sim.FaultIsolate, [][]string{{"etcd-leader"}}
+		case r < 22:
+			f.Kind, f.Targets, f.For = sim.FaultPause, [][]string{{pick(c.Members)}}, dur/3
+		case r < 32:
+			f.Kind, f.Targets = sim.FaultCrash, [][]string{{pick(l.Servers)}}
+		case r < 38:
+			f.Kind, f.Targets = sim.FaultPartition, [][]string{{pick(l.Servers)}, {"etcd"}}
+		case r < 46:
+			f.Kind, f.Targets = sim.FaultCrash, [][]string{{"scheduler-leader"}}
+		case r < 56:
+			f.Kind, f.Targets = sim.FaultIsolate, [][]string{{"controller-manager-leader"}}
+		case r < 62:
+			f.Kind, f.Targets = sim.FaultCrash, [][]string{{"controller-manager-leader"}}
+		case r < 72:
+			f.Kind, f.Targets = sim.FaultCrash, [][]string{{pick(l.Nodes)}}
+		case r < 82:
+			f.Kind, f.Targets = sim.FaultPartition, [][]string{{pick(l.Nodes)}, {"apiservers"}}
+		case r < 88:
+			f.Kind, f.Targets, f.For = sim.FaultPause, [][]string{{pick(l.Nodes)}}, dur/3
+		default:
+			f.Kind, f.Targets = sim.FaultFlaky, [][]string{{"nodes"}}
+			f.Loss = float64(rng.IntN(20)) / 100
+			f.Dup = float64(rng.IntN(5)) / 100
+			f.Reorder = float64(rng.IntN(20)) / 100
+			f.Delay = time.Duration(rng.IntN(20)) * time.Millisecond
+		}
+		s = append(s, f)
+		at += 2*time.Second + time.Duration(rng.Int64N(int64(12*time.Second)))
+	}
+	slices.SortStableFunc(s, func(a, b sim.Fault) int { return int(a.At - b.At) })
+	return s
+}
+
+// StackChaosSpec is stack-chaos at another size: nodes kubelets, a web
+// ReplicaSet of webReplicas (scaled up by 2 at 90 s) and an api Deployment
+// of apiReplicas, for duration (settle window included). The full-stack
+// benchmark runs it with 10 nodes and 30 pods for 10 minutes.
+func StackChaosSpec(name string, nodes int, webReplicas, apiReplicas int32, duration time.Duration) Spec {
+	return stackChaos(name, nodes, webReplicas, apiReplicas, duration).spec()
+}
+
+// stackChaos is control-plane chaos with everything at once, on a
+// ReplicaSet and a Deployment that the operator scales and rolls while
+// the faults go on; replicas, pods and nodes scale with the arguments.
+func stackChaos(name string, nodes int, webReplicas, apiReplicas int32, duration time.Duration) stackScenario {
+	return stackScenario{
+		name: name,
+		description: "control-plane chaos with everything at once from 30 s: etcd members and leader, API servers, the scheduler's and controller manager's leaders, and nodes crash, pause or are cut off, one fault about every 8 s for up to 30 s; meanwhile the operator scales web up and rolls out a new version of the api Deployment; " +
+			"after the faults every ReplicaSet has its pods running and ready, the rollout is complete, and no pod was bound twice",
+		duration: duration, settle: stackChaosSettle,
+		top: StackTopology{Nodes: nodes, Rogue: true, Script: func(*StackLayer) []apiload.Step {
+			return []apiload.Step{
+				createStep(15*time.Second, web(webReplicas)),
+				createStep(15*time.Second, newDeployment("api", apiReplicas, AppSpec{CPU: "100m", Memory: "128Mi"})),
+				rollDeployment(60*time.Second, "api", "registry.example/api:2"),
+				scaleReplicaSet(90*time.Second, "web", webReplicas+2),
+			}
+		}},
+		faults: StackChaosSchedule,
+	}
+}
