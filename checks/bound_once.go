@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 
+	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
 	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -15,7 +16,10 @@ import (
 //   - two spoketrace.Bound events for one pod UID (even to the same node);
 //   - containers of one UID starting on two different nodes;
 //   - a container starting on another node than the one its pod was bound
-//     to.
+//     to;
+//   - an API server sending to etcd a binding of a pod that is already
+//     bound (apitrace.Admit of verb bind whose stored object has a node):
+//     the binding's conflict check exists to refuse exactly that.
 type BoundOnce struct {
 	bound   map[string]string // uid -> node of its first binding
 	ranOn   map[string]string // uid -> node of its first container start
@@ -38,6 +42,10 @@ func (c *BoundOnce) Observe(e *sim.Event) {
 		return
 	}
 	switch d := e.Data.(type) {
+	case *apitrace.Admit:
+		if d.Verb == "bind" && d.OldNode != "" {
+			c.rec.Add(e, "%s sent a binding of pod %s to %s to etcd, but the pod was already bound to %s", d.Server, d.Key, d.NodeName, d.OldNode)
+		}
 	case *spoketrace.Bound:
 		c.binds++
 		if prev, ok := c.bound[d.UID]; ok {

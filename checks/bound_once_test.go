@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
 	"github.com/kubesim/kubesim/nodes/spoketrace"
 )
 
@@ -22,6 +23,11 @@ func TestBoundOnce(t *testing.T) {
 			start(3, "node-1", "a", "web"), start(4, "node-2", "b", "web"),
 			// a restart and a second container on the same node
 			stop(5, "node-1", "a", spoketrace.StopLiveness, false), start(6, "node-1", "a", "web")}, true, "2 binding(s) of 2 pod(s)"},
+		{"the first binding of a pod reaches etcd", []sev{oev(1, &apitrace.Admit{Server: "apiserver-1", User: "system:kube-scheduler", Verb: "bind",
+			Resource: "pods", Key: "default/a", NodeName: "node-1"})}, true, "0 binding(s)"},
+		{"a binding of a bound pod reaches etcd", []sev{oev(1, &apitrace.Admit{Server: "apiserver-1", User: "system:kube-scheduler", Verb: "bind",
+			Resource: "pods", Key: "default/a", NodeName: "node-2", OldNode: "node-1"})}, false,
+			"apiserver-1 sent a binding of pod default/a to node-2 to etcd, but the pod was already bound to node-1"},
 		{"a pod run without a traced binding", []sev{start(3, "node-1", "a", "web")}, true, "1 pod(s) started"},
 		{"two schedulers bind one pod", []sev{bound(1, "s1", "a", "node-1"), bound(2, "s2", "a", "node-2")},
 			false, "pod default/a (uid a-uid) bound twice: to node-1, then by s2 to node-2"},

@@ -16,9 +16,13 @@ import (
 type Ablation struct {
 	Name      string
 	Mechanism string // what is removed
-	Check     string // the check that catches it
-	Scenario  string // the scenario TestAblations runs it on
-	apply     func(*AblationSet)
+	Check     string // the check that catches it ("" when measured)
+	// Measure, for an ablation that breaks no checked property, names the
+	// metrics (comma-separated) that show its cost, side by side with a
+	// run without it.
+	Measure  string
+	Scenario string // the scenario TestAblations runs it on
+	apply    func(*AblationSet)
 }
 
 // AblationSet is what a run's ablations switch off, layer by layer.
@@ -47,7 +51,7 @@ func Ablations() []Ablation {
 			apply: func(s *AblationSet) { s.Etcd.IgnoreCompare = true }},
 		{Name: "apply-duplicates", Mechanism: "the apply layer does not de-duplicate a request that arrives twice (a retry, or a duplicate on the network)", Check: "linearizability", Scenario: "etcd-flaky-network",
 			apply: func(s *AblationSet) { s.Etcd.NoDedup = true }},
-	}, apiAblations()...)
+	}, append(apiAblations(), stackAblations()...)...)
 }
 
 // ResolveAblations turns names into switches; an unknown name is an error

@@ -2,6 +2,7 @@ package scenarios_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -17,10 +18,19 @@ const ablationSeeds = 50
 // It prints how many seeds that took (the README's ablation table).
 func TestAblations(t *testing.T) {
 	for _, a := range scenarios.Ablations() {
+		if a.Check == "" {
+			continue // measured: TestMeasuredAblations
+		}
 		t.Run(a.Name, func(t *testing.T) {
 			t.Parallel()
+			spec, err := scenarios.Lookup(a.Scenario)
+			require.NoError(t, err)
+			members := []int{3, 5}
+			if len(spec.Members) == 1 {
+				members = spec.Members
+			}
 			for seed := uint64(1); seed <= ablationSeeds; seed++ {
-				for _, members := range []int{3, 5} {
+				for _, members := range members {
 					res, err := scenarios.Run(scenarios.Options{Scenario: a.Scenario, Members: members, Seed: seed, Ablations: []string{a.Name}})
 					require.NoError(t, err)
 					for _, c := range res.Checks {
@@ -32,6 +42,49 @@ func TestAblations(t *testing.T) {
 				}
 			}
 			t.Fatalf("ablation %s was not caught by %s on %s within %d seeds", a.Name, a.Check, a.Scenario, ablationSeeds)
+		})
+	}
+}
+
+// measuredSeeds is how many seeds a measured ablation is compared over.
+const measuredSeeds = 8
+
+// TestMeasuredAblations: an ablation that breaks no checked property costs
+// something measurable. Over the same seeds of its scenario, every metric
+// it names is larger with the ablation than without (summed), and both
+// sets of runs pass every check. It prints the figures (the README's
+// table).
+func TestMeasuredAblations(t *testing.T) {
+	for _, a := range scenarios.Ablations() {
+		if a.Check != "" {
+			continue
+		}
+		t.Run(a.Name, func(t *testing.T) {
+			t.Parallel()
+			spec, err := scenarios.Lookup(a.Scenario)
+			require.NoError(t, err)
+			sums := map[bool]map[string]float64{false: {}, true: {}}
+			for _, on := range []bool{false, true} {
+				var abl []string
+				if on {
+					abl = []string{a.Name}
+				}
+				for seed := uint64(1); seed <= measuredSeeds; seed++ {
+					res, err := scenarios.Run(scenarios.Options{Scenario: a.Scenario, Members: spec.Members[0], Seed: seed, Ablations: abl})
+					require.NoError(t, err)
+					require.True(t, res.OK, "%s seed %d (ablated %v): %v", a.Scenario, seed, on, res.Failed())
+					for _, m := range strings.Split(a.Measure, ",") {
+						v, ok := res.Metrics[m]
+						require.True(t, ok, "metric %s missing", m)
+						sums[on][m] += v
+					}
+				}
+			}
+			for _, m := range strings.Split(a.Measure, ",") {
+				off, on := sums[false][m]/measuredSeeds, sums[true][m]/measuredSeeds
+				fmt.Printf("ablation %-27s on %s: %s %.3f without, %.3f with (mean of %d seeds)\n", a.Name, a.Scenario, m, off, on, measuredSeeds)
+				require.Greater(t, on, off, "%s: %s is no larger with the ablation", a.Name, m)
+			}
 		})
 	}
 }

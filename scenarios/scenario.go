@@ -5,6 +5,7 @@
 package scenarios
 
 import (
+	"maps"
 	"fmt"
 	"io"
 	"strings"
@@ -261,10 +262,11 @@ func (p *Prepared) Run() (Result, error) {
 		Schedule:         p.Schedule.String(),
 	}
 	res.Metrics["quorum_up_fraction"] = p.Quorum.Fraction()
-	// determinism: distinct keys copied into a map
-	for k, v := range checks.MeasuresOf(p.Checks...) {
-		res.Metrics[k] = v
+	more := checks.MeasuresOf(p.Checks...)
+	if p.Cluster.Stack != nil {
+		maps.Copy(more, p.Cluster.Stack.Control.Values())
 	}
+	maps.Copy(res.Metrics, more)
 	res.OK = checks.AllOK(res.Checks)
 	for _, f := range p.flush {
 		if err := f(); err != nil {

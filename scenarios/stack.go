@@ -39,6 +39,10 @@ const (
 // operator's script that declares the workload.
 type StackTopology struct {
 	APIServers, Schedulers, ControllerManagers, Nodes int
+	// Unelected adds schedulers that run without leader election (a second
+	// scheduler deployed with --leader-elect=false by mistake): they race
+	// the leader for every pending pod.
+	Unelected int
 	// Capacity of every node; default kubelet's (4 CPUs, 16Gi, 110 pods).
 	Capacity model.ResourceList
 	// Rogue adds a misbehaving client that impersonates node-1's kubelet
@@ -56,6 +60,7 @@ type StackLayer struct {
 	ServerIDs                             []sim.HostID
 	Leaders                               *SpokeLeaders
 	Placement                             *Placement
+	Control                               *ControlMetrics
 	// Dead are the nodes a nemesis crashed for good, for the operator's
 	// script (which deletes their Node objects, as a cloud provider would).
 	Dead []string
@@ -106,6 +111,13 @@ func BuildStack(c *Cluster, top StackTopology, abl AblationSet, end time.Duratio
 			return nil, err
 		}
 	}
+	for i := 1; i <= top.Unelected; i++ {
+		name := fmt.Sprintf("scheduler-unelected-%d", i)
+		cfg := scheduler.Config{Name: name, Servers: servers, DisableLeaderElection: true}
+		if err := add(&l.Schedulers, name, RoleScheduler, scheduler.Boot(cfg)); err != nil {
+			return nil, err
+		}
+	}
 	for i := 1; i <= n(top.ControllerManagers, DefaultControllerManagers); i++ {
 		name := fmt.Sprintf("controller-manager-%d", i)
 		cfg := manager.Config{Name: name, Servers: servers, Ablations: abl.Controllers}
@@ -134,6 +146,8 @@ func BuildStack(c *Cluster, top StackTopology, abl AblationSet, end time.Duratio
 		return nil, err
 	}
 	w.AddResolver(l.resolveStack)
+	l.Control = NewControlMetrics(w, l.ControllerManagers, l.Servers)
+	w.Subscribe(l.Control.Observe)
 	return l, nil
 }
 

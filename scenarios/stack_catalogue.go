@@ -146,8 +146,29 @@ func stackCatalogue() []Spec {
 	}
 
 	var out []Spec
+	splitBrain := stackScenario{name: "scheduler-split-brain", description: "a third scheduler runs without leader election (deployed with --leader-elect=false by mistake) beside the elected pair, so two schedulers race for every pending pod while the operator creates and scales workloads: the binding subresource's conflict check lets exactly one win each pod (the loser gets 409 and drops it), so no pod is bound twice",
+		duration: 200 * time.Second, settle: 100 * time.Second,
+		top: StackTopology{Nodes: 5, Unelected: 1, Rogue: true, Script: func(*StackLayer) []apiload.Step {
+			return []apiload.Step{createStep(15*time.Second, web(6)),
+				createStep(30*time.Second, newDeployment("api", 4, AppSpec{CPU: "100m", Memory: "128Mi"})),
+				scaleReplicaSet(60*time.Second, "web", 10), rollDeployment(70*time.Second, "api", "registry.example/api:2")}
+		}},
+	}
+
+	watchLag := stackScenario{name: "controller-watch-lag", description: "from 40 s to 130 s the links of the controller managers are slow (1 to 2 s) and reorder one message in ten, which breaks their watch streams again and again (each break is resumed after client-go's backoff), so their informers lag by seconds to tens of seconds while the operator scales web 4 -> 12 -> 6 -> 12: the ReplicaSet controller's expectations keep it from acting twice on a gap it has already filled (cm_pod_creates counts what it created)",
+		duration: 280 * time.Second, settle: 150 * time.Second,
+		top: StackTopology{Nodes: 5, Rogue: true, Script: func(*StackLayer) []apiload.Step {
+			return []apiload.Step{createStep(15*time.Second, web(4)),
+				scaleReplicaSet(50*time.Second, "web", 12), scaleReplicaSet(80*time.Second, "web", 6), scaleReplicaSet(110*time.Second, "web", 12)}
+		}},
+		faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			return sim.Schedule{{At: 40 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"controller-managers"}}, For: 90 * time.Second,
+				Delay: time.Second, Reorder: 0.1}}
+		},
+	}
+
 	chaos := stackChaos("stack-chaos", 5, 6, 4, stackChaosDuration)
-	for _, s := range []stackScenario{nodeDeath, liveness, apiDown, cmFailover, eviction, chaos} {
+	for _, s := range []stackScenario{nodeDeath, liveness, apiDown, cmFailover, eviction, splitBrain, watchLag, chaos} {
 		out = append(out, s.spec())
 	}
 	return out

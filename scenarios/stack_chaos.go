@@ -19,7 +19,8 @@ const (
 // from 30 s (when the workload runs) until end: about one fault every 8 s,
 // each lasting 1 to 30 s, anywhere: an etcd member or the etcd leader
 // crashed, paused or cut off, an API server crashed or cut off from etcd,
-// the scheduler's or the controller manager's leader crashed or isolated,
+// the scheduler's leader crashed or deaf (a one-way cut from the API
+// servers), the controller manager's leader crashed or isolated,
 // a node crashed (its containers die; they restart with its kubelet), cut
 // off from the control plane or paused, and flaky links to the nodes.
 func StackChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
@@ -44,8 +45,13 @@ func StackChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Sche
 			f.Kind, f.Targets = sim.FaultCrash, [][]string{{pick(l.Servers)}}
 		case r < 38:
 			f.Kind, f.Targets = sim.FaultPartition, [][]string{{pick(l.Servers)}, {"etcd"}}
-		case r < 46:
+		case r < 42:
 			f.Kind, f.Targets = sim.FaultCrash, [][]string{{"scheduler-leader"}}
+		case r < 46:
+			// An asymmetric failure: the leading scheduler's requests reach
+			// the API servers, but nothing comes back, neither answers nor
+			// watch events.
+			f.Kind, f.Targets = sim.FaultOneWay, [][]string{{"apiservers"}, {"scheduler-leader"}}
 		case r < 56:
 			f.Kind, f.Targets = sim.FaultIsolate, [][]string{{"controller-manager-leader"}}
 		case r < 62:

@@ -224,7 +224,11 @@ func cmdAblations(args []string, stdout io.Writer) error {
 		return usagef("ablations: takes no arguments, got %q", args[0])
 	}
 	for _, a := range scenarios.Ablations() {
-		fmt.Fprintf(stdout, "%-24s removes: %s; caught by: %s\n", a.Name, a.Mechanism, a.Check)
+		judge := "caught by: " + a.Check
+		if a.Check == "" {
+			judge = "measured by: " + a.Measure
+		}
+		fmt.Fprintf(stdout, "%-27s removes: %s; %s (scenario %s)\n", a.Name, a.Mechanism, judge, a.Scenario)
 	}
 	return nil
 }
