@@ -5,9 +5,9 @@
 package scenarios
 
 import (
-	"maps"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 	"time"
 
