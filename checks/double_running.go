@@ -17,6 +17,12 @@ import (
 // default) plus the time its kubelet takes to notice the deletion.
 const DefaultDoubleRunningGrace = 45 * time.Second
 
+// DefaultDoubleRunningRecovery is how long after the last fault healed a
+// kubelet may still not know what happened meanwhile: a reflector whose
+// watch failed during the faults waits client-go's backoff (capped at 30 s,
+// with up to 100% jitter) before it lists again.
+const DefaultDoubleRunningRecovery = 60 * time.Second
+
 // DoubleRunningOptions configure the double-running check.
 type DoubleRunningOptions struct {
 	// ReplicaSetInformer names the observer informer of replicasets
@@ -31,6 +37,9 @@ type DoubleRunningOptions struct {
 	// Grace is how long an excess may last with no fault active and none
 	// ended within it; default DefaultDoubleRunningGrace.
 	Grace time.Duration
+	// Recovery is added to Grace after a fault heals; default
+	// DefaultDoubleRunningRecovery.
+	Recovery time.Duration
 }
 
 // ReplicaSetValue is the value the double-running check reads from its
@@ -74,8 +83,9 @@ func parseReplicaSetValue(v string) (uid string, replicas int, ok bool) {
 // It measures "double_running_s", the integral of the excess over the run
 // in replica-seconds (summed over owners), and "double_running_max", the
 // largest excess of one owner at any time. It fails when an owner's excess
-// stays above zero for longer than Grace while no fault is active and no
-// fault ended within the last Grace. A fault is active from its kernel
+// stays above zero for longer than Grace while no fault is active, and for
+// longer than Recovery+Grace after the last fault healed (a kubelet cut off
+// meanwhile learns of a deletion only when its reflector lists again). A fault is active from its kernel
 // event until its counterpart on the same host: a crash (or torn write, or
 // wipe) until "restart", a pause until "resume", a partition, isolation,
 // one-way cut or flaky link until its "-healed" event or a "heal". Any other
@@ -114,6 +124,9 @@ type runOwner struct {
 
 // NewDoubleRunning returns the "double-running" check.
 func NewDoubleRunning(opts DoubleRunningOptions) *DoubleRunning {
+	if opts.Recovery <= 0 {
+		opts.Recovery = DefaultDoubleRunningRecovery
+	}
 	if opts.Grace <= 0 {
 		opts.Grace = DefaultDoubleRunningGrace
 	}
@@ -218,7 +231,11 @@ func (c *DoubleRunning) syncExcess(o *runOwner, e *sim.Event) {
 // deadline is when o's current excess episode becomes a violation, if no
 // fault starts before.
 func (c *DoubleRunning) deadline(o *runOwner) sim.Time {
-	return max(o.epAt, c.faults.quietSince).Add(c.opts.Grace)
+	d := o.epAt.Add(c.opts.Grace)
+	if c.faults.seen {
+		d = max(d, c.faults.quietSince.Add(c.opts.Recovery+c.opts.Grace))
+	}
+	return d
 }
 
 // maybeFlag reports every excess episode that had lasted longer than
@@ -251,8 +268,8 @@ func (c *DoubleRunning) maybeFlag(t sim.Time) {
 		if c.faults.seen {
 			quiet = fmt.Sprintf("the last fault ended at %v", c.faults.quietSince)
 		}
-		c.rec.add(o.epAt, o.epSeq, "replicaset %s (uid %s) ran %d pod(s) where %d desired from %v for longer than %v with no fault active (%s)",
-			o.key, uid, o.running, o.desired, o.epAt, c.opts.Grace, quiet)
+		c.rec.add(o.epAt, o.epSeq, "replicaset %s (uid %s) ran %d pod(s) where %d desired from %v until past %v with no fault active (%s)",
+			o.key, uid, o.running, o.desired, o.epAt, c.deadline(o), quiet)
 	}
 	c.dirty = true
 }
@@ -283,8 +300,8 @@ func (c *DoubleRunning) Finish() Result {
 	case !c.rsSeen && len(c.owners) > 0:
 		return Result{Name: c.Name(), Detail: fmt.Sprintf("informer %s reported no ReplicaSet, though owned pods ran", c.opts.ReplicaSetInformer)}
 	}
-	return c.rec.result(c.Name(), fmt.Sprintf("%d owner(s): %.1f replica-seconds of excess, at most %d extra pod(s), none beyond %v without a fault",
-		len(c.owners), c.integral/float64(time.Second), c.maxExcess, c.opts.Grace))
+	return c.rec.result(c.Name(), fmt.Sprintf("%d owner(s): %.1f replica-seconds of excess, at most %d extra pod(s), none beyond %v without a fault (%v after one healed)",
+		len(c.owners), c.integral/float64(time.Second), c.maxExcess, c.opts.Grace, c.opts.Grace+c.opts.Recovery))
 }
 
 // Measures implements Measurer: double_running_s and double_running_max.

@@ -141,11 +141,27 @@ func (c *Cluster) resolveGroups(name string) ([]sim.HostID, bool) {
 }
 
 // EmitKVHashes asks every live member to report its store hash into the
-// trace, for the kv-agreement check.
+// trace, for the kv-agreement check. Where the workload never stops
+// writing (the full stack: leases are renewed every few seconds), members
+// are compared at the lowest revision any live member has applied, as
+// etcd's own corruption check compares them; elsewhere at their current
+// revision, so that a member that lags is a failure too.
 func (c *Cluster) EmitKVHashes() {
+	var live []*sim.Host
 	for _, m := range c.Members {
 		if h, ok := c.World.HostByName(m); ok && h.Up() {
-			etcd.EmitKVHash(h)
+			live = append(live, h)
 		}
+	}
+	rev := int64(0)
+	if c.Stack != nil {
+		for _, h := range live {
+			if r, ok := etcd.KVRevision(h); ok && (rev == 0 || r < rev) {
+				rev = r
+			}
+		}
+	}
+	for _, h := range live {
+		etcd.EmitKVHashAt(h, rev)
 	}
 }

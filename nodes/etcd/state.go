@@ -50,16 +50,36 @@ func (m *member) emitState(force bool) {
 
 // EmitKVHash emits etcdtrace.KVHash for the member running on h, if h is up
 // and runs one: its applied index, revisions and store hash.
-func EmitKVHash(h *sim.Host) {
+func EmitKVHash(h *sim.Host) { EmitKVHashAt(h, 0) }
+
+// EmitKVHashAt is EmitKVHash with the store hashed at revision rev (0: the
+// current one), as etcd's corruption check compares members that are still
+// applying: each hashes the same past revision (HashKV). A member that has
+// not reached rev, or compacted past it, reports nothing.
+func EmitKVHashAt(h *sim.Host, rev int64) {
 	m, ok := h.Exposed(exposeName).(*member)
 	if !ok {
+		return
+	}
+	kv, err := m.store.HashKV(rev)
+	if err != nil {
 		return
 	}
 	h.Emit(&etcdtrace.KVHash{
 		Member:     m.cfg.Name,
 		Applied:    m.applied,
-		Rev:        m.store.Rev(),
-		CompactRev: m.store.CompactRev(),
-		Hash:       m.store.Hash(),
+		Rev:        kv.Revision,
+		CompactRev: kv.CompactRevision,
+		Hash:       kv.Hash,
 	})
+}
+
+// KVRevision returns the current revision of the member running on h, and
+// false if h runs none.
+func KVRevision(h *sim.Host) (int64, bool) {
+	m, ok := h.Exposed(exposeName).(*member)
+	if !ok {
+		return 0, false
+	}
+	return m.store.Rev(), true
 }
