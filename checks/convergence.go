@@ -419,6 +419,7 @@ func (t *runtimeTruth) observeFault(e *sim.Event) []*podTruth {
 	switch e.Name {
 	case string(sim.FaultCrash), string(sim.FaultTorn), string(sim.FaultWipe):
 		t.crashed[e.Host] = true
+		delete(t.paused, e.Host) // a crash ends a pause: the host restarts running, with no resume
 		if !known {
 			return nil
 		}

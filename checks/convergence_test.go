@@ -212,3 +212,20 @@ func TestConvergenceMeasure(t *testing.T) {
 		})
 	}
 }
+
+// TestCrashEndsPause: a host paused and then crashed restarts running,
+// though the kernel never reports the pause's end (a resume only thaws a
+// host that is still paused).
+func TestCrashEndsPause(t *testing.T) {
+	rt := newRuntimeTruth()
+	for i, s := range []sev{start(1000, "node-2", "a", "web"), fev(2000, "node-2", "pause"), fev(3000, "node-2", "crash"), fev(9000, "node-2", "restart")} {
+		rt.observe(&sim.Event{Seq: uint64(i), At: secs(float64(s.ms) / 1000), Kind: s.kind, Host: s.host, Name: s.name, Data: s.data})
+	}
+	require.True(t, rt.nodeUp("node-2"), "a restarted host is up, whatever pause it had before it crashed")
+
+	da := newFaultActivity()
+	for _, s := range []sev{fev(2000, "node-2", "pause"), fev(3000, "node-2", "crash"), fev(9000, "node-2", "restart")} {
+		da.observe(&sim.Event{At: secs(float64(s.ms) / 1000), Kind: s.kind, Host: s.host, Name: s.name})
+	}
+	require.Zero(t, da.n, "no fault stays active after the restart")
+}

@@ -340,6 +340,8 @@ func (f *faultActivity) observe(e *sim.Event) {
 	f.seen = true
 	switch {
 	case name == string(sim.FaultCrash) || name == string(sim.FaultTorn) || name == string(sim.FaultWipe):
+		// A crash ends a pause: the host restarts running, with no resume.
+		f.finish(faultKey{e.Host, "pause"}, e.At)
 		f.begin(faultKey{e.Host, "down"})
 	case name == string(sim.FaultPause):
 		f.begin(faultKey{e.Host, "pause"})

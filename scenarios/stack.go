@@ -107,7 +107,8 @@ func BuildStack(c *Cluster, top StackTopology, abl AblationSet, end time.Duratio
 	}
 	for i := 1; i <= n(top.Schedulers, DefaultSchedulers); i++ {
 		name := fmt.Sprintf("scheduler-%d", i)
-		if err := add(&l.Schedulers, name, RoleScheduler, scheduler.Boot(scheduler.Config{Name: name, Servers: servers})); err != nil {
+		cfg := scheduler.Config{Name: name, Servers: servers}
+		if err := add(&l.Schedulers, name, RoleScheduler, scheduler.Boot(cfg)); err != nil {
 			return nil, err
 		}
 	}

@@ -42,6 +42,18 @@ type Ablations struct {
 	// failure would (ContainerStop reason spoketrace.StopReadiness),
 	// instead of only taking the pod out of rotation.
 	LivenessAsReadiness bool
+	// IgnoreDeletion (kubelet-ignore-deletion) removes graceful deletion:
+	// the kubelet goes on running the containers of a pod marked for
+	// deletion, as if the deletionTimestamp were not there, and never
+	// finishes the deletion.
+	IgnoreDeletion bool
+	// FailClosed (kubelet-fail-closed) fences the node off when it loses
+	// the control plane: once its node Lease has gone unrenewed for the
+	// lease duration (40 s), the kubelet kills every container it runs and
+	// starts none until a renewal succeeds. The real kubelet fails static:
+	// it keeps running what it runs, because a control plane outage must
+	// not become a data plane outage.
+	FailClosed bool
 }
 
 // Config configures a kubelet. Zero timing fields take the real defaults.

@@ -85,6 +85,9 @@ type process struct {
 
 	node  nodeState
 	lease leaseState
+	// lastRenew is when the node Lease was last renewed (or the process
+	// started), for the FailClosed ablation.
+	lastRenew sim.Time
 }
 
 func newProcess(k *Kubelet) *process {
@@ -94,6 +97,7 @@ func newProcess(k *Kubelet) *process {
 		statusRnd: k.h.Rand("kubelet/node-status-jitter"),
 		probeRnd:  k.h.Rand("kubelet/probe-offset"),
 		started:   k.h.Now(),
+		lastRenew: k.h.Now(),
 		nodeIP:    nodeIP(k.h.ID()),
 		tracked:   make(map[model.UID]*podState),
 		dirtySet:  make(map[model.UID]bool),
@@ -213,6 +217,12 @@ func (p *process) syncAll() {
 // housekeep kills the containers of pods the API server no longer has
 // (HandlePodCleanups), once the informer has listed.
 func (p *process) housekeep() {
+	if p.fenced() {
+		for _, uid := range sim.SortedKeys(p.rt.sandboxes) {
+			p.rt.removeSandbox(uid)
+		}
+		return
+	}
 	if !p.pods.HasSynced() {
 		return
 	}
@@ -221,4 +231,10 @@ func (p *process) housekeep() {
 			p.rt.removeSandbox(uid)
 		}
 	}
+}
+
+// fenced reports the FailClosed ablation's state: the node Lease has not
+// been renewed for a lease duration, so this kubelet fences itself off.
+func (p *process) fenced() bool {
+	return p.cfg.Ablations.FailClosed && p.h.Now().Sub(p.lastRenew) > p.cfg.LeaseDuration
 }

@@ -151,4 +151,7 @@ func (p *process) newLease(base *model.Lease) *model.Lease {
 }
 
 // heartbeat traces an acknowledged renewal.
-func (p *process) heartbeat() { p.h.Emit(&spoketrace.NodeHeartbeat{Node: p.cfg.Node}) }
+func (p *process) heartbeat() {
+	p.lastRenew = p.h.Now()
+	p.h.Emit(&spoketrace.NodeHeartbeat{Node: p.cfg.Node})
+}

@@ -125,12 +125,12 @@ func shouldRestart(policy model.RestartPolicy, in *instance) bool {
 // updates its status.
 func (p *process) syncPod(uid model.UID) {
 	ps := p.tracked[uid]
-	if ps == nil {
+	if ps == nil || p.fenced() {
 		return
 	}
 	sb := p.rt.sandbox(uid)
 	switch {
-	case ps.pod.DeletionTimestamp != nil:
+	case ps.pod.DeletionTimestamp != nil && !p.cfg.Ablations.IgnoreDeletion:
 		p.syncTerminating(ps, sb)
 	case sb == nil && model.IsPodTerminal(ps.pod):
 		return // it finished before this runtime: never run it again

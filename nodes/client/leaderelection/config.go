@@ -58,6 +58,11 @@ type Config struct {
 	Callbacks LeaderCallbacks
 	// ReleaseOnCancel makes Stop release a held lease (holder cleared).
 	ReleaseOnCancel bool
+	// NoStepDown is the leader-no-step-down ablation: a leader that fails
+	// to renew within RenewDeadline goes on leading (and trying to renew)
+	// instead of stepping down. RenewDeadline < LeaseDuration is what
+	// makes a cut-off leader stop before anyone else may take its lease.
+	NoStepDown bool
 }
 
 func (cfg *Config) validate() error {

@@ -150,7 +150,7 @@ func (le *LeaderElector) renewRound() {
 	le.gen++
 	gen := le.gen
 	deadline := le.h.After(le.cfg.RenewDeadline, "leaderelection-renew-deadline", func() {
-		if le.phase == leading && le.gen == gen {
+		if le.phase == leading && le.gen == gen && !le.cfg.NoStepDown {
 			le.finish() // failed to renew within the deadline: leadership lost
 		}
 	})

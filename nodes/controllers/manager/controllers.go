@@ -12,11 +12,15 @@ import (
 // newControllers makes the control loops a leader runs, in the order they
 // are started.
 func newControllers(ctx *controllers.Context, cfg Config) []controllers.Controller {
-	return []controllers.Controller{
-		replicaset.New(ctx, replicaset.Config{Ablations: replicaset.Ablations{NoExpectations: cfg.Ablations.NoExpectations}}),
+	cs := []controllers.Controller{
+		replicaset.New(ctx, replicaset.Config{Ablations: replicaset.Ablations{NoExpectations: cfg.Ablations.NoExpectations,
+			CountTerminating: cfg.Ablations.CountTerminating}}),
 		deployment.New(ctx, deployment.Config{}),
-		nodelifecycle.New(ctx, nodelifecycle.Config{}),
+		nodelifecycle.New(ctx, nodelifecycle.Config{IgnoreTolerationSeconds: cfg.Ablations.EvictIgnoresToleration}),
 		gc.New(ctx, gc.Config{}),
-		podgc.New(ctx, podgc.Config{}),
 	}
+	if !cfg.Ablations.NoPodGC {
+		cs = append(cs, podgc.New(ctx, podgc.Config{}))
+	}
+	return cs
 }

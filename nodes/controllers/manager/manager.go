@@ -60,6 +60,16 @@ type Ablations struct {
 	NoExpectations bool
 	// PollNotWatch is poll-not-watch: informers poll instead of watching.
 	PollNotWatch bool
+	// LeaderNoStepDown is leader-no-step-down
+	// (leaderelection.Config.NoStepDown).
+	LeaderNoStepDown bool
+	// EvictIgnoresToleration is eviction-ignores-toleration
+	// (nodelifecycle.Config.IgnoreTolerationSeconds).
+	EvictIgnoresToleration bool
+	// NoPodGC is pod-gc-disabled: the pod garbage collector does not run.
+	NoPodGC bool
+	// CountTerminating is replicaset-counts-terminating.
+	CountTerminating bool
 }
 
 func (cfg Config) withDefaults(h *sim.Host) Config {
@@ -165,6 +175,7 @@ func (p *process) start() {
 		LeaseDuration: m.cfg.LeaseDuration,
 		RenewDeadline: m.cfg.RenewDeadline,
 		RetryPeriod:   m.cfg.RetryPeriod,
+		NoStepDown:    m.cfg.Ablations.LeaderNoStepDown,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: p.handleStartedLeading,
 			OnStoppedLeading: p.handleStoppedLeading,

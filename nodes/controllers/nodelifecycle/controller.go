@@ -72,6 +72,12 @@ type Config struct {
 	// than 2 of them) that makes a partial disruption
 	// (--unhealthy-zone-threshold, 0.55).
 	UnhealthyZoneThreshold float64
+	// IgnoreTolerationSeconds is the eviction-ignores-toleration ablation:
+	// the taint manager deletes every pod on a NoExecute-tainted node at
+	// once, as if no pod tolerated the taint for a while (the 300 s that
+	// the API server's DefaultTolerationSeconds admission gives every pod
+	// is what keeps a short network blip from evicting a whole node).
+	IgnoreTolerationSeconds bool
 }
 
 func (cfg Config) withDefaults() Config {

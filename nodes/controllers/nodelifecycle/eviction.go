@@ -176,7 +176,7 @@ func (e *taintEviction) handlePodEvent(oldObj, newObj model.Object) {
 func (e *taintEviction) processPod(pod *model.Pod, taints []model.Taint, now model.Time) {
 	key := cache.MetaNamespaceKeyFunc(pod)
 	all, used := model.GetMatchingTolerations(taints, pod.Spec.Tolerations)
-	if !all {
+	if !all || e.c.cfg.IgnoreTolerationSeconds {
 		e.cancel(key)
 		e.schedule(key, now, now)
 		return

@@ -35,6 +35,11 @@ type Ablations struct {
 	// NoExpectations (replicaset-no-expectations) manages replicas on every
 	// sync, whatever the informer has not yet observed.
 	NoExpectations bool
+	// CountTerminating (replicaset-counts-terminating) counts pods marked
+	// for deletion as replicas. The real controller does not, because a
+	// pod on a lost node stays Terminating for as long as its kubelet is
+	// gone: counted, it would never be replaced.
+	CountTerminating bool
 }
 
 // Controller is the ReplicaSet controller. Make it with New.

@@ -33,6 +33,14 @@ func (c *Controller) syncReplicaSet(key string, done func(error)) {
 		all = append(all, o.(*model.Pod))
 	}
 	active := model.FilterActivePods(all)
+	if c.cfg.Ablations.CountTerminating {
+		active = active[:0]
+		for _, p := range all {
+			if !model.IsPodTerminal(p) {
+				active = append(active, p)
+			}
+		}
+	}
 	c.claimPods(rs, selector, active, func(claimed []*model.Pod, err error) {
 		if c.stopped {
 			return
