@@ -89,16 +89,24 @@ func (o EvictionTimingOptions) withDefaults() EvictionTimingOptions {
 //     last heartbeat and still not deleted (by anyone) Margin after the
 //     latest eviction time, when the gap lasted that long.
 //
+// Where the node lifecycle controller traced the NoExecute taint
+// (spoketrace.NodeTaint), an eviction must also come Toleration (to within
+// Slack) after it: the design's 300 s, to the second.
+//
 // It measures "eviction_delay_s" (the mean delay of the evictions),
-// "eviction_delay_max_s" (the longest; both -1 without evictions) and
-// "evictions".
+// "eviction_delay_max_s" (the longest; both -1 without evictions),
+// "evictions", and "eviction_after_taint_s" (the mean delay since the
+// taint, -1 without).
 type EvictionTiming struct {
 	opts   EvictionTimingOptions
 	lo, hi time.Duration
 	nodes  map[string]*evictNode
 	rec    earliestOffenses
 	delays []time.Duration
-	end    sim.Time
+	// afterTaint are the evictions' delays since their node's NoExecute
+	// taint, where it was traced.
+	afterTaint []time.Duration
+	end        sim.Time
 	done   bool
 }
 
@@ -111,6 +119,7 @@ type evictNode struct {
 	deletes []evictCandidate     // controller-manager deletions in the current gap
 	deleted int                  // pods with deleted set
 	gone    bool                 // its Node was deleted since its last heartbeat
+	taints  map[string]sim.Time  // NoExecute taints present -> when added
 }
 
 // evictPod is a pod known on a node.
@@ -126,6 +135,9 @@ type evictCandidate struct {
 	at    sim.Time
 	seq   uint64
 	delay time.Duration
+	// sinceTaint is how long the node's oldest NoExecute taint had been
+	// there (spoketrace.NodeTaint), -1 when it had none.
+	sinceTaint time.Duration
 }
 
 // The controller manager's identity.
@@ -144,7 +156,7 @@ func (c *EvictionTiming) Name() string { return "eviction-timing" }
 func (c *EvictionTiming) node(name string) *evictNode {
 	n := c.nodes[name]
 	if n == nil {
-		n = &evictNode{pods: map[string]*evictPod{}}
+		n = &evictNode{pods: map[string]*evictPod{}, taints: map[string]sim.Time{}}
 		c.nodes[name] = n
 	}
 	return n
@@ -163,6 +175,13 @@ func (c *EvictionTiming) Observe(e *sim.Event) {
 			c.closeGap(d.Node, n, e.At)
 		}
 		n.hb, n.lastHB, n.hbSeq, n.gone = true, e.At, e.Seq, false
+	case *spoketrace.NodeTaint:
+		n := c.node(d.Node)
+		if _, ok := n.taints[d.Taint]; d.Added && !ok {
+			n.taints[d.Taint] = e.At
+		} else if !d.Added {
+			delete(n.taints, d.Taint)
+		}
 	case *spoketrace.Bound:
 		c.notePod(d.Node, d.Pod, e.At)
 	case *spoketrace.ContainerStart:
@@ -200,7 +219,11 @@ func (c *EvictionTiming) handleDelete(e *sim.Event, d *apitrace.Admit) {
 	p.deleted, p.wasDel = e.At, true
 	n.deleted++
 	if d.User == evictionUser && n.hb && !n.gone {
-		n.deletes = append(n.deletes, evictCandidate{key: d.Key, at: e.At, seq: e.Seq, delay: e.At.Sub(n.lastHB)})
+		since := time.Duration(-1)
+		for _, t := range sim.SortedKeys(n.taints) {
+			since = max(since, e.At.Sub(n.taints[t]))
+		}
+		n.deletes = append(n.deletes, evictCandidate{key: d.Key, at: e.At, seq: e.Seq, delay: e.At.Sub(n.lastHB), sinceTaint: since})
 	}
 }
 
@@ -217,6 +240,13 @@ func (c *EvictionTiming) closeGap(name string, n *evictNode, t sim.Time) {
 			if d.delay < c.lo || d.delay > c.hi {
 				c.rec.add(d.at, d.seq, "pod %s evicted from node %s %.1f s after its last heartbeat (at %v), outside [%v, %v]",
 					d.key, name, d.delay.Seconds(), n.lastHB, c.lo, c.hi)
+			}
+			if d.sinceTaint >= 0 {
+				c.afterTaint = append(c.afterTaint, d.sinceTaint)
+				if d.sinceTaint < c.opts.Toleration || d.sinceTaint > c.opts.Toleration+c.opts.Slack {
+					c.rec.add(d.at, d.seq, "pod %s evicted from node %s %.3f s after its NoExecute taint, not within %v of the %v toleration",
+						d.key, name, d.sinceTaint.Seconds(), c.opts.Slack, c.opts.Toleration)
+				}
 			}
 		}
 	}
@@ -261,8 +291,12 @@ func (c *EvictionTiming) finish() {
 // Finish implements Check.
 func (c *EvictionTiming) Finish() Result {
 	c.finish()
-	return c.rec.result(c.Name(), fmt.Sprintf("%d eviction(s) of pods on lost nodes, all within [%v, %v] of the last heartbeat; no pod left on a lost node",
-		len(c.delays), c.lo, c.hi))
+	taint := ""
+	if len(c.afterTaint) > 0 {
+		taint = fmt.Sprintf(" and %d within %v after %v of NoExecute taint", len(c.afterTaint), c.opts.Slack, c.opts.Toleration)
+	}
+	return c.rec.result(c.Name(), fmt.Sprintf("%d eviction(s) of pods on lost nodes, all within [%v, %v] of the last heartbeat%s; no pod left on a lost node",
+		len(c.delays), c.lo, c.hi, taint))
 }
 
 // Measures implements Measurer: eviction_delay_s, eviction_delay_max_s and
@@ -278,7 +312,16 @@ func (c *EvictionTiming) Measures() map[string]float64 {
 		}
 		mean = sum.Seconds() / float64(len(c.delays))
 	}
-	return map[string]float64{"eviction_delay_s": mean, "eviction_delay_max_s": most, "evictions": float64(len(c.delays))}
+	after := -1.0
+	if len(c.afterTaint) > 0 {
+		var sum time.Duration
+		for _, d := range c.afterTaint {
+			sum += d
+		}
+		after = sum.Seconds() / float64(len(c.afterTaint))
+	}
+	return map[string]float64{"eviction_delay_s": mean, "eviction_delay_max_s": most, "evictions": float64(len(c.delays)),
+		"eviction_after_taint_s": after}
 }
 
 var (

@@ -85,7 +85,33 @@ func TestEvictionTiming(t *testing.T) {
 			r := feedSpoke(c, sortedSteps(tc.evs)...)
 			require.Equal(t, tc.ok, r.OK, r.String())
 			require.Contains(t, r.String(), tc.want)
-			require.Equal(t, map[string]float64{"eviction_delay_s": tc.mean, "eviction_delay_max_s": tc.max, "evictions": tc.evictions}, c.Measures())
+			require.Equal(t, map[string]float64{"eviction_delay_s": tc.mean, "eviction_delay_max_s": tc.max, "evictions": tc.evictions,
+				"eviction_after_taint_s": -1}, c.Measures())
+		})
+	}
+	taint := func(ms int64, added bool) sev {
+		return oev(ms, &spoketrace.NodeTaint{Node: "node-1", Taint: "node.kubernetes.io/unreachable:NoExecute", Added: added})
+	}
+	for _, tc := range []struct {
+		name  string
+		evs   []sev
+		ok    bool
+		want  string
+		after float64
+	}{
+		{"300 s after the taint", seq(lost, []sev{taint(158000, true), podDelete(458000, cm, "a", "node-1"), podDelete(458500, cm, "b", "node-1"), endAt(600)}),
+			true, "2 eviction(s)", 300.25},
+		{"a second and a half late", seq(lost, []sev{taint(156500, true), podDelete(458000, cm, "a", "node-1"), podDelete(458000, cm, "b", "node-1"), endAt(600)}),
+			false, "evicted from node node-1 301.500 s after its NoExecute taint, not within 1s of the 5m0s toleration", 301.5},
+		{"a removed taint no longer counts", seq(lost, []sev{taint(100000, true), taint(120000, false), taint(158000, true),
+			podDelete(458000, cm, "a", "node-1"), podDelete(458000, cm, "b", "node-1"), endAt(600)}), true, "2 eviction(s)", 300},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewEvictionTiming(EvictionTimingOptions{})
+			r := feedSpoke(c, sortedSteps(tc.evs)...)
+			require.Equal(t, tc.ok, r.OK, r.String())
+			require.Contains(t, r.String(), tc.want)
+			require.InDelta(t, tc.after, c.Measures()["eviction_after_taint_s"], 1e-9)
 		})
 	}
 	t.Run("a custom window", func(t *testing.T) {

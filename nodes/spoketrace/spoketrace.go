@@ -25,6 +25,7 @@ const (
 	KindLeading        = "leader.leading"
 	KindClusterState   = "cluster.state"
 	KindNodeHeartbeat  = "kubelet.heartbeat"
+	KindNodeTaint      = "nodelifecycle.taint"
 )
 
 // Reasons a container stopped (ContainerStop.Reason).
@@ -131,6 +132,26 @@ func (e *NodeHeartbeat) TraceKind() string { return KindNodeHeartbeat }
 // AppendText implements sim.Data.
 func (e *NodeHeartbeat) AppendText(b []byte) []byte {
 	return sim.TrimSpaceRight(sim.AppendField(b, "node", e.Node))
+}
+
+// NodeTaint is emitted by the node lifecycle controller when the API
+// server acknowledged an update that added (Added) or removed a NoExecute
+// taint ("key:effect") of Node: the taint whose age the taint manager's
+// evictions count from.
+type NodeTaint struct {
+	Node  string `json:"node"`
+	Taint string `json:"taint"`
+	Added bool   `json:"added"`
+}
+
+// TraceKind implements sim.Data.
+func (e *NodeTaint) TraceKind() string { return KindNodeTaint }
+
+// AppendText implements sim.Data.
+func (e *NodeTaint) AppendText(b []byte) []byte {
+	b = sim.AppendField(b, "node", e.Node)
+	b = sim.AppendField(b, "taint", e.Taint)
+	return sim.TrimSpaceRight(sim.AppendBoolField(b, "added", e.Added))
 }
 
 // Bound is emitted by a scheduler when the API server answered 200 to its

@@ -1,10 +1,12 @@
 package nodelifecycle
 
 import (
+	"slices"
 	"time"
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
+	"github.com/kubesim/kubesim/nodes/spoketrace"
 )
 
 // The NoExecute taints of taint-based eviction (the templates; TimeAdded is
@@ -124,11 +126,17 @@ func (c *Controller) updateNodeTaints(name string, mutate func(*model.Node) bool
 				return
 			}
 			node := obj.(*model.Node)
+			before := noExecuteTaints(node)
 			if !mutate(node) {
 				attempt(nil)
 				return
 			}
-			c.ctx.Client.Nodes().Update(node, c.guard(func(_ model.Object, err error) { attempt(err) }))
+			c.ctx.Client.Nodes().Update(node, c.guard(func(_ model.Object, err error) {
+				if err == nil {
+					c.traceNoExecute(name, before, noExecuteTaints(node))
+				}
+				attempt(err)
+			}))
 		}))
 	}, c.guardErr(done))
 }
@@ -242,4 +250,23 @@ func taintSetDiff(want, have []model.Taint) (add, remove []model.Taint) {
 		}
 	}
 	return add, remove
+}
+
+// traceNoExecute emits spoketrace.NodeTaint for each NoExecute taint an
+// acknowledged update added or removed: the taints whose age the taint
+// manager's evictions count from.
+func (c *Controller) traceNoExecute(node string, before, after []model.Taint) {
+	has := func(ts []model.Taint, t model.Taint) bool {
+		return slices.ContainsFunc(ts, func(u model.Taint) bool { return u.MatchTaint(&t) })
+	}
+	for _, t := range after {
+		if !has(before, t) {
+			c.ctx.Host.Emit(&spoketrace.NodeTaint{Node: node, Taint: t.Key + ":" + string(t.Effect), Added: true})
+		}
+	}
+	for _, t := range before {
+		if !has(after, t) {
+			c.ctx.Host.Emit(&spoketrace.NodeTaint{Node: node, Taint: t.Key + ":" + string(t.Effect)})
+		}
+	}
 }
