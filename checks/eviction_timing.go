@@ -107,7 +107,7 @@ type EvictionTiming struct {
 	// taint, where it was traced.
 	afterTaint []time.Duration
 	end        sim.Time
-	done   bool
+	done       bool
 }
 
 // evictNode is what the check knows of one node.
