@@ -39,9 +39,11 @@ func Encode(obj Object) ([]byte, error) {
 // than silently trimmed. The returned object's TypeMeta holds the canonical
 // kind and apiVersion.
 func Decode(data []byte) (Object, error) {
-	var tm TypeMeta
-	if err := json.Unmarshal(data, &tm); err != nil {
-		return nil, fmt.Errorf("decode: %w", err)
+	tm, ok := typeMetaPrefix(data)
+	if !ok {
+		if err := json.Unmarshal(data, &tm); err != nil {
+			return nil, fmt.Errorf("decode: %w", err)
+		}
 	}
 	r, ok := ResourceForKind(tm.Kind)
 	if !ok {
@@ -61,4 +63,29 @@ func Decode(data []byte) (Object, error) {
 	}
 	*obj.GetTypeMeta() = TypeMeta{Kind: r.Kind, APIVersion: r.APIVersion()}
 	return obj, nil
+}
+
+// typeMetaPrefix reads the kind and apiVersion from the head of data when
+// it starts the way Encode writes it ({"kind":"K","apiVersion":"V",...}),
+// so that Decode need not parse the document twice; ok is false for any
+// other shape, which Decode then parses in full. Kinds and versions have
+// no characters JSON would escape.
+func typeMetaPrefix(data []byte) (tm TypeMeta, ok bool) {
+	rest, ok := bytes.CutPrefix(data, []byte(`{"kind":"`))
+	if !ok {
+		return tm, false
+	}
+	kind, rest, ok := bytes.Cut(rest, []byte(`"`))
+	if !ok || bytes.IndexByte(kind, '\\') >= 0 {
+		return tm, false
+	}
+	rest, ok = bytes.CutPrefix(rest, []byte(`,"apiVersion":"`))
+	if !ok {
+		return tm, false
+	}
+	version, _, ok := bytes.Cut(rest, []byte(`"`))
+	if !ok || bytes.IndexByte(version, '\\') >= 0 {
+		return tm, false
+	}
+	return TypeMeta{Kind: string(kind), APIVersion: string(version)}, true
 }

@@ -78,3 +78,21 @@ func TestDecodeSetsTypeMeta(t *testing.T) {
 	require.Equal(t, "n1", *l.Spec.HolderIdentity)
 	require.Equal(t, Time(5e9), *l.Spec.RenewTime)
 }
+
+// TestDecodeAnyKeyOrder: Decode reads the kind from Encode's head without
+// parsing the document twice, and still decodes a document whose keys come
+// in another order (or escaped) by parsing it in full.
+func TestDecodeAnyKeyOrder(t *testing.T) {
+	for _, data := range []string{
+		`{"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"name":"a","namespace":"default"},"spec":{}}`,
+		`{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"a","namespace":"default"},"spec":{}}`,
+		`{"kind":"Le\u0061se","apiVersion":"coordination.k8s.io/v1","metadata":{"name":"a","namespace":"default"},"spec":{}}`,
+	} {
+		obj, err := Decode([]byte(data))
+		require.NoError(t, err, data)
+		require.Equal(t, KindLease, obj.Kind())
+		require.Equal(t, "a", obj.GetObjectMeta().Name)
+	}
+	_, err := Decode([]byte(`{"kind":"Lease","apiVersion":"v1","metadata":{}}`))
+	require.ErrorContains(t, err, `kind Lease has apiVersion "coordination.k8s.io/v1", not "v1"`)
+}

@@ -77,7 +77,11 @@ func (c *cache) trim() {
 		return
 	}
 	c.windowStart = c.events[i-1].rev
-	c.events = append([]cacheEvent(nil), c.events[i:]...)
+	// Shift in place: the array is reused, and the dropped tail cleared so
+	// that the objects it held can be collected.
+	n := copy(c.events, c.events[i:])
+	clear(c.events[n:])
+	c.events = c.events[:n]
 }
 
 // oldestRV is the oldest resourceVersion a watch can start from.

@@ -66,6 +66,12 @@ type Change struct {
 	Version   int64  `json:"version,omitempty"`
 }
 
+// MaxTextValue is how much of a value a Change's text form shows; a longer
+// one (an API object's JSON) is cut there and followed by its length and
+// FNV-1a hash, as in "...(1234 bytes fnv=9f3a...)", so that the trace hash
+// still covers all of it. The JSONL trace carries it whole.
+const MaxTextValue = 64
+
 // AppendText appends the change's one-line form.
 func (c *Change) AppendText(b []byte) []byte {
 	b = append(b, c.Type...)
@@ -73,7 +79,16 @@ func (c *Change) AppendText(b []byte) []byte {
 	b = sim.AppendQuoted(b, c.Key)
 	if c.Type == "put" {
 		b = append(b, '=')
-		b = sim.AppendQuoted(b, c.Value)
+		if len(c.Value) <= MaxTextValue {
+			b = sim.AppendQuoted(b, c.Value)
+		} else {
+			b = sim.AppendQuoted(b, c.Value[:MaxTextValue])
+			b = append(b, "...("...)
+			b = strconv.AppendInt(b, int64(len(c.Value)), 10)
+			b = append(b, " bytes fnv="...)
+			b = strconv.AppendUint(b, fnv64a(c.Value), 16)
+			b = append(b, ')')
+		}
 	}
 	b = append(b, '@')
 	b = strconv.AppendInt(b, c.ModRev, 10)
@@ -302,4 +317,14 @@ func (e *WatchResp) AppendText(b []byte) []byte {
 		b = append(b, ' ')
 	}
 	return sim.TrimSpaceRight(b)
+}
+
+// fnv64a is FNV-1a over s, without the allocation of hash/fnv.
+func fnv64a(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
 }
