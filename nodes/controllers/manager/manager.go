@@ -125,10 +125,10 @@ func (m *Manager) Leading() bool { return m.cur != nil && m.cur.leading }
 // Restarts counts the processes started after one exited.
 func (m *Manager) Restarts() int { return m.restarts }
 
-// Context returns the current process's controller context, or nil when it
-// does not lead (for tests and scenario inspection).
+// Context returns the leading process's controller context, or nil when
+// the replica does not lead (for tests and scenario inspection).
 func (m *Manager) Context() *controllers.Context {
-	if m.cur == nil {
+	if !m.Leading() {
 		return nil
 	}
 	return m.cur.ctx
