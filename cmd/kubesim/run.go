@@ -223,12 +223,16 @@ func cmdAblations(args []string, stdout io.Writer) error {
 	if len(args) > 0 {
 		return usagef("ablations: takes no arguments, got %q", args[0])
 	}
+	width := 0
+	for _, a := range scenarios.Ablations() {
+		width = max(width, len(a.Name))
+	}
 	for _, a := range scenarios.Ablations() {
 		judge := "caught by: " + a.Check
 		if a.Check == "" {
 			judge = "measured by: " + a.Measure
 		}
-		fmt.Fprintf(stdout, "%-27s removes: %s; %s (scenario %s)\n", a.Name, a.Mechanism, judge, a.Scenario)
+		fmt.Fprintf(stdout, "%-*s  removes: %s; %s (scenario %s)\n", width, a.Name, a.Mechanism, judge, a.Scenario)
 	}
 	return nil
 }
