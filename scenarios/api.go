@@ -201,12 +201,17 @@ func (l *APILayer) resolve(name string) ([]sim.HostID, bool) {
 	default:
 		return nil, false
 	}
+	return l.hostIDs(names), true
+}
+
+// hostIDs returns the ids of the named hosts of the layer's world.
+func (l *APILayer) hostIDs(names []string) []sim.HostID {
 	ids := make([]sim.HostID, 0, len(names))
 	for _, n := range names {
 		h, _ := l.w.HostByName(n)
 		ids = append(ids, h.ID())
 	}
-	return ids, true
+	return ids
 }
 
 // APIChecks are the checks every API scenario runs, beside EtcdChecks.

@@ -34,15 +34,21 @@ func BenchmarkEtcdChaosRun(b *testing.B) {
 // pods) over 10 virtual minutes, all checks included. It reports virtual
 // seconds per wall second (the budget: 5,000x).
 func BenchmarkAPIChaosRun(b *testing.B) {
-	const virtual = 10 * time.Minute
 	spec := scenarios.APISpec("api-chaos-bench", "api-chaos at benchmark size",
 		scenarios.APITopology{Counters: 10, CRUD: 10, Informers: 20, Rogue: true}, scenarios.APIChaosSchedule)
+	benchSpec(b, spec, 5, 10*time.Minute)
+}
+
+// benchSpec runs whole runs of spec with members etcd members, each
+// virtual long, and reports virtual seconds per wall second and events per
+// run. Every run must pass every check.
+func benchSpec(b *testing.B, spec scenarios.Spec, members int, virtual time.Duration) {
 	b.ReportAllocs()
 	seed := uint64(0)
 	var events uint64
 	for b.Loop() {
 		seed++
-		p, err := scenarios.PrepareSpec(spec, scenarios.Options{Members: 5, Seed: seed, Duration: virtual})
+		p, err := scenarios.PrepareSpec(spec, scenarios.Options{Members: members, Seed: seed, Duration: virtual})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -68,27 +74,7 @@ func BenchmarkAPIChaosRun(b *testing.B) {
 // most 200 MB). Run it with -cpu 1.
 func BenchmarkStackChaosRun(b *testing.B) {
 	const virtual = 10 * time.Minute
-	spec := scenarios.StackChaosSpec("stack-chaos-bench", 10, 18, 10, virtual)
-	b.ReportAllocs()
-	seed := uint64(0)
-	var events uint64
-	for b.Loop() {
-		seed++
-		p, err := scenarios.PrepareSpec(spec, scenarios.Options{Members: 5, Seed: seed, Duration: virtual})
-		if err != nil {
-			b.Fatal(err)
-		}
-		res, err := p.Run()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if !res.OK {
-			b.Fatalf("seed %d failed: %v", seed, res.Failed())
-		}
-		events += res.Events
-	}
-	b.ReportMetric(virtual.Seconds()*float64(seed)/b.Elapsed().Seconds(), "virtual_s/wall_s")
-	b.ReportMetric(float64(events)/float64(seed), "events/run")
+	benchSpec(b, scenarios.StackChaosSpec("stack-chaos-bench", 10, 18, 10, virtual), 5, virtual)
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(ms.HeapSys)/(1<<20), "heap_sys_MB")

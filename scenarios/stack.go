@@ -171,12 +171,7 @@ func (l *StackLayer) resolveStack(name string) ([]sim.HostID, bool) {
 	default:
 		return nil, false
 	}
-	ids := make([]sim.HostID, 0, len(names))
-	for _, n := range names {
-		h, _ := l.w.HostByName(n)
-		ids = append(ids, h.ID())
-	}
-	return ids, true
+	return l.hostIDs(names), true
 }
 
 // StackChecks are the checks every full-stack scenario runs beside

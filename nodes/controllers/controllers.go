@@ -6,6 +6,7 @@
 package controllers
 
 import (
+	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/sim"
@@ -32,4 +33,37 @@ type Context struct {
 type Controller interface {
 	Run()
 	Stop()
+}
+
+// NewContext makes a Context on h for client c, with one shared informer
+// (all namespaces) per resource, and the node Leases' informer on
+// kube-node-lease. adjust, when not nil, changes each informer's reflector
+// configuration first (a manager's poll-not-watch ablation). Run the
+// informers (Informers) after the controllers have added their handlers.
+func NewContext(h *sim.Host, c *client.Client, adjust func(*cache.ReflectorConfig)) *Context {
+	inf := func(resource, namespace string) *cache.Informer {
+		rc := cache.ReflectorConfig{Resource: resource, Namespace: namespace}
+		if adjust != nil {
+			adjust(&rc)
+		}
+		return cache.NewInformer(c, cache.InformerConfig{ReflectorConfig: rc})
+	}
+	return &Context{Host: h, Client: c,
+		Pods:        inf(model.ResourcePodsName, ""),
+		Nodes:       inf(model.ResourceNodesName, ""),
+		ReplicaSets: inf(model.ResourceReplicaSetsName, ""),
+		Deployments: inf(model.ResourceDeploymentsName, ""),
+		NodeLeases:  inf(model.ResourceLeasesName, model.NodeLeaseNamespace)}
+}
+
+// Informers returns the context's informers, in a fixed order.
+func (ctx *Context) Informers() []*cache.Informer {
+	return []*cache.Informer{ctx.Pods, ctx.Nodes, ctx.ReplicaSets, ctx.Deployments, ctx.NodeLeases}
+}
+
+// RunInformers starts every informer of the context.
+func (ctx *Context) RunInformers() {
+	for _, i := range ctx.Informers() {
+		i.Run()
+	}
 }

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"container/heap"
+	"maps"
 	"time"
 
 	"github.com/kubesim/kubesim/model"
@@ -154,8 +155,8 @@ func (q *schedulingQueue) update(pod *model.Pod) {
 // podUpdated reports a change a scheduling attempt could depend on: spec,
 // labels or annotations (isPodUpdated strips status and resourceVersion).
 func podUpdated(old, cur *model.Pod) bool {
-	return !equalPodSpec(&old.Spec, &cur.Spec) || !equalStringMaps(old.Labels, cur.Labels) ||
-		!equalStringMaps(old.Annotations, cur.Annotations)
+	return !equalPodSpec(&old.Spec, &cur.Spec) || !maps.Equal(old.Labels, cur.Labels) ||
+		!maps.Equal(old.Annotations, cur.Annotations)
 }
 
 // delete forgets key wherever it is.

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"maps"
 	"reflect"
 
 	"github.com/kubesim/kubesim/model"
@@ -8,20 +9,6 @@ import (
 
 // equalPodSpec compares two pod specs field by field.
 func equalPodSpec(a, b *model.PodSpec) bool { return reflect.DeepEqual(a, b) }
-
-// equalStringMaps compares label or annotation maps, nil equal to empty.
-func equalStringMaps(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	// determinism: an equality test; the order cannot show.
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
 
 // nodeSchedulingPropertiesChanged reports a node update that may make an
 // unschedulable pod fit, as the real event handler's
@@ -35,7 +22,7 @@ func nodeSchedulingPropertiesChanged(old, cur *model.Node) bool {
 	if !reflect.DeepEqual(old.Status.Allocatable, cur.Status.Allocatable) {
 		return true
 	}
-	if !equalStringMaps(old.Labels, cur.Labels) || !equalTaints(old.Spec.Taints, cur.Spec.Taints) {
+	if !maps.Equal(old.Labels, cur.Labels) || !equalTaints(old.Spec.Taints, cur.Spec.Taints) {
 		return true
 	}
 	return !equalConditionStatuses(old.Status.Conditions, cur.Status.Conditions)

@@ -19,13 +19,7 @@ const ns = "default"
 // newContext builds what a controller manager gives its controllers.
 func newContext(h *sim.Host, servers []sim.HostID) *controllers.Context {
 	cl := client.New(h, client.Config{Name: "kcm", User: "system:kube-controller-manager", Servers: servers})
-	inf := func(resource, namespace string) *cache.Informer {
-		return cache.NewInformer(cl, cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{Resource: resource, Namespace: namespace}})
-	}
-	return &controllers.Context{Host: h, Client: cl,
-		Pods: inf(model.ResourcePodsName, ""), Nodes: inf(model.ResourceNodesName, ""),
-		ReplicaSets: inf(model.ResourceReplicaSetsName, ""), Deployments: inf(model.ResourceDeploymentsName, ""),
-		NodeLeases: inf(model.ResourceLeasesName, model.NodeLeaseNamespace)}
+	return controllers.NewContext(h, cl, nil)
 }
 
 // runInformers starts the informers, as the manager does after Run.

@@ -36,13 +36,7 @@ func newEnv(t *testing.T, seed uint64, handRS bool, setup func(e *env)) *env {
 	}
 	e.AddHost("kcm", func(h *sim.Host) {
 		cl := client.New(h, client.Config{Name: "kcm", User: "system:kube-controller-manager", Servers: e.Servers})
-		inf := func(res, namespace string) *cache.Informer {
-			return cache.NewInformer(cl, cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{Resource: res, Namespace: namespace}})
-		}
-		e.ctx = &controllers.Context{Host: h, Client: cl,
-			Pods: inf(model.ResourcePodsName, ""), Nodes: inf(model.ResourceNodesName, ""),
-			ReplicaSets: inf(model.ResourceReplicaSetsName, ""), Deployments: inf(model.ResourceDeploymentsName, ""),
-			NodeLeases: inf(model.ResourceLeasesName, model.NodeLeaseNamespace)}
+		e.ctx = controllers.NewContext(h, cl, nil)
 		e.gc = New(e.ctx, Config{})
 		e.gc.Run()
 		for _, i := range []*cache.Informer{e.ctx.Pods, e.ctx.Nodes, e.ctx.Deployments, e.ctx.NodeLeases} {

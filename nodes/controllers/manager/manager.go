@@ -3,7 +3,6 @@ package manager
 import (
 	"time"
 
-	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/client/leaderelection"
@@ -234,22 +233,11 @@ func (p *process) stop() {
 // newContext builds the shared informers, as the SharedInformerFactory.
 func (p *process) newContext() *controllers.Context {
 	m := p.m
-	inf := func(resource, namespace string) *cache.Informer {
-		rc := cache.ReflectorConfig{Resource: resource, Namespace: namespace}
+	ctx := controllers.NewContext(m.h, m.c, func(rc *cache.ReflectorConfig) {
 		if m.cfg.Ablations.PollNotWatch {
 			rc.PollInterval = PollInterval
 		}
-		i := cache.NewInformer(m.c, cache.InformerConfig{ReflectorConfig: rc})
-		p.informers = append(p.informers, i)
-		return i
-	}
-	return &controllers.Context{
-		Host:        m.h,
-		Client:      m.c,
-		Pods:        inf(model.ResourcePodsName, ""),
-		Nodes:       inf(model.ResourceNodesName, ""),
-		ReplicaSets: inf(model.ResourceReplicaSetsName, ""),
-		Deployments: inf(model.ResourceDeploymentsName, ""),
-		NodeLeases:  inf(model.ResourceLeasesName, model.NodeLeaseNamespace),
-	}
+	})
+	p.informers = ctx.Informers()
+	return ctx
 }

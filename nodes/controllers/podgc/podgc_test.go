@@ -8,7 +8,6 @@ import (
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
-	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/controllers"
 	"github.com/kubesim/kubesim/nodes/internal/apitest"
 	"github.com/kubesim/kubesim/sim"
@@ -26,10 +25,7 @@ func TestPodsOfAGoneNodeAreDeletedAfterTheQuarantine(t *testing.T) {
 	c := apitest.New(7, 3, 1, nil)
 	c.AddHost("kcm", func(h *sim.Host) {
 		cl := client.New(h, client.Config{User: "system:kube-controller-manager", Servers: c.Servers})
-		inf := func(res string) *cache.Informer {
-			return cache.NewInformer(cl, cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{Resource: res}})
-		}
-		ctx := &controllers.Context{Host: h, Client: cl, Pods: inf(model.ResourcePodsName), Nodes: inf(model.ResourceNodesName)}
+		ctx := controllers.NewContext(h, cl, nil)
 		gc := New(ctx, Config{})
 		gc.Run()
 		ctx.Pods.Run()

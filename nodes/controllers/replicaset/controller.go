@@ -1,6 +1,7 @@
 package replicaset
 
 import (
+	"maps"
 	"time"
 
 	"github.com/kubesim/kubesim/model"
@@ -207,7 +208,7 @@ func (c *Controller) handlePodUpdate(oldObj, newObj model.Object) {
 	if !ok1 || !ok2 || c.stopped || cur.ResourceVersion == old.ResourceVersion {
 		return // a resync or relist of the same version
 	}
-	labelChanged := !equalLabels(old.Labels, cur.Labels)
+	labelChanged := !maps.Equal(old.Labels, cur.Labels)
 	if cur.DeletionTimestamp != nil {
 		// Graceful deletion: observe it now, not when the kubelet is done.
 		c.handlePodDelete(cur)
@@ -254,19 +255,6 @@ func (c *Controller) handlePodDelete(obj any) {
 	key := cache.MetaNamespaceKeyFunc(rs)
 	c.exp.DeletionObserved(key, cache.MetaNamespaceKeyFunc(pod))
 	c.queue.Add(key)
-}
-
-func equalLabels(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	// determinism: a pure comparison; the order cannot show.
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 func sameRef(a, b *model.OwnerReference) bool {

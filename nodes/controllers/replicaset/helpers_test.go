@@ -9,7 +9,6 @@ import (
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
 	"github.com/kubesim/kubesim/nodes/client"
-	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/controllers"
 	"github.com/kubesim/kubesim/nodes/internal/apitest"
 	"github.com/kubesim/kubesim/sim"
@@ -57,10 +56,7 @@ func newEnv(t *testing.T, seed uint64, o envOpts) *env {
 	})
 	e.AddHost("kcm", func(h *sim.Host) {
 		cl := client.New(h, client.Config{Name: "kcm", User: o.user, Servers: e.Servers, Tracing: true})
-		inf := func(res string) *cache.Informer {
-			return cache.NewInformer(cl, cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{Resource: res}})
-		}
-		e.ctx = &controllers.Context{Host: h, Client: cl, Pods: inf(model.ResourcePodsName), ReplicaSets: inf(model.ResourceReplicaSetsName)}
+		e.ctx = controllers.NewContext(h, cl, nil)
 		e.ctl = New(e.ctx, o.cfg)
 		e.ctl.Run()
 		e.ctx.ReplicaSets.Run()
