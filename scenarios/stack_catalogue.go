@@ -43,8 +43,8 @@ type stackScenario struct {
 }
 
 // spec makes the Spec: etcd without a KV workload, the full stack on it,
-// StackChecks and the scenario's own, 3 members and 50 seeds in
-// TestCatalogue.
+// StackChecks and the scenario's own, 3 and 5 members in turn over 50
+// seeds in TestCatalogue.
 func (s stackScenario) spec() Spec {
 	sp := Spec{
 		Name:        s.name,
@@ -52,7 +52,7 @@ func (s stackScenario) spec() Spec {
 		Duration:    s.duration,
 		Settle:      s.settle,
 		Topology:    APIEtcdTopology,
-		Members:     []int{3},
+		Members:     []int{3, 5},
 		Seeds:       50,
 		Faults:      s.faults,
 		Extend: func(c *Cluster, abl AblationSet, faultEnd, end time.Duration) ([]checks.Check, error) {
