@@ -104,9 +104,6 @@ func (s Shard) ResultsFile() string {
 	return fmt.Sprintf("results-shard-%d-of-%d.jsonl", s.I, s.N)
 }
 
-// sweepGCPercent is the GOGC a sweep runs with.
-const sweepGCPercent = 400
-
 // SweepConfig says what to run and where.
 type SweepConfig struct {
 	Grid     Grid
@@ -165,10 +162,9 @@ func Sweep(cfg SweepConfig) (SweepSummary, error) {
 	if parallel <= 0 {
 		parallel = runtime.NumCPU()
 	}
-	// Worlds allocate fast and keep little alive; with the default GOGC the
-	// collector runs so often that parallel worlds scale badly (1.3x on 2
-	// cores instead of 2x). A lazier collector costs little memory here.
-	defer debug.SetGCPercent(debug.SetGCPercent(sweepGCPercent))
+	// With the default GOGC the collector runs so often that parallel
+	// worlds scale badly (1.3x on 2 cores instead of 2x).
+	defer debug.SetGCPercent(debug.SetGCPercent(scenarios.GCPercent))
 	type outcome struct {
 		res  scenarios.Result
 		opts scenarios.Options

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -48,6 +49,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
+	defer debug.SetGCPercent(debug.SetGCPercent(scenarios.GCPercent))
 	fs := newFlagSet("run", stderr)
 	scenario := fs.String("scenario", "", "scenario name (see 'kubesim scenarios')")
 	members := fs.Int("members", 3, "etcd members, 1 to 7")
