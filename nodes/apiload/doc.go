@@ -25,6 +25,12 @@
 //     does not allow: a kubelet writing another node's Node and the status
 //     of a pod not bound to it, and an unknown user creating pods. Every one
 //     must be refused (403); the access check catches any that is admitted.
+//   - BootScript: an operator that performs a script of steps (create,
+//     scale, roll out, delete) in order, each at its time, retrying a failed
+//     step until it succeeds, so that a step survives an API outage.
+//   - BootClusterReporter: near the end of a run, quorum lists of pods,
+//     nodes, ReplicaSets and Deployments, emitted as one
+//     spoketrace.ClusterState for the convergence check.
 //
 // Every process stops starting work at its Until time (if set), so that a
 // scenario can let the cluster go quiet before comparing stores.
