@@ -24,7 +24,7 @@ func apiCatalogue() []Spec {
 				})...)
 			}),
 		APISpec("api-watch-disconnects",
-			"every 30 s an API server loses its clients for 16 to 20 s, longer than their 15 s watch idle timeout, so its watches break and fail over to the next replica, which has lost etcd meanwhile (its cache lags); the informers' links lose 3% of messages throughout",
+			"an API server loses its clients for 16 to 20 s (at 5 s, and again 30 s later when the minute of faults has room), longer than their 15 s watch idle timeout, so its watches break and fail over to the next replica, which has lost etcd meanwhile (its cache lags); the informers' links lose 3% of messages throughout",
 			base,
 			func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				s := sim.Schedule{{At: 5 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"api-informers"}}, For: end - 5*time.Second,
