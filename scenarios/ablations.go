@@ -51,6 +51,8 @@ func Ablations() []Ablation {
 			apply: func(s *AblationSet) { s.Etcd.IgnoreCompare = true }},
 		{Name: "apply-duplicates", Mechanism: "the apply layer does not de-duplicate a request that arrives twice (a retry, or a duplicate on the network)", Check: "linearizability", Scenario: "etcd-flaky-network",
 			apply: func(s *AblationSet) { s.Etcd.NoDedup = true }},
+		{Name: "etcd-write-without-quorum", Mechanism: "a member that knows no leader applies a write to its own store and acknowledges it, instead of answering \"no leader\"", Check: "no-writes-without-quorum", Scenario: "etcd-majority-down",
+			apply: func(s *AblationSet) { s.Etcd.WriteWithoutQuorum = true }},
 	}, append(apiAblations(), stackAblations()...)...)
 }
 

@@ -90,6 +90,11 @@ type Ablations struct {
 	// NoDedup (apply-duplicates) makes the apply layer apply a request again
 	// when a duplicate of it is committed.
 	NoDedup bool
+	// WriteWithoutQuorum (etcd-write-without-quorum) makes a member that
+	// knows no leader apply a write to its own store at once and
+	// acknowledge it, as a store that stays writable in a minority would,
+	// instead of answering "no leader".
+	WriteWithoutQuorum bool
 }
 
 // withDefaults fills zero fields.
