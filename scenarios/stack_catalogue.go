@@ -34,7 +34,7 @@ type stackScenario struct {
 	top               StackTopology
 	faults            func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule
 	// driver, when set, is a reactive nemesis (Spec.Driver).
-	driver func(c *Cluster)
+	driver func(c *Cluster, rng *sim.Stream, faultEnd time.Duration)
 	// extra are the scenario's own checks.
 	extra func(c *Cluster, faultEnd time.Duration) []checks.Check
 	// probeExempt names pods whose probe restarts are measured, not
@@ -66,9 +66,7 @@ func (s stackScenario) spec() Spec {
 			return cs, nil
 		},
 	}
-	if s.driver != nil {
-		sp.Driver = func(c *Cluster, _ *sim.Stream, _ time.Duration) { s.driver(c) }
-	}
+	sp.Driver = s.driver
 	return sp
 }
 
@@ -84,7 +82,7 @@ func stackCatalogue() []Spec {
 		top: StackTopology{Nodes: 4, Rogue: true, Script: func(l *StackLayer) []apiload.Step {
 			return []apiload.Step{createStep(15*time.Second, web(5)), deleteDeadNodes(80*time.Second, l)}
 		}},
-		driver: func(c *Cluster) { killBusiestNode(c, 60*time.Second) },
+		driver: func(c *Cluster, _ *sim.Stream, _ time.Duration) { killBusiestNode(c, 60*time.Second) },
 		extra: func(c *Cluster, faultEnd time.Duration) []checks.Check {
 			return []checks.Check{checks.NewSelfHealing()}
 		},
@@ -139,7 +137,7 @@ func stackCatalogue() []Spec {
 		top: StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
 			return []apiload.Step{createStep(15*time.Second, web(5))}
 		}},
-		driver: func(c *Cluster) { killBusiestNode(c, 60*time.Second) },
+		driver: func(c *Cluster, _ *sim.Stream, _ time.Duration) { killBusiestNode(c, 60*time.Second) },
 		extra: func(c *Cluster, faultEnd time.Duration) []checks.Check {
 			return []checks.Check{checks.NewSelfHealing(), checks.NewEvictionTiming(checks.EvictionTimingOptions{})}
 		},

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/nodes/apiload"
+	"github.com/kubesim/kubesim/nodes/kubelet"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -90,7 +91,7 @@ func StackChaosSpec(name string, nodes int, webReplicas, apiReplicas int32, dura
 func stackChaos(name string, nodes int, webReplicas, apiReplicas int32, duration time.Duration) stackScenario {
 	return stackScenario{
 		name: name,
-		description: "control-plane chaos with everything at once from 30 s: etcd members and leader, API servers, the scheduler's and controller manager's leaders, and nodes crash, pause or are cut off, one fault about every 8 s for up to 30 s; meanwhile the operator scales web up and rolls out a new version of the api Deployment; " +
+		description: "control-plane chaos with everything at once from 30 s: etcd members and leader, API servers, the scheduler's and controller manager's leaders, and nodes crash, pause or are cut off, one fault about every 8 s for up to 30 s, and a kubelet process restarts every 20 to 40 s (its containers run on); meanwhile the operator scales web up and rolls out a new version of the api Deployment; " +
 			"after the faults every ReplicaSet has its pods running and ready, the rollout is complete, and no pod was bound twice",
 		duration: duration, settle: stackChaosSettle,
 		top: StackTopology{Nodes: nodes, Rogue: true, Script: func(*StackLayer) []apiload.Step {
@@ -102,5 +103,24 @@ func stackChaos(name string, nodes int, webReplicas, apiReplicas int32, duration
 			}
 		}},
 		faults: StackChaosSchedule,
+		driver: restartKubelets,
+	}
+}
+
+// restartKubelets is stack-chaos's second nemesis: every 20 to 40 s, from
+// 30 s until the faults end, it restarts the kubelet process of a random
+// node (systemctl restart kubelet: a spoketrace.KubeletRestart event),
+// whose containers must go on running.
+func restartKubelets(c *Cluster, rng *sim.Stream, faultEnd time.Duration) {
+	l := c.Stack
+	for at := stackChaosStart + time.Duration(rng.Int64N(int64(20*time.Second))); at < faultEnd; at += 20*time.Second + time.Duration(rng.Int64N(int64(20*time.Second))) {
+		node := l.Nodes[rng.IntN(len(l.Nodes))]
+		c.World.At(sim.Time(at), "nemesis-restart-kubelet", func() {
+			if h, ok := c.World.HostByName(node); ok {
+				if k, ok := h.Exposed(kubelet.ExposeName).(*kubelet.Kubelet); ok {
+					k.Restart()
+				}
+			}
+		})
 	}
 }

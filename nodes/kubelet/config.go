@@ -119,3 +119,6 @@ func (cfg Config) withDefaults(h *sim.Host) Config {
 	setDur(&cfg.BackoffMax, DefaultBackoffMax)
 	return cfg
 }
+
+// ExposeName is the name under which Boot exposes the host's *Kubelet.
+const ExposeName = "kubelet"

@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"strconv"
 	"time"
 
@@ -30,7 +31,7 @@ func Boot(cfg Config) func(*sim.Host) {
 		c := cfg.withDefaults(h)
 		k := &Kubelet{h: h, inc: h.Incarnation(), cfg: c, rt: newRuntime(h, c.Node)}
 		k.startProcess()
-		h.Expose("kubelet", k)
+		h.Expose(ExposeName, k)
 	}
 }
 
@@ -46,9 +47,10 @@ func (k *Kubelet) Generation() int { return k.gen }
 // containers survive, and the new process adopts them. It does nothing
 // once the host crashed (the Kubelet of a past incarnation).
 func (k *Kubelet) Restart() {
-	if !k.h.Up() || k.h.Incarnation() != k.inc {
-		return
+	if !k.h.Up() || k.h.Paused() || k.h.Incarnation() != k.inc {
+		return // a crashed or frozen host restarts nothing
 	}
+	k.h.Emit(&spoketrace.KubeletRestart{Node: k.cfg.Node})
 	if k.proc != nil {
 		k.proc.stop()
 	}
