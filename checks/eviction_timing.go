@@ -140,9 +140,6 @@ type evictCandidate struct {
 	sinceTaint time.Duration
 }
 
-// The controller manager's identity.
-const evictionUser = "system:kube-controller-manager"
-
 // NewEvictionTiming returns the "eviction-timing" check.
 func NewEvictionTiming(opts EvictionTimingOptions) *EvictionTiming {
 	o := opts.withDefaults()
@@ -218,7 +215,7 @@ func (c *EvictionTiming) handleDelete(e *sim.Event, d *apitrace.Admit) {
 	}
 	p.deleted, p.wasDel = e.At, true
 	n.deleted++
-	if d.User == evictionUser && n.hb && !n.gone {
+	if d.User == controllerManagerUser && n.hb && !n.gone {
 		since := time.Duration(-1)
 		for _, t := range sim.SortedKeys(n.taints) {
 			since = max(since, e.At.Sub(n.taints[t]))
