@@ -114,3 +114,76 @@ func TestPropertyChaos(t *testing.T) {
 		}
 	})
 }
+
+// stackPropertyRun is how long each generated full-stack world runs: the
+// workload runs by 30 s, faults come until 120 s, and stack-chaos's 180 s
+// settle window follows.
+const stackPropertyRun = 300 * time.Second
+
+// stackHosts are the hosts of a stack-chaos world with n etcd members that
+// a generated fault may hit: the control plane and the nodes.
+func stackHosts(n int) []string {
+	out := memberNames(n)
+	for i := 1; i <= 3; i++ {
+		out = append(out, fmt.Sprintf("apiserver-%d", i))
+	}
+	for i := 1; i <= 5; i++ {
+		out = append(out, fmt.Sprintf("node-%d", i))
+	}
+	return append(out, "scheduler-1", "scheduler-2", "controller-manager-1", "controller-manager-2")
+}
+
+// genStackFault draws a fault on the control plane or the nodes between
+// 30 s (the workload runs) and 120 s.
+func genStackFault(t *rapid.T, hosts []string) sim.Fault {
+	const start, end = 30 * time.Second, 120 * time.Second
+	at := start + time.Duration(rapid.Int64Range(0, int64(end-start-time.Second)).Draw(t, "at")).Truncate(time.Millisecond)
+	f := sim.Fault{At: at}
+	f.For = time.Duration(rapid.Int64Range(int64(100*time.Millisecond), int64(end-at)).Draw(t, "for")).Truncate(time.Millisecond)
+	switch kind := rapid.SampledFrom([]sim.FaultKind{sim.FaultCrash, sim.FaultPause, sim.FaultPartition,
+		sim.FaultOneWay, sim.FaultIsolate, sim.FaultFlaky}).Draw(t, "kind"); kind {
+	case sim.FaultPartition:
+		f.Kind, f.Targets = kind, [][]string{genSubset(t, hosts, "side"), {"apiservers"}}
+	case sim.FaultOneWay:
+		f.Kind, f.Targets = kind, [][]string{genSubset(t, hosts, "from"), genSubset(t, hosts, "to")}
+	case sim.FaultFlaky:
+		f.Kind, f.Targets = kind, [][]string{genSubset(t, hosts, "flaky")}
+		f.Loss = float64(rapid.IntRange(0, 30).Draw(t, "loss")) / 100
+		f.Dup = float64(rapid.IntRange(0, 10).Draw(t, "dup")) / 100
+		f.Reorder = float64(rapid.IntRange(0, 20).Draw(t, "reorder")) / 100
+		f.Delay = time.Duration(rapid.IntRange(0, 50).Draw(t, "delay")) * time.Millisecond
+	case sim.FaultPause:
+		f.Kind, f.Targets = kind, [][]string{genSubset(t, hosts, "paused")}
+		f.For = min(f.For, 10*time.Second)
+	default:
+		f.Kind, f.Targets = kind, [][]string{genSubset(t, hosts, "targets")}
+	}
+	return f
+}
+
+// TestPropertyStackConvergence generates fault schedules on the whole
+// control plane and the nodes (crashes, pauses, partitions from the API
+// servers, one-way cuts, isolation, flaky links), runs stack-chaos's
+// workload under them, and asserts every check: above all that the
+// cluster converges once the faults heal. rapid shrinks a failure to a
+// minimal schedule, printed in the schedule text form, and keeps it under
+// testdata/rapid/.
+func TestPropertyStackConvergence(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		members := rapid.SampledFrom([]int{3, 5}).Draw(t, "members")
+		seed := rapid.Uint64Range(1, 1<<20).Draw(t, "seed")
+		hosts := stackHosts(members)
+		schedule := sim.Schedule(rapid.SliceOfN(rapid.Custom(func(t *rapid.T) sim.Fault {
+			return genStackFault(t, hosts)
+		}), 0, 10).Draw(t, "schedule"))
+		opts := scenarios.Options{Scenario: "stack-chaos", Members: members, Seed: seed, Duration: stackPropertyRun, Schedule: schedule}
+		res, err := scenarios.Run(opts)
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+		if !res.OK {
+			t.Fatalf("%s\nschedule (for a corpus entry's \"schedule\" field, or kubesim run --schedule FILE):\n%s",
+				scenarios.FailureReport(res, opts, scenarios.Artifacts{}), schedule.String())
+		}
+	})
+}
