@@ -192,15 +192,30 @@ var quantitySuffixes = []struct {
 // resource.Quantity's MilliValue and Value do, a fractional result is rounded
 // up (0.0001 cpu is 1m).
 func ParseQuantity(name ResourceName, s string) (Quantity, error) {
+	return parseQuantity(name, s, true)
+}
+
+// parseQuantity is ParseQuantity; fast allows the integer fast path.
+func parseQuantity(name ResourceName, s string, fast bool) (Quantity, error) {
 	num := s
-	mul := big.NewRat(1, 1)
+	mulNum, mulDen := int64(1), int64(1)
 	for _, sfx := range quantitySuffixes {
 		if strings.HasSuffix(s, sfx.suffix) && len(s) > len(sfx.suffix) {
 			num = strings.TrimSuffix(s, sfx.suffix)
-			mul = big.NewRat(sfx.num, sfx.den)
+			mulNum, mulDen = sfx.num, sfx.den
 			break
 		}
 	}
+	scale := int64(1) // cpu is counted in millicores
+	if name == ResourceCPU {
+		scale = 1000
+	}
+	if fast && mulNum <= (1<<62)/1_000_000_000_000/scale {
+		if q, ok := parseSmallQuantity(num, mulNum*scale, mulDen); ok {
+			return q, nil
+		}
+	}
+	mul := big.NewRat(mulNum, mulDen)
 	if num == "" || strings.ContainsAny(num, " _/") || strings.HasPrefix(num, "0x") {
 		return 0, fmt.Errorf("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': %q", s)
 	}
@@ -209,9 +224,7 @@ func ParseQuantity(name ResourceName, s string) (Quantity, error) {
 		return 0, fmt.Errorf("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': %q", s)
 	}
 	v.Mul(v, mul)
-	if name == ResourceCPU {
-		v.Mul(v, big.NewRat(1000, 1))
-	}
+	v.Mul(v, big.NewRat(scale, 1))
 	// round up (towards +inf), as Quantity.ScaledValue does
 	q := new(big.Int).Quo(v.Num(), v.Denom())
 	if new(big.Rat).SetInt(q).Cmp(v) < 0 {
@@ -221,6 +234,34 @@ func ParseQuantity(name ResourceName, s string) (Quantity, error) {
 		return 0, fmt.Errorf("quantity %q is out of range", s)
 	}
 	return Quantity(q.Int64()), nil
+}
+
+// parseSmallQuantity is ParseQuantity's fast path for the common case, a
+// plain decimal integer of at most 12 digits ("500", "128") times an
+// integer-friendly multiplier: ceil(digits * mulNum / mulDen) in int64
+// arithmetic, without overflow. ok is false for anything else (a sign, a
+// fraction, an exponent, a huge value), which the exact path handles.
+func parseSmallQuantity(num string, mulNum, mulDen int64) (Quantity, bool) {
+	if len(num) == 0 || len(num) > 12 {
+		return 0, false
+	}
+	var d int64
+	for i := 0; i < len(num); i++ {
+		c := num[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d = d*10 + int64(c-'0')
+	}
+	if mulNum > (1<<62)/1_000_000_000_000 { // d*mulNum could overflow (callers check too)
+		return 0, false
+	}
+	p := d * mulNum
+	q := p / mulDen
+	if p%mulDen != 0 {
+		q++ // round up, as the exact path does
+	}
+	return Quantity(q), true
 }
 
 // MustParseQuantity is ParseQuantity that panics on a malformed string, for

@@ -73,3 +73,36 @@ func TestResourceListArithmetic(t *testing.T) {
 		Resources: ResourceRequirements{Requests: ResourceListOf("cpu", "50m")}})
 	assert.Equal(t, ResourceList{ResourceCPU: 150, ResourceMemory: 64 << 20}, PodRequests(pod))
 }
+
+// TestParseQuantityFastPathAgrees: the integer fast path gives what the
+// exact path gives, for every suffix and for cpu and memory.
+func TestParseQuantityFastPathAgrees(t *testing.T) {
+	for _, name := range []ResourceName{ResourceCPU, ResourceMemory, ResourcePods} {
+		for _, sfx := range append([]string{""}, suffixNames()...) {
+			for _, digits := range []string{"0", "1", "7", "250", "999", "1000", "123456789012"} {
+				s := digits + sfx
+				want, wantErr := parseQuantityExact(name, s)
+				got, err := ParseQuantity(name, s)
+				if wantErr != nil {
+					require.Error(t, err, s)
+					continue
+				}
+				require.NoError(t, err, s)
+				require.Equal(t, want, got, "%s %s", name, s)
+			}
+		}
+	}
+}
+
+func suffixNames() []string {
+	var out []string
+	for _, sfx := range quantitySuffixes {
+		out = append(out, sfx.suffix)
+	}
+	return out
+}
+
+// parseQuantityExact is ParseQuantity without its fast path.
+func parseQuantityExact(name ResourceName, s string) (Quantity, error) {
+	return parseQuantity(name, s, false)
+}

@@ -44,7 +44,7 @@ func (op *deleteOp) read() {
 // try decides and writes, given the current value kv.
 func (op *deleteOp) try(kv mvcc.KeyValue) {
 	c, s := op.c, op.c.s
-	cur, err := decodeKV(kv)
+	cur, err := s.decodeKV(kv)
 	if err != nil {
 		c.fail(internalError(err))
 		return

@@ -48,7 +48,7 @@ func (op *updateOp) try(kv mvcc.KeyValue) {
 		c.fail(conflict(c.res, nameOfKey(op.key)))
 		return
 	}
-	cur, err := decodeKV(kv)
+	cur, err := s.decodeKV(kv)
 	if err != nil {
 		c.fail(internalError(err))
 		return

@@ -40,7 +40,7 @@ func (s *Server) get(c *call) {
 			case len(r.KVs) == 0:
 				c.fail(notFound(c.res, c.req.Name))
 			default:
-				obj, err := decodeKV(r.KVs[0])
+				obj, err := s.decodeKV(r.KVs[0])
 				if err != nil {
 					c.fail(internalError(err))
 					return
@@ -139,7 +139,7 @@ func (s *Server) listEtcd(c *call, prefix, start string, rev int64, sel model.Se
 				break
 			}
 			last = string(kv.Key)
-			obj, err := decodeKV(kv)
+			obj, err := s.decodeKV(kv)
 			if err != nil {
 				c.fail(internalError(err))
 				return

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bytes"
 	"errors"
 
 	"github.com/kubesim/kubesim/model"
@@ -23,6 +24,37 @@ func encodeObject(obj model.Object) ([]byte, error) {
 // decodeKV decodes a stored object and sets its resourceVersion to the
 // key's mod_revision.
 func decodeKV(kv mvcc.KeyValue) (model.Object, error) {
+	return decodeValue(kv)
+}
+
+// Server.decodeKV is decodeKV for a read the replica serves: when its watch cache
+// holds that very revision of the key, it copies the cached object instead
+// of parsing the same bytes again (the cache decoded them once already).
+func (s *Server) decodeKV(kv mvcc.KeyValue) (model.Object, error) {
+	if c := s.cacheOfKey(kv.Key); c != nil {
+		if obj, ok := c.store[string(kv.Key)]; ok && obj.GetObjectMeta().ResourceVersion == formatRV(kv.ModRevision) {
+			return obj.DeepCopyObject(), nil
+		}
+	}
+	return decodeValue(kv)
+}
+
+// cacheOfKey returns the watch cache of the resource a storage key
+// ("/registry/<resource>/...") belongs to, or nil.
+func (s *Server) cacheOfKey(key []byte) *cache {
+	rest, ok := bytes.CutPrefix(key, []byte(registryPrefix))
+	if !ok {
+		return nil
+	}
+	res, _, ok := bytes.Cut(rest, []byte("/"))
+	if !ok {
+		return nil
+	}
+	return s.caches[string(res)]
+}
+
+// decodeValue parses a stored value and sets its resourceVersion.
+func decodeValue(kv mvcc.KeyValue) (model.Object, error) {
 	obj, err := model.Decode(kv.Value)
 	if err != nil {
 		return nil, err
