@@ -100,6 +100,22 @@ type Group struct {
 	FaultRate float64
 	RateUnit  string
 	HasRate   bool
+	// Stack summarises full-stack runs (Stack.Runs is 0 for others).
+	Stack StackStat
+}
+
+// StackStat summarises the control plane of a group's full-stack runs
+// (those that report converge_s).
+type StackStat struct {
+	Runs int
+	// Converge is the time to converge after the faults (converge_s) over
+	// the runs that converged; NotConverged counts the others.
+	Converge     Stat
+	NotConverged int
+	// Means over the runs: replica-seconds of pods a ReplicaSet ran beyond
+	// what it wanted, healthy containers a probe restarted, and pods the
+	// controller manager created.
+	DoubleRunning, HealthyRestarts, PodCreates float64
 }
 
 // ProfileName is the group's profile as the --faults flag takes it, or
@@ -200,6 +216,7 @@ func (g *Group) summarise() {
 			g.LatencyHist[i] += n
 		}
 	}
+	g.Stack = stackStat(g.Runs)
 	g.QuorumUp, g.WriteAvail, g.ReadAvail = MeanCI(qu), MeanCI(wa), MeanCI(ra)
 	g.Elections, g.Faults = MeanCI(el).Mean, MeanCI(fa).Mean
 	g.WriteP50Ms, g.WriteP99Ms = MeanCI(p50).Mean, MeanCI(p99).Mean
@@ -215,6 +232,30 @@ func (g *Group) summarise() {
 		}
 		g.FaultRate, g.RateUnit, g.HasRate = FaultRate(*g.Profile)
 	}
+}
+
+// stackStat summarises the runs that report converge_s.
+func stackStat(runs []*scenarios.Result) StackStat {
+	var st StackStat
+	var conv, dr, hr, pc []float64
+	for _, r := range runs {
+		c, ok := r.Metrics["converge_s"]
+		if !ok {
+			continue
+		}
+		st.Runs++
+		if c >= 0 {
+			conv = append(conv, c)
+		} else {
+			st.NotConverged++
+		}
+		dr = append(dr, r.Metrics["double_running_s"])
+		hr = append(hr, r.Metrics["healthy_restarts"])
+		pc = append(pc, r.Metrics["cm_pod_creates"])
+	}
+	st.Converge = MeanCI(conv)
+	st.DoubleRunning, st.HealthyRestarts, st.PodCreates = MeanCI(dr).Mean, MeanCI(hr).Mean, MeanCI(pc).Mean
+	return st
 }
 
 // QuorumUpProbability is the probability that a quorum of n members is up

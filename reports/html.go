@@ -119,6 +119,7 @@ type htmlData struct {
 	Claims                   []Claim
 	Figures                  []htmlFigure
 	Table                    []*Group
+	Stack                    []*Group // the groups with full-stack runs
 	CheckNames               []string
 	CheckRows                []htmlCheckRow
 	Failures                 []htmlFailure
@@ -159,6 +160,11 @@ func RenderHTML(set *Set) ([]byte, error) {
 		return nil, err
 	}
 	d := htmlData{Runs: len(set.Results), Groups: len(set.Groups()), Duplicates: set.Duplicates, Claims: Claims(set), Table: set.Groups()}
+	for _, g := range set.Groups() {
+		if g.Stack.Runs > 0 {
+			d.Stack = append(d.Stack, g)
+		}
+	}
 	for _, s := range set.Sources {
 		d.Sources = append(d.Sources, filepath.ToSlash(s))
 	}
@@ -320,6 +326,13 @@ quorum is up is the binomial tail P(X ≥ ⌊<i>n</i>/2⌋+1), X ~ Bin(<i>n</i>,
 <tr><th class="l">scenario / faults</th><th>members</th><th>runs</th><th>quorum up</th><th>binomial prediction</th><th>write availability</th><th>read availability</th><th>leader elections</th><th>faults</th><th>recovery mean / max (s)</th><th>write latency p50 / p99 (ms)</th><th>runs ok / failed</th></tr>
 {{range .Table}}<tr><td class="l">{{.SeriesName}}</td><td>{{.Members}}</td><td>{{len .Runs}}</td><td>{{.QuorumUp}}</td><td>{{if .HasPrediction}}{{f4 .Prediction}}{{else}}—{{end}}</td><td>{{.WriteAvail}}</td><td>{{.ReadAvail}}</td><td>{{f1 .Elections}}</td><td>{{f1 .Faults}}</td><td>{{f2 .RecoveryMean}} / {{f2 .RecoveryMax}}</td><td>{{f1 .WriteP50Ms}} / {{f1 .WriteP99Ms}}</td><td{{if .Failed}} class="bad"{{else}} class="good"{{end}}>{{.Passed}} / {{.Failed}}</td></tr>
 {{end}}</table>
+{{if .Stack}}
+<h2>The control plane</h2>
+<p class="muted">Full-stack runs: the time from the end of the faults until every ReplicaSet ran its pods, running and ready, for good (mean with its 95% interval, over the runs that converged); pods a ReplicaSet ran beyond what it wanted (replica-seconds: allowed while a node is cut off); containers a probe restarted though they were healthy; pods the controller manager created.</p>
+<table>
+<tr><th class="l">scenario / faults</th><th>members</th><th>runs</th><th>converged in (s)</th><th>not converged</th><th>double-running (replica-s)</th><th>healthy restarts</th><th>pods created</th></tr>
+{{range .Stack}}<tr><td class="l">{{.SeriesName}}</td><td>{{.Members}}</td><td>{{.Stack.Runs}}</td><td>{{f1 .Stack.Converge.Mean}} ± {{f1 .Stack.Converge.Half}}</td><td{{if .Stack.NotConverged}} class="bad"{{end}}>{{.Stack.NotConverged}}</td><td>{{f1 .Stack.DoubleRunning}}</td><td>{{f1 .Stack.HealthyRestarts}}</td><td>{{f1 .Stack.PodCreates}}</td></tr>
+{{end}}</table>{{end}}
 
 <h2>Fault profiles</h2>
 {{if .Profiles}}{{range .Profiles}}<p><code>{{.Name}}</code>{{if .Doc}} — {{.Doc}}{{end}}</p>

@@ -9,8 +9,9 @@ import (
 // WriteMarkdown prints a summary of the set as markdown: per group, the
 // member count, the runs, the quorum-up fraction with its 95% interval
 // beside the binomial prediction, write availability, elections, and how
-// many runs passed and failed their checks; then the claims and the
-// failing runs' replay commands.
+// many runs passed and failed their checks; for full-stack runs the time
+// to converge, pods run twice, healthy restarts and pods created; then the
+// claims and the failing runs' replay commands.
 func WriteMarkdown(w io.Writer, set *Set) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# kubesim report: %d runs, %d groups\n\n", len(set.Results), len(set.Groups()))
@@ -25,6 +26,23 @@ func WriteMarkdown(w io.Writer, set *Set) error {
 			}
 			fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %.1f | %d / %d |\n",
 				g.Members, len(g.Runs), g.QuorumUp, pred, g.WriteAvail, g.Elections, g.Passed, g.Failed)
+		}
+		b.WriteString("\n")
+	}
+	var stack []*Group
+	for _, g := range set.Groups() {
+		if g.Stack.Runs > 0 {
+			stack = append(stack, g)
+		}
+	}
+	if len(stack) > 0 {
+		b.WriteString("## The control plane (full-stack runs)\n\n")
+		b.WriteString("| group | members | runs | converged in s (95% CI) | not converged | double-running (replica-s) | healthy restarts | pods created |\n")
+		b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+		for _, g := range stack {
+			st := g.Stack
+			fmt.Fprintf(&b, "| %s | %d | %d | %.1f ± %.1f | %d | %.1f | %.1f | %.1f |\n", g.SeriesName(), g.Members, st.Runs,
+				st.Converge.Mean, st.Converge.Half, st.NotConverged, st.DoubleRunning, st.HealthyRestarts, st.PodCreates)
 		}
 		b.WriteString("\n")
 	}

@@ -460,3 +460,50 @@ func TestTimelinePartitions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(svg), "etcd-3")
 }
+
+// TestStackSummary: full-stack runs (those reporting converge_s) get the
+// control-plane summary, in the markdown and the HTML; a set without them
+// gets none.
+func TestStackSummary(t *testing.T) {
+	var rs []scenarios.Result
+	for seed, conv := range []float64{10, 20, -1} {
+		r := result("stack-chaos", 3, uint64(seed+1), "", 1, 0, true)
+		r.Metrics["converge_s"] = conv
+		r.Metrics["double_running_s"] = 6
+		r.Metrics["healthy_restarts"] = float64(seed)
+		r.Metrics["cm_pod_creates"] = 16
+		rs = append(rs, r)
+	}
+	etcd := result("etcd-chaos", 3, 1, "", 1, 1, true)
+	set := &Set{Results: append(rs, etcd)}
+	var stack *Group
+	for _, g := range set.Groups() {
+		if g.Scenario == "stack-chaos" {
+			stack = g
+		} else {
+			require.Zero(t, g.Stack.Runs, "an etcd run is no full-stack run")
+		}
+	}
+	require.NotNil(t, stack)
+	require.Equal(t, 3, stack.Stack.Runs)
+	require.Equal(t, 1, stack.Stack.NotConverged)
+	require.Equal(t, 2, stack.Stack.Converge.N)
+	require.InDelta(t, 15, stack.Stack.Converge.Mean, 1e-9)
+	require.InDelta(t, 1, stack.Stack.HealthyRestarts, 1e-9)
+
+	var md bytes.Buffer
+	require.NoError(t, WriteMarkdown(&md, set))
+	require.Contains(t, md.String(), "## The control plane (full-stack runs)")
+	require.Contains(t, md.String(), "| stack-chaos / scenario faults | 3 | 3 | 15.0 ± ")
+
+	var only bytes.Buffer
+	require.NoError(t, WriteMarkdown(&only, &Set{Results: []scenarios.Result{etcd}}))
+	require.NotContains(t, only.String(), "The control plane")
+
+	dir := t.TempDir()
+	require.NoError(t, WriteHTML(dir, set))
+	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	require.NoError(t, err)
+	require.Contains(t, string(html), "<h2>The control plane</h2>")
+	require.Contains(t, string(html), "<td>15.0 ± ")
+}
