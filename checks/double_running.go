@@ -339,7 +339,7 @@ func (f *faultActivity) observe(e *sim.Event) {
 	}
 	f.seen = true
 	switch {
-	case name == string(sim.FaultCrash) || name == string(sim.FaultTorn) || name == string(sim.FaultWipe):
+	case crashFault(name):
 		// A crash ends a pause: the host restarts running, with no resume.
 		f.finish(faultKey{e.Host, "pause"}, e.At)
 		f.begin(faultKey{e.Host, "down"})

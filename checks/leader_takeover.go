@@ -70,12 +70,12 @@ func (c *LeaderTakeover) Observe(e *sim.Event) {
 		if c.leader == "" || e.Host != c.host {
 			return
 		}
-		switch e.Name {
-		case "crash", "torn", "wipe":
+		switch {
+		case crashFault(e.Name):
 			c.hit(e)
 			c.confirmed = true
 			c.leader, c.host = "", sim.NoHost // a crashed leader leads no more
-		case "partition", "isolate", "oneway", "pause":
+		case e.Name == "partition", e.Name == "isolate", e.Name == "oneway", e.Name == "pause":
 			c.hit(e)
 		}
 		return

@@ -68,8 +68,8 @@ func (c *SelfHealing) Observe(e *sim.Event) {
 		if !ok {
 			return
 		}
-		switch e.Name {
-		case "crash", "torn", "wipe":
+		switch {
+		case crashFault(e.Name):
 			d := &death{at: e.At, seq: e.Seq, deleted: map[string]sim.Time{}}
 			for _, uid := range sim.SortedKeys(c.running[node]) {
 				if p := c.running[node][uid]; p.owner != "" {
@@ -81,7 +81,7 @@ func (c *SelfHealing) Observe(e *sim.Event) {
 			if c.first == 0 {
 				c.first = e.At
 			}
-		case "restart":
+		case e.Name == "restart":
 			delete(c.deaths, node)
 		}
 		return

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"github.com/kubesim/kubesim/nodes/apiload"
 	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
 	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
 	"github.com/kubesim/kubesim/nodes/controllers/manager"
@@ -56,7 +57,7 @@ func (m *ControlMetrics) Observe(e *sim.Event) {
 		return
 	}
 	switch {
-	case a.User == "admin" && (a.Resource == "replicasets" || a.Resource == "deployments") && (a.Verb == "create" || a.Verb == "update"):
+	case a.User == apiload.DefaultUser && (a.Resource == "replicasets" || a.Resource == "deployments") && (a.Verb == "create" || a.Verb == "update"):
 		if m.pending == 0 {
 			m.pending = e.At
 		}

@@ -1,0 +1,209 @@
+package checks
+
+import (
+	"github.com/kubesim/kubesim/nodes/spoketrace"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// runtimeTruth follows what the kubelets' runtimes really run, from the
+// spoke events and the kernel's faults: per pod UID the nodes where a
+// container of it runs and the kubelet's last readiness report, and which
+// kubelet hosts are up. A crash (or torn write, or wipe) of a host stops
+// every container there without a ContainerStop and forgets its
+// readiness; a paused host is frozen, so what it runs does not run until
+// it resumes. Kernel faults name hosts by id: the node of a host is learned
+// from the spoke events its kubelet emits (a kubelet's host name is its
+// node name), and a host's faults are kept by id, so a fault on a host
+// whose kubelet has not spoken yet still counts once it does.
+type runtimeTruth struct {
+	names   map[sim.HostID]string // host -> node, learned
+	hosts   map[string]sim.HostID // node -> host
+	crashed map[sim.HostID]bool
+	paused  map[sim.HostID]bool
+	pods    map[string]*podTruth
+	onNode  map[string]map[string]bool // node -> UIDs with a container there
+}
+
+// podTruth is the runtime truth of one pod UID.
+type podTruth struct {
+	uid, key, owner string
+	running         map[string]map[string]bool // node -> running containers
+	ready           bool                       // the kubelet's last PodReady
+	readyNode       string                     // the node that reported it
+}
+
+// runningPod is a pod with a container running on an up node.
+type runningPod struct {
+	pod  *podTruth
+	node string
+}
+
+func newRuntimeTruth() *runtimeTruth {
+	return &runtimeTruth{names: map[sim.HostID]string{}, hosts: map[string]sim.HostID{},
+		crashed: map[sim.HostID]bool{}, paused: map[sim.HostID]bool{}, pods: map[string]*podTruth{},
+		onNode: map[string]map[string]bool{}}
+}
+
+// learn notes that node runs on host id.
+func (t *runtimeTruth) learn(node string, id sim.HostID) {
+	if id == sim.NoHost || node == "" {
+		return
+	}
+	t.names[id], t.hosts[node] = node, id
+}
+
+func (t *runtimeTruth) pod(uid string) *podTruth {
+	p := t.pods[uid]
+	if p == nil {
+		p = &podTruth{uid: uid, running: map[string]map[string]bool{}}
+		t.pods[uid] = p
+	}
+	return p
+}
+
+// podsOn returns the pods with a container on node, by UID.
+func (t *runtimeTruth) podsOn(node string) []*podTruth {
+	var out []*podTruth
+	for _, uid := range sim.SortedKeys(t.onNode[node]) {
+		out = append(out, t.pods[uid])
+	}
+	return out
+}
+
+// observe applies e and returns the pods whose truth it may have changed.
+func (t *runtimeTruth) observe(e *sim.Event) []*podTruth {
+	switch e.Kind {
+	case sim.KindFault:
+		return t.observeFault(e)
+	case sim.KindNode:
+	default:
+		return nil
+	}
+	switch d := e.Data.(type) {
+	case *spoketrace.ContainerStart:
+		t.learn(d.Node, e.Host)
+		p := t.pod(d.UID)
+		p.key = d.Pod
+		if d.Owner != "" {
+			p.owner = d.Owner
+		}
+		cs := p.running[d.Node]
+		if cs == nil {
+			cs = map[string]bool{}
+			p.running[d.Node] = cs
+		}
+		cs[d.Container] = true
+		if t.onNode[d.Node] == nil {
+			t.onNode[d.Node] = map[string]bool{}
+		}
+		t.onNode[d.Node][d.UID] = true
+		return []*podTruth{p}
+	case *spoketrace.ContainerStop:
+		t.learn(d.Node, e.Host)
+		p := t.pod(d.UID)
+		delete(p.running[d.Node], d.Container)
+		if len(p.running[d.Node]) == 0 {
+			delete(p.running, d.Node)
+			delete(t.onNode[d.Node], d.UID)
+		}
+		return []*podTruth{p}
+	case *spoketrace.PodReady:
+		t.learn(d.Node, e.Host)
+		p := t.pod(d.UID)
+		p.key = d.Pod
+		p.ready, p.readyNode = d.Ready, d.Node
+		return []*podTruth{p}
+	case *spoketrace.NodeHeartbeat:
+		t.learn(d.Node, e.Host)
+	}
+	return nil
+}
+
+// observeFault applies a kernel fault event on a host.
+func (t *runtimeTruth) observeFault(e *sim.Event) []*podTruth {
+	if e.Host == sim.NoHost {
+		return nil
+	}
+	node, known := t.names[e.Host]
+	switch {
+	case crashFault(e.Name):
+		t.crashed[e.Host] = true
+		delete(t.paused, e.Host) // a crash ends a pause: the host restarts running, with no resume
+		if !known {
+			return nil
+		}
+		pods := t.podsOn(node)
+		for _, p := range pods {
+			delete(p.running, node)
+			if p.readyNode == node {
+				p.ready = false
+			}
+		}
+		delete(t.onNode, node)
+		return pods
+	case e.Name == string(sim.FaultRestart):
+		delete(t.crashed, e.Host)
+	case e.Name == string(sim.FaultPause), e.Name == "resume":
+		if e.Name == "resume" {
+			delete(t.paused, e.Host)
+		} else {
+			t.paused[e.Host] = true
+		}
+		if known {
+			return t.podsOn(node)
+		}
+	}
+	return nil
+}
+
+// nodeUp reports whether node's host is up and not paused (a node whose
+// host is not known yet is taken as up: nothing of it runs anyway).
+func (t *runtimeTruth) nodeUp(node string) bool {
+	id, ok := t.hosts[node]
+	return !ok || (!t.crashed[id] && !t.paused[id])
+}
+
+// runsOn reports whether a container of pod uid runs on node.
+func (t *runtimeTruth) runsOn(uid, node string) bool {
+	p := t.pods[uid]
+	return p != nil && len(p.running[node]) > 0
+}
+
+// readyOn reports whether node's kubelet last reported pod uid ready.
+func (t *runtimeTruth) readyOn(uid, node string) bool {
+	p := t.pods[uid]
+	return p != nil && p.ready && p.readyNode == node
+}
+
+// serving reports whether p runs and is ready: a container of it runs on
+// an up node whose kubelet last reported it ready.
+func (t *runtimeTruth) serving(p *podTruth) bool {
+	return p.ready && len(p.running[p.readyNode]) > 0 && t.nodeUp(p.readyNode)
+}
+
+// copies counts the up nodes where a container of p runs.
+func (t *runtimeTruth) copies(p *podTruth) int {
+	n := 0
+	// determinism: a count, whatever the order.
+	for node := range p.running {
+		if t.nodeUp(node) {
+			n++
+		}
+	}
+	return n
+}
+
+// running lists every pod with a container running on an up node, by UID
+// then node.
+func (t *runtimeTruth) running() []runningPod {
+	var out []runningPod
+	for _, uid := range sim.SortedKeys(t.pods) {
+		p := t.pods[uid]
+		for _, node := range sim.SortedKeys(p.running) {
+			if t.nodeUp(node) {
+				out = append(out, runningPod{p, node})
+			}
+		}
+	}
+	return out
+}
