@@ -26,7 +26,6 @@ const (
 	KindClusterState   = "cluster.state"
 	KindNodeHeartbeat  = "kubelet.heartbeat"
 	KindNodeTaint      = "nodelifecycle.taint"
-	KindKubeletRestart = "kubelet.restart"
 )
 
 // Reasons a container stopped (ContainerStop.Reason).
@@ -118,20 +117,6 @@ func (e *PodReady) AppendText(b []byte) []byte {
 	b = sim.AppendField(b, "pod", e.Pod)
 	b = sim.AppendField(b, "uid", e.UID)
 	return sim.TrimSpaceRight(sim.AppendBoolField(b, "ready", e.Ready))
-}
-
-// KubeletRestart is emitted when a kubelet process restarts on a running
-// host (systemctl restart kubelet): its containers go on running.
-type KubeletRestart struct {
-	Node string `json:"node"`
-}
-
-// TraceKind implements sim.Data.
-func (e *KubeletRestart) TraceKind() string { return KindKubeletRestart }
-
-// AppendText implements sim.Data.
-func (e *KubeletRestart) AppendText(b []byte) []byte {
-	return sim.TrimSpaceRight(sim.AppendField(b, "node", e.Node))
 }
 
 // NodeHeartbeat is emitted by a kubelet when the API server acknowledged a
