@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
+	"github.com/kubesim/kubesim/nodes/apiwire"
 )
 
 // listPods lists pods in default on server i at rv.
