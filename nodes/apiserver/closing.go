@@ -3,7 +3,7 @@ package apiserver
 import (
 	"time"
 
-	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
+	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/sim"
 )
 
