@@ -28,7 +28,7 @@ func Pages() ([]Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []Page{sc, checksPage(), ablationsPage()}, nil
+	return []Page{sc, checksPage(), ablationsPage(), metricsPage()}, nil
 }
 
 // layerOf names the layer a scenario builds, read from the checks it runs.
@@ -138,4 +138,22 @@ func ints(xs []int) string {
 		s[i] = fmt.Sprint(x)
 	}
 	return strings.Join(s, ", ")
+}
+
+func metricsPage() Page {
+	var b strings.Builder
+	b.WriteString(header)
+	b.WriteString("# Metrics\n\n")
+	b.WriteString("`kubesim run` prints a run's metrics after its checks, and `kubesim run --json` gives them in `metrics`; sweeps aggregate them. ")
+	b.WriteString("Metrics of the etcd layer come from the etcd KV workload; metrics of the full stack from the control plane's trace. ")
+	b.WriteString("`write_latency_hist` in the JSON result counts successful KV writes per latency bucket.\n\n")
+	b.WriteString("| metric | layer | reported by | what it measures |\n| --- | --- | --- | --- |\n")
+	for _, m := range scenarios.MetricRegistry() {
+		by := m.Scenarios
+		if by == "" {
+			by = "every " + m.Layer + " scenario"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", m.Name, m.Layer, by, cell(m.Means))
+	}
+	return Page{Name: "metrics.md", Body: b.String()}
 }
