@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,16 +13,18 @@ import (
 
 // Artifacts are the files written for a failing run.
 type Artifacts struct {
-	Dir       string
-	Trace     string // JSONL, one event per line
-	Timeline  string // one line per event, virtual time first
-	Porcupine string // porcupine's HTML visualization, when linearizability failed
+	Dir      string
+	Trace    string // JSONL, one event per line
+	Timeline string // one line per event, virtual time first
+	// Porcupine holds porcupine's HTML visualizations, one per failed
+	// linearizability check (checks.Visualizer) with a violation to show.
+	Porcupine []string
 }
 
 // Paths lists the files that were written.
 func (a Artifacts) Paths() []string {
 	var out []string
-	for _, p := range []string{a.Trace, a.Timeline, a.Porcupine} {
+	for _, p := range append([]string{a.Trace, a.Timeline}, a.Porcupine...) {
 		if p != "" {
 			out = append(out, p)
 		}
@@ -40,8 +43,8 @@ func ArtifactName(o Options) string {
 
 // WriteArtifacts replays the run of opts (it is deterministic, so the replay
 // is the same run) with the trace recorded, and writes the trace as JSONL
-// and as a timeline under dir, plus porcupine's visualization when the
-// linearizability check fails.
+// and as a timeline under dir, plus porcupine's visualization of each
+// failed linearizability check, named after the check.
 func WriteArtifacts(opts Options, dir string) (Artifacts, error) {
 	a := Artifacts{Dir: dir}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -66,18 +69,21 @@ func WriteArtifacts(opts Options, dir string) (Artifacts, error) {
 		return a, err
 	}
 	for i, c := range p.Checks {
-		lin, ok := c.(*checks.Linearizability)
+		v, ok := c.(checks.Visualizer)
 		if !ok || res.Checks[i].OK {
 			continue
 		}
 		var html bytes.Buffer
-		if err := lin.WriteVisualization(&html); err != nil {
+		if err := v.WriteVisualization(&html); errors.Is(err, checks.ErrNoVisualization) {
+			continue // a failure without a violation to show: porcupine timed out
+		} else if err != nil {
 			return a, err
 		}
-		a.Porcupine = base + ".porcupine.html"
-		if err := os.WriteFile(a.Porcupine, html.Bytes(), 0o644); err != nil {
+		path := base + "." + c.Name() + ".porcupine.html"
+		if err := os.WriteFile(path, html.Bytes(), 0o644); err != nil {
 			return a, err
 		}
+		a.Porcupine = append(a.Porcupine, path)
 	}
 	return a, nil
 }
