@@ -1,6 +1,10 @@
 package sim
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+	"time"
+)
 
 // EventResume is the name of the fault event that ends a pause.
 const EventResume = "resume"
@@ -62,7 +66,10 @@ func (e FaultEvent) Starts() bool { return !e.Ends && !e.Unresolved && e.Kind.St
 // FaultDetail is the Data of a fault event whose fault has parameters
 // beyond its targets: the trace says what was done, not only to whom.
 type FaultDetail struct {
-	Process string `json:"process,omitempty"` // restart-process
+	Process string        `json:"process,omitempty"` // restart-process
+	Rate    float64       `json:"rate,omitempty"`    // clock-drift
+	By      time.Duration `json:"by,omitempty"`      // clock-jump
+	Fsync   time.Duration `json:"fsync,omitempty"`   // slow-disk
 }
 
 // TraceKind implements Data.
@@ -70,5 +77,15 @@ func (d *FaultDetail) TraceKind() string { return "fault" }
 
 // AppendText implements Data.
 func (d *FaultDetail) AppendText(b []byte) []byte {
-	return TrimSpaceRight(AppendFieldOpt(b, "process", d.Process))
+	b = AppendFieldOpt(b, "process", d.Process)
+	if d.Rate != 0 {
+		b = AppendField(b, "rate", strconv.FormatFloat(d.Rate, 'g', -1, 64))
+	}
+	if d.By != 0 {
+		b = AppendField(b, "by", d.By.String())
+	}
+	if d.Fsync != 0 {
+		b = AppendField(b, "fsync", d.Fsync.String())
+	}
+	return TrimSpaceRight(b)
 }

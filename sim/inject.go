@@ -95,8 +95,12 @@ func (w *World) Apply(s Schedule) {
 }
 
 // Inject performs f now. Targets that do not resolve are skipped, and the
-// trace says so.
+// trace says so. An invalid fault (see Fault.Validate) is a bug of the
+// code that made it, and panics.
 func (w *World) Inject(f Fault) {
+	if err := f.Validate(); err != nil {
+		panic(fmt.Sprintf("sim: invalid fault %q: %v", f.String(), err))
+	}
 	groups := make([][]HostID, 0, len(f.Targets))
 	for _, g := range f.Targets {
 		ids, err := w.resolveGroup(g)
@@ -172,16 +176,8 @@ func (w *World) Inject(f Fault) {
 	case FaultHeal:
 		w.net.HealAll()
 		w.emit(KindFault, NoHost, NoHost, 0, "", name)
-	case FaultRestartProcess:
-		for _, id := range groups[0] {
-			// A crashed host runs nothing, and a frozen one cannot act.
-			if h := w.hosts[id]; h.Up() && !h.Paused() {
-				if restart := h.processRestart(f.Process); restart != nil {
-					w.setEvent(KindFault, id, NoHost, 0, "", name, &FaultDetail{Process: f.Process})
-					restart()
-				}
-			}
-		}
+	case FaultClockDrift, FaultClockJump, FaultSlowDisk, FaultRestartProcess:
+		undo = w.injectMachine(f, groups[0])
 	}
 	if undo != nil && f.For > 0 {
 		w.After(f.For, name+"-end", undo)
