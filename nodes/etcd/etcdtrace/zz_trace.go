@@ -10,19 +10,19 @@ import (
 
 // The trace kinds, as returned by TraceKind.
 const (
-	// KindRaftState is the kind of a RaftState event.
+	// KindRaftState is the TraceKind of RaftState.
 	KindRaftState = "raft.state"
-	// KindApply is the kind of a Apply event.
+	// KindApply is the TraceKind of Apply.
 	KindApply = "etcd.apply"
-	// KindKVHash is the kind of a KVHash event.
+	// KindKVHash is the TraceKind of KVHash.
 	KindKVHash = "etcd.kvhash"
-	// KindCall is the kind of a Call event.
+	// KindCall is the TraceKind of Call.
 	KindCall = "kv.call"
-	// KindReturn is the kind of a Return event.
+	// KindReturn is the TraceKind of Return.
 	KindReturn = "kv.return"
-	// KindWatchOpen is the kind of a WatchOpen event.
+	// KindWatchOpen is the TraceKind of WatchOpen.
 	KindWatchOpen = "watch.open"
-	// KindWatchResp is the kind of a WatchResp event.
+	// KindWatchResp is the TraceKind of WatchResp.
 	KindWatchResp = "watch.resp"
 )
 
