@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 // usageError is bad input: the message is printed on one line and the exit
@@ -47,7 +49,13 @@ commands:
 
 Run 'kubesim <command> -h' for a command's flags.`
 
-func main() { os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	// A reader that goes away (kubesim run --timeline - | head) makes
+	// writes fail with EPIPE instead of killing the process, so that the
+	// run can end quietly on its own terms.
+	signal.Ignore(syscall.SIGPIPE)
+	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
+}
 
 func realMain(args []string, stdout, stderr io.Writer) int {
 	err := dispatch(args, stdout, stderr)

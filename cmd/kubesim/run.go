@@ -48,115 +48,190 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-func cmdRun(args []string, stdout, stderr io.Writer) error {
-	defer debug.SetGCPercent(debug.SetGCPercent(scenarios.GCPercent))
-	fs := newFlagSet("run", stderr)
-	scenario := fs.String("scenario", "", "scenario name (see 'kubesim scenarios')")
-	members := fs.Int("members", 3, "etcd members, 1 to 7")
-	seed := fs.Uint64("seed", 1, "the seed that determines everything")
-	duration := fs.Duration("duration", 0, "virtual run length (default: the scenario's)")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of text")
-	tracePath := fs.String("trace", "", "write the trace as JSONL to this file")
-	timelinePath := fs.String("timeline", "", "write the trace as a readable timeline to this file")
-	schedulePath := fs.String("schedule", "", "run this fault schedule file (text form) instead of the scenario's faults")
-	faults := fs.String("faults", "", "draw the faults from this profile NAME[:key=value,...] instead of the scenario's")
-	saveFailures := fs.String("save-failures", "", "if a check fails, write a corpus entry for the run into this directory")
-	var ablate stringList
-	fs.Var(&ablate, "ablate", "turn on an ablation (repeatable; see 'kubesim ablations')")
-	if err := parseFlags(fs, args); err != nil {
-		if err == flag.ErrHelp {
-			return nil
+// runFlags are the flags of `kubesim run`.
+type runFlags struct {
+	scenario, tracePath, timelinePath, schedulePath, faults, saveFailures, artifacts string
+	members                                                                          int
+	seed                                                                             uint64
+	duration                                                                         time.Duration
+	asJSON                                                                           bool
+	ablate, timelineFilter                                                           stringList
+}
+
+func (f *runFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.scenario, "scenario", "", "scenario name (see 'kubesim scenarios')")
+	fs.IntVar(&f.members, "members", 3, "etcd members, 1 to 7")
+	fs.Uint64Var(&f.seed, "seed", 1, "the seed that determines everything")
+	fs.DurationVar(&f.duration, "duration", 0, "virtual run length, e.g. 90s (default: the scenario's)")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of text")
+	fs.StringVar(&f.tracePath, "trace", "", "write the trace as JSONL to this file (- for standard output)")
+	fs.StringVar(&f.timelinePath, "timeline", "", "write the trace as a readable timeline to this file (- for standard output):\none line per event: sequence number (the \"event N\" of check offenses), virtual time, host, kind, details")
+	fs.Var(&f.timelineFilter, "timeline-filter", timelineFilterHelp)
+	fs.StringVar(&f.schedulePath, "schedule", "", "run this fault schedule file (text form) instead of the scenario's faults")
+	fs.StringVar(&f.faults, "faults", "", "draw the faults from this profile NAME[:key=value,...] instead of the scenario's")
+	fs.StringVar(&f.saveFailures, "save-failures", "", "if a check fails, write a corpus entry for the run into this directory")
+	fs.StringVar(&f.artifacts, "artifacts", "", "write the trace (JSONL), the timeline and, when a linearizability check fails,\nporcupine's HTML into this directory (the files a failing go test writes)")
+	fs.Var(&f.ablate, "ablate", "turn on an ablation (repeatable; see 'kubesim ablations')")
+}
+
+// options checks the flags and turns them into the run's options.
+func (f *runFlags) options(fs *flag.FlagSet) (scenarios.Options, error) {
+	var opts scenarios.Options
+	if f.scenario == "" {
+		return opts, usagef("run: --scenario is required (see 'kubesim scenarios')")
+	}
+	if _, err := scenarios.Lookup(f.scenario); err != nil {
+		return opts, usagef("run: %v", err)
+	}
+	if f.members < 1 || f.members > scenarios.MaxMembers {
+		return opts, usagef("run: --members must be between 1 and %d, got %d", scenarios.MaxMembers, f.members)
+	}
+	if flagSet(fs, "duration") && f.duration <= 0 {
+		return opts, usagef("run: --duration must be positive, e.g. 90s (leave it out for the scenario's own length), got %v", f.duration)
+	}
+	if _, err := scenarios.ResolveAblations(f.ablate); err != nil {
+		return opts, usagef("run: %v", err)
+	}
+	if f.tracePath == stdoutName && f.timelinePath == stdoutName {
+		return opts, usagef("run: --trace - and --timeline - would both write to standard output: send one of them to a file")
+	}
+	if len(f.timelineFilter) > 0 && f.timelinePath == "" {
+		return opts, usagef("run: --timeline-filter filters the timeline: add --timeline FILE (or - for standard output)")
+	}
+	opts = scenarios.Options{Scenario: f.scenario, Members: f.members, Seed: f.seed, Duration: f.duration, Ablations: f.ablate}
+	if f.faults != "" {
+		if f.schedulePath != "" {
+			return opts, usagef("run: give --faults or --schedule, not both")
 		}
-		return err
-	}
-	if *scenario == "" {
-		return usagef("run: --scenario is required (see 'kubesim scenarios')")
-	}
-	if _, err := scenarios.Lookup(*scenario); err != nil {
-		return usagef("run: %v", err)
-	}
-	if *members < 1 || *members > scenarios.MaxMembers {
-		return usagef("run: --members must be between 1 and %d, got %d", scenarios.MaxMembers, *members)
-	}
-	if *duration < 0 {
-		return usagef("run: --duration must be positive, got %v", *duration)
-	}
-	if _, err := scenarios.ResolveAblations(ablate); err != nil {
-		return usagef("run: %v", err)
-	}
-	opts := scenarios.Options{Scenario: *scenario, Members: *members, Seed: *seed, Duration: *duration, Ablations: ablate}
-	if *faults != "" {
-		if *schedulePath != "" {
-			return usagef("run: give --faults or --schedule, not both")
-		}
-		p, err := scenarios.ParseProfile(*faults)
+		p, err := scenarios.ParseProfile(f.faults)
 		if err != nil {
-			return usagef("run: --faults: %v", err)
+			return opts, usagef("run: --faults: %v", err)
 		}
 		opts.Profile = &p
 	}
-	if *schedulePath != "" {
-		text, err := os.ReadFile(*schedulePath)
+	if f.schedulePath != "" {
+		text, err := os.ReadFile(f.schedulePath)
 		if err != nil {
-			return usagef("run: --schedule: %v", err)
+			return opts, usagef("run: --schedule: %v", err)
 		}
-		s, err := sim.ParseSchedule(*schedulePath, string(text))
+		s, err := sim.ParseSchedule(f.schedulePath, string(text))
 		if err != nil {
-			return usagef("run: --schedule: %v", err)
+			return opts, usagef("run: --schedule: %v", err)
 		}
 		if s == nil {
 			s = sim.Schedule{}
 		}
 		opts.Schedule = s
 	}
-	var closers []func() error
-	open := func(path string) (io.Writer, error) {
-		f, err := os.Create(path)
-		if err != nil {
-			return nil, err
+	return opts, nil
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+func cmdRun(args []string, stdout, stderr io.Writer) error {
+	defer debug.SetGCPercent(debug.SetGCPercent(scenarios.GCPercent))
+	fs := newFlagSet("run", stderr)
+	var f runFlags
+	f.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		if err == flag.ErrHelp {
+			return nil
 		}
-		closers = append(closers, f.Close)
-		return f, nil
+		return err
 	}
-	var err error
-	if *tracePath != "" {
-		if opts.Trace, err = open(*tracePath); err != nil {
+	opts, err := f.options(fs)
+	if err != nil {
+		return err
+	}
+	filter, err := parseTimelineFilter(f.timelineFilter)
+	if err != nil {
+		return usagef("run: %v", err)
+	}
+	// The summary goes to standard error when standard output carries a
+	// stream, so that the stream stays clean for the program reading it.
+	summary := stdout
+	if f.tracePath == stdoutName || f.timelinePath == stdoutName {
+		summary = stderr
+	}
+	outs := &runOutputs{stdout: &pipeOut{w: stdout}}
+	var traceOut, timelineOut io.Writer
+	if f.tracePath != "" {
+		if traceOut, err = outs.open(f.tracePath); err != nil {
 			return usagef("run: --trace: %v", err)
 		}
 	}
-	if *timelinePath != "" {
-		if opts.Timeline, err = open(*timelinePath); err != nil {
+	if f.timelinePath != "" {
+		if timelineOut, err = outs.open(f.timelinePath); err != nil {
+			outs.finish()
 			return usagef("run: --timeline: %v", err)
 		}
 	}
 	p, err := scenarios.Prepare(opts)
+	if err == nil && filter != nil {
+		err = filter.checkHosts(p.World)
+	}
 	if err != nil {
+		outs.finish()
 		return usagef("run: %v", err)
+	}
+	outs.stdout.world = p.World
+	if traceOut != nil {
+		outs.flushes = append(outs.flushes, sim.NewJSONLWriter(p.World, traceOut).Flush)
+	}
+	if timelineOut != nil {
+		t := sim.NewTimelineWriter(p.World, timelineOut)
+		if filter != nil {
+			t.Filter = func(e *sim.Event) bool { return filter.keep(p.World, e) }
+		}
+		outs.flushes = append(outs.flushes, t.Flush)
+	}
+	var rec *scenarios.ArtifactRecorder
+	if f.artifacts != "" {
+		if rec, err = scenarios.RecordArtifacts(p, f.artifacts); err != nil {
+			outs.finish()
+			return usagef("run: --artifacts: %v", err)
+		}
 	}
 	start := time.Now()
 	res, err := p.Run()
 	res.WallSeconds = time.Since(start).Seconds()
-	for _, c := range closers {
-		if cerr := c(); err == nil {
-			err = cerr
+	if ferr := outs.finish(); err == nil {
+		err = ferr
+	}
+	var art scenarios.Artifacts
+	if rec != nil {
+		var aerr error
+		art, aerr = rec.Finish(p, res)
+		if err == nil {
+			err = aerr
 		}
+	}
+	if outs.stdout.closed {
+		// The reader of the stream went away: the run stopped there, and
+		// there is no one left to tell.
+		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		if err := enc.Encode(res); err != nil {
-			return err
-		}
+	if f.asJSON {
+		_ = json.NewEncoder(summary).Encode(res)
 	} else {
-		printResult(stdout, res)
+		printResult(summary, res)
+	}
+	for _, path := range art.Paths() {
+		fmt.Fprintf(stderr, "wrote %s\n", path)
 	}
 	if !res.OK {
-		fmt.Fprintf(stderr, "FAIL: replay with: %s\n", replayCommand(res, opts, *schedulePath))
-		if *saveFailures != "" {
-			note := "saved by: " + replayCommand(res, opts, *schedulePath)
-			path, err := scenarios.SaveCorpusEntry(*saveFailures, scenarios.EntryFor(res, opts, note))
+		fmt.Fprintf(stderr, "FAIL: replay with: %s\n", replayCommand(res, opts, f.schedulePath))
+		if f.saveFailures != "" {
+			note := "saved by: " + replayCommand(res, opts, f.schedulePath)
+			path, err := scenarios.SaveCorpusEntry(f.saveFailures, scenarios.EntryFor(res, opts, note))
 			if err != nil {
 				return err
 			}
