@@ -32,11 +32,14 @@ func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-func parseFlags(fs *flag.FlagSet, args []string) error {
+// parseFlags parses args; on -h it prints help (a usage text, then the
+// flags) to stdout and returns flag.ErrHelp.
+func parseFlags(fs *flag.FlagSet, args []string, help string, stdout io.Writer) error {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
-			fs.SetOutput(os.Stdout)
+			fmt.Fprintln(stdout, help+"\n\nflags:")
+			fs.SetOutput(stdout)
 			fs.PrintDefaults()
 			return err
 		}
@@ -47,6 +50,14 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	}
 	return nil
 }
+
+const runHelp = `usage: kubesim run --scenario NAME [--members N] [--seed S] [flags]
+
+Runs one world and prints its checks and metrics (exit status 1 when a check
+fails, with the command that replays the run). --trace and --timeline write
+the trace as it happens; with - they write to standard output, and the
+summary goes to standard error. A reader that stops early (kubesim run ...
+--timeline - | head) ends the run there, quietly.`
 
 // runFlags are the flags of `kubesim run`.
 type runFlags struct {
@@ -138,7 +149,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run", stderr)
 	var f runFlags
 	f.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, runHelp, stdout); err != nil {
 		if err == flag.ErrHelp {
 			return nil
 		}
@@ -157,6 +168,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	summary := stdout
 	if f.tracePath == stdoutName || f.timelinePath == stdoutName {
 		summary = stderr
+	}
+	if f.artifacts != "" {
+		if err := writableDir(f.artifacts); err != nil {
+			return usagef("run: --artifacts %s: cannot write there (%v): name a directory you can write", f.artifacts, err)
+		}
 	}
 	outs := &runOutputs{stdout: &pipeOut{w: stdout}}
 	var traceOut, timelineOut io.Writer
