@@ -177,7 +177,7 @@ func runSweep(cfg reports.SweepConfig, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr)
 	}
 	where := ""
-	if _, serr := os.Stat(sum.ResultsPath); sum.ResultsPath != "" && serr == nil {
+	if st, serr := os.Stat(sum.ResultsPath); sum.ResultsPath != "" && serr == nil && st.Mode().IsRegular() {
 		where = "; results in " + sum.ResultsPath
 	}
 	fmt.Fprintf(stderr, "sweep: %d runs in the grid, %d already done, %d run now, %d failed%s\n",
