@@ -42,14 +42,61 @@ func isBrokenPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }
 // runOutputs are the streams of `kubesim run`: the trace and the timeline,
 // each to a file or to standard output.
 type runOutputs struct {
-	stdout  *pipeOut
-	files   []*os.File
-	flushes []func() error
+	stdout          *pipeOut
+	toStdout        bool // a stream goes to standard output
+	trace, timeline io.Writer
+	files           []*os.File
+	flushes         []func() error
+}
+
+// openOutputs opens the files of --trace and --timeline, before the world
+// is built, so that a bad path costs no work.
+func openOutputs(f *runFlags, stdout io.Writer) (*runOutputs, error) {
+	o := &runOutputs{stdout: &pipeOut{w: stdout}}
+	var err error
+	if f.tracePath != "" {
+		if o.trace, err = o.open(f.tracePath); err != nil {
+			return nil, usagef("run: --trace: %v", err)
+		}
+	}
+	if f.timelinePath != "" {
+		if o.timeline, err = o.open(f.timelinePath); err != nil {
+			o.finish()
+			return nil, usagef("run: --timeline: %v", err)
+		}
+	}
+	return o, nil
+}
+
+// attach subscribes the streams' writers to w's trace; filter, when set,
+// selects the timeline's events.
+func (o *runOutputs) attach(w *sim.World, filter *timelineFilter) {
+	o.stdout.world = w
+	if o.trace != nil {
+		o.flushes = append(o.flushes, sim.NewJSONLWriter(w, o.trace).Flush)
+	}
+	if o.timeline != nil {
+		t := sim.NewTimelineWriter(w, o.timeline)
+		if filter != nil {
+			t.Filter = func(e *sim.Event) bool { return filter.keep(w, e) }
+		}
+		o.flushes = append(o.flushes, t.Flush)
+	}
+}
+
+// summary is where the run's result goes: standard output, unless a
+// stream goes there, which must stay clean for the program reading it.
+func (o *runOutputs) summary(stderr io.Writer) io.Writer {
+	if o.toStdout {
+		return stderr
+	}
+	return o.stdout.w
 }
 
 // open opens path for a stream: "-" is standard output.
 func (o *runOutputs) open(path string) (io.Writer, error) {
 	if path == stdoutName {
+		o.toStdout = true
 		return o.stdout, nil
 	}
 	f, err := os.Create(path)

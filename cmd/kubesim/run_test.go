@@ -223,3 +223,17 @@ func TestRunStackOmitsWorkloadMetrics(t *testing.T) {
 	require.Equal(t, 0, code)
 	assert.NotContains(t, stdout, "availability")
 }
+
+// TestRunArtifactsAPI: a run whose API server history is not linearizable
+// gets porcupine's page of that history too.
+func TestRunArtifactsAPI(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := run("run", "--scenario", "api-conflict-storm", "--seed", "1", "--ablate", "apiserver-last-write-wins", "--artifacts", dir)
+	require.Equal(t, 1, code, stderr)
+	require.Regexp(t, `api-linearizability +FAIL`, stdout)
+	page := filepath.Join(dir, "api-conflict-storm-m3-s1-apiserver-last-write-wins.api-porcupine.html")
+	assert.Contains(t, stderr, "wrote "+page+"\n")
+	html, err := os.ReadFile(page)
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "<html")
+}
