@@ -3,7 +3,6 @@ package checks
 import (
 	"fmt"
 	"io"
-	"math"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -48,28 +47,16 @@ type APILinearizabilityOptions struct {
 //     in the detail), since its value and resourceVersion change in ways
 //     the model does not follow.
 type APILinearizability struct {
-	opts    APILinearizabilityOptions
-	ops     []apiOp
-	pending map[callID]int
-	clients map[string]int
-	names   []string
-	other   map[string]bool // partition keys touched by other write verbs
-	orphans int
-	info    *porcupine.LinearizationInfo
+	opts  APILinearizabilityOptions
+	hist  callLog[apiCall, APIOutput]
+	other map[string]bool // partition keys touched by other write verbs
+	run   *linRunner
 }
 
-// apiOp is one client call of an API history.
-type apiOp struct {
-	client   int
-	op       uint64
+// apiCall is what an API call of the history asked.
+type apiCall struct {
 	in       APIInput
 	cacheGet bool // a get with a resourceVersion: not a quorum read
-	call     sim.Time
-	callSeq  uint64
-	returned bool
-	ret      sim.Time
-	retSeq   uint64
-	out      APIOutput
 }
 
 // NewAPILinearizability returns the "api-linearizability" check.
@@ -78,10 +65,9 @@ func NewAPILinearizability(opts ...APILinearizabilityOptions) *APILinearizabilit
 	if len(opts) > 0 {
 		o = opts[0]
 	}
-	if o.MaxVisualizedKeys <= 0 {
-		o.MaxVisualizedKeys = 10
-	}
-	return &APILinearizability{opts: o, pending: map[callID]int{}, clients: map[string]int{}, other: map[string]bool{}}
+	c := &APILinearizability{opts: o, hist: newCallLog[apiCall, APIOutput](), other: map[string]bool{}}
+	c.run = newLinRunner(c.Name(), "object", APIModel, o.Timeout, o.MaxVisualizedKeys)
+	return c
 }
 
 // Name implements Check.
@@ -103,182 +89,74 @@ func (c *APILinearizability) Observe(e *sim.Event) {
 			c.other[apiPartitionKey(in)] = true
 			return
 		}
-		ci, ok := c.clients[d.Client]
-		if !ok {
-			ci = len(c.names)
-			c.clients[d.Client] = ci
-			c.names = append(c.names, d.Client)
-		}
-		c.pending[callID{d.Client, d.Op}] = len(c.ops)
-		c.ops = append(c.ops, apiOp{client: ci, op: d.Op, in: in, cacheGet: d.Verb == APIGet && d.RV != "", call: e.At, callSeq: e.Seq})
+		c.hist.call(e, d.Client, d.Op, apiCall{in: in, cacheGet: d.Verb == APIGet && d.RV != ""})
 	case *apitrace.Return:
-		id := callID{d.Client, d.Op}
-		i, ok := c.pending[id]
-		if !ok {
-			c.orphans++
-			return
-		}
-		delete(c.pending, id)
-		op := &c.ops[i]
-		op.returned, op.ret, op.retSeq = true, e.At, e.Seq
-		op.out = APIOutput{Code: d.Code, Found: d.Found, Value: d.Value, RV: d.RV}
+		c.hist.ret(e, d.Client, d.Op, APIOutput{Code: d.Code, Found: d.Found, Value: d.Value, RV: d.RV})
 	}
 }
 
 // apiHistStats counts how the calls were used.
 type apiHistStats struct {
-	reads, writes, unknown, cacheReads, droppedReads, droppedWrites, otherVerbObjects, keys int
+	reads, writes, unknown, cacheReads, droppedReads, droppedWrites, otherVerbObjects int
 }
 
 // unknownOutcome reports a code after which a write may or may not have
 // been applied.
 func unknownOutcome(code int) bool { return code == 0 || (code >= 500 && code != 503) }
 
-// operations builds the porcupine history per object, in key order.
-func (c *APILinearizability) operations() (keys []string, parts [][]porcupine.Operation, src [][]int, st apiHistStats) {
-	index := map[string]int{}
-	var byKey [][]porcupine.Operation
-	var srcByKey [][]int
+// operations builds the porcupine history per object.
+func (c *APILinearizability) operations() (keyedHistory, apiHistStats) {
+	var st apiHistStats
 	excluded := map[string]bool{}
-	for i := range c.ops {
-		op := &c.ops[i]
-		pk := apiPartitionKey(op.in)
+	h := c.hist.keyed(func(op *loggedCall[apiCall, APIOutput]) (string, porcupine.Operation, bool) {
+		pk := apiPartitionKey(op.in.in)
 		if c.other[pk] {
 			excluded[pk] = true
-			continue
+			return "", porcupine.Operation{}, false
 		}
-		read := op.in.Verb == APIGet
-		out, ret := op.out, int64(op.ret)
+		read := op.in.in.Verb == APIGet
+		out, unknown := op.out, false
 		code := op.out.Code
 		switch {
-		case op.cacheGet:
+		case op.in.cacheGet:
 			st.cacheReads++
-			continue
+			return "", porcupine.Operation{}, false
 		case read && op.returned && (ok2xx(code) || code == 404):
 		case read:
 			st.droppedReads++
-			continue
+			return "", porcupine.Operation{}, false
 		case op.returned && (ok2xx(code) || code == 404 || code == 409):
 		case !op.returned || unknownOutcome(code):
-			out, ret = APIOutput{Unknown: true}, math.MaxInt64
+			out, unknown = APIOutput{Unknown: true}, true
 			st.unknown++
 		default:
 			st.droppedWrites++
-			continue
+			return "", porcupine.Operation{}, false
 		}
 		if read {
 			st.reads++
 		} else {
 			st.writes++
 		}
-		k, ok := index[pk]
-		if !ok {
-			k = len(byKey)
-			index[pk] = k
-			byKey = append(byKey, nil)
-			srcByKey = append(srcByKey, nil)
-		}
-		byKey[k] = append(byKey[k], porcupine.Operation{ClientId: op.client, Input: op.in, Call: int64(op.call), Output: out, Return: ret})
-		srcByKey[k] = append(srcByKey[k], i)
-	}
+		return pk, op.operation(op.in.in, out, unknown), true
+	})
 	st.otherVerbObjects = len(excluded)
-	keys = sim.SortedKeys(index)
-	st.keys = len(keys)
-	for _, k := range keys {
-		parts = append(parts, byKey[index[k]])
-		src = append(src, srcByKey[index[k]])
-	}
-	return keys, parts, src, st
+	return h, st
 }
 
 // Finish implements Check. It runs porcupine on each object's history.
 func (c *APILinearizability) Finish() Result {
-	keys, parts, src, st := c.operations()
-	var illegal, unknown []int
-	for i, part := range parts {
-		switch porcupine.CheckOperationsTimeout(APIModel, part, c.opts.Timeout) {
-		case porcupine.Illegal:
-			illegal = append(illegal, i)
-		case porcupine.Unknown:
-			unknown = append(unknown, i)
-		}
-	}
+	h, st := c.operations()
 	summary := fmt.Sprintf("%d ops on %d objects (%d quorum reads, %d writes of which %d with unknown outcome; skipped %d cache reads; dropped %d failed reads, %d writes refused before etcd; left out %d objects written by other verbs)",
-		st.reads+st.writes, st.keys, st.reads, st.writes, st.unknown, st.cacheReads, st.droppedReads, st.droppedWrites, st.otherVerbObjects)
-	switch {
-	case len(illegal) > 0:
-		offs := c.explain(keys, parts, src, illegal)
-		return Result{Name: c.Name(), OK: false, Offenses: offs,
-			Detail: fmt.Sprintf("not linearizable on %d of %d objects (%s); first: %s", len(illegal), len(keys),
-				keyList(keys, illegal), offs[0].What)}
-	case len(unknown) > 0:
-		return Result{Name: c.Name(), OK: false,
-			Detail: fmt.Sprintf("api linearizability unknown: porcupine timed out after %v on %d objects (%s); %s",
-				c.opts.Timeout, len(unknown), keyList(keys, unknown), summary)}
-	}
-	if c.orphans > 0 {
-		summary += fmt.Sprintf("; ignored %d returns without a call", c.orphans)
-	}
-	return Result{Name: c.Name(), OK: true, Detail: "linearizable: " + summary}
-}
-
-// explain re-runs porcupine verbosely on the failing objects, keeps the
-// result for WriteVisualization, and returns one offense per object.
-func (c *APILinearizability) explain(keys []string, parts [][]porcupine.Operation, src [][]int, illegal []int) []Offense {
-	if len(illegal) > c.opts.MaxVisualizedKeys {
-		illegal = illegal[:c.opts.MaxVisualizedKeys]
-	}
-	var combined []porcupine.Operation
-	for _, p := range illegal {
-		for j, op := range parts[p] {
-			o := &c.ops[src[p][j]]
-			op.Metadata = fmt.Sprintf("%s op %d (event %d)", c.names[o.client], o.op, o.callSeq)
-			combined = append(combined, op)
-		}
-	}
-	_, info := porcupine.CheckOperationsVerbose(APIModel, combined, c.opts.Timeout)
-	c.info = &info
-	partials := info.PartialLinearizations()
-	var offs []Offense
-	for n, p := range illegal {
-		if n >= len(partials) || len(offs) >= MaxOffenses {
-			break
-		}
-		offs = append(offs, c.offense(keys[p], parts[p], src[p], partials[n]))
-	}
-	if len(offs) == 0 {
-		offs = append(offs, Offense{What: fmt.Sprintf("api-linearizability: object %q has no linearization", keys[illegal[0]])})
-	}
-	return offs
-}
-
-// offense names the longest linearizable prefix, the state it leaves, and
-// the first-returning operation that no order could fit after it.
-func (c *APILinearizability) offense(key string, part []porcupine.Operation, src []int, partials [][]int) Offense {
-	prefix, state, culprit := explainFailure(APIModel, part, partials)
-	if culprit < 0 {
-		return Offense{What: fmt.Sprintf("api-linearizability: object %q has no linearization", key)}
-	}
-	o := &c.ops[src[culprit]]
-	at, seq := o.call, o.callSeq
-	ret := "never"
-	if o.returned {
-		at, seq, ret = o.ret, o.retSeq, o.ret.String()
-	}
-	return Offense{At: at, Seq: seq, What: fmt.Sprintf(
-		"api-linearizability: object %q: after %d linearized ops (state %s), no order fits %s by %s op %d [called %v, returned %s]",
-		key, len(prefix), APIModel.DescribeState(state), APIModel.DescribeOperation(part[culprit].Input, part[culprit].Output),
-		c.names[o.client], o.op, o.call, ret)}
+		st.reads+st.writes, len(h.keys), st.reads, st.writes, st.unknown, st.cacheReads, st.droppedReads, st.droppedWrites, st.otherVerbObjects)
+	return c.run.judge(h, &c.hist, summary, c.hist.orphans)
 }
 
 // WriteVisualization writes porcupine's HTML visualization of the failing
 // objects' histories. It returns ErrNoVisualization unless Finish found a
 // violation.
 func (c *APILinearizability) WriteVisualization(w io.Writer) error {
-	if c.info == nil {
-		return ErrNoVisualization
-	}
-	return porcupine.Visualize(APIModel, *c.info, w)
+	return c.run.writeVisualization(w)
 }
 
-var _ Check = (*APILinearizability)(nil)
+var _ Visualizer = (*APILinearizability)(nil)

@@ -2,7 +2,6 @@ package checks
 
 import (
 	"bytes"
-	"sort"
 	"testing"
 	"time"
 
@@ -24,24 +23,7 @@ type apiOpSpec struct {
 // apiEvents turns calls into apitrace Call and Return events in time order
 // (a call before a return at the same instant).
 func apiEvents(resource string, ops []apiOpSpec) []sim.Event {
-	type timed struct {
-		t     int64
-		isRet bool
-		i     int
-	}
-	var ts []timed
-	for i, o := range ops {
-		ts = append(ts, timed{o.call, false, i})
-		if o.ret >= 0 {
-			ts = append(ts, timed{o.ret, true, i})
-		}
-	}
-	sort.SliceStable(ts, func(a, b int) bool {
-		if ts[a].t != ts[b].t {
-			return ts[a].t < ts[b].t
-		}
-		return !ts[a].isRet && ts[b].isRet
-	})
+	ts := inTimeOrder(len(ops), func(i int) (int64, int64) { return ops[i].call, ops[i].ret })
 	evs := make([]sim.Event, len(ts))
 	for n, x := range ts {
 		o := ops[x.i]

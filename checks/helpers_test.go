@@ -53,19 +53,24 @@ type histOp struct {
 	Succeeded    bool              `json:"succeeded,omitempty"`
 }
 
-// historyEvents turns operations into Call and Return events in time order
-// (a call before a return at the same instant), numbered in that order.
-func historyEvents(ops []histOp, unit time.Duration) []sim.Event {
-	type timed struct {
-		t     int64
-		isRet bool
-		i     int
-	}
-	var ts []timed
-	for i, o := range ops {
-		ts = append(ts, timed{o.Call, false, i})
-		if o.Return >= 0 {
-			ts = append(ts, timed{o.Return, true, i})
+// callOrReturn is the call (or, with isRet, the return) of operation i of
+// a hand-built history, at time t.
+type callOrReturn struct {
+	t     int64
+	isRet bool
+	i     int
+}
+
+// inTimeOrder lists the calls and returns of n operations in time order, a
+// call before a return at the same instant; times gives operation i's call
+// and return times, a return < 0 meaning it never returned.
+func inTimeOrder(n int, times func(i int) (call, ret int64)) []callOrReturn {
+	var ts []callOrReturn
+	for i := range n {
+		call, ret := times(i)
+		ts = append(ts, callOrReturn{call, false, i})
+		if ret >= 0 {
+			ts = append(ts, callOrReturn{ret, true, i})
 		}
 	}
 	sort.SliceStable(ts, func(a, b int) bool {
@@ -74,6 +79,13 @@ func historyEvents(ops []histOp, unit time.Duration) []sim.Event {
 		}
 		return !ts[a].isRet && ts[b].isRet
 	})
+	return ts
+}
+
+// historyEvents turns operations into Call and Return events in time order
+// (a call before a return at the same instant), numbered in that order.
+func historyEvents(ops []histOp, unit time.Duration) []sim.Event {
+	ts := inTimeOrder(len(ops), func(i int) (int64, int64) { return ops[i].Call, ops[i].Return })
 	evs := make([]sim.Event, len(ts))
 	for n, x := range ts {
 		o := ops[x.i]

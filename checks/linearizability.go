@@ -1,14 +1,9 @@
 package checks
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"math"
-	"strings"
 	"time"
-
-	"github.com/anishathalye/porcupine"
 
 	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/sim"
@@ -34,10 +29,6 @@ type LinearizabilityOptions struct {
 	MaxVisualizedKeys int
 }
 
-// ErrNoVisualization is returned by WriteVisualization when the check has
-// not found a violation, so there is nothing to show.
-var ErrNoVisualization = errors.New("linearizability: no failure to visualize")
-
 // Linearizability checks that the etcd KV history that clients record
 // (etcdtrace.Call and etcdtrace.Return events) is linearizable (Herlihy and
 // Wing, 1990) against KVModel, with porcupine. etcd promises strict
@@ -56,15 +47,14 @@ var ErrNoVisualization = errors.New("linearizability: no failure to visualize")
 type Linearizability struct {
 	opts LinearizabilityOptions
 	hist kvHistory
-	info *porcupine.LinearizationInfo
+	run  *linRunner
 }
 
 // NewLinearizability returns the "linearizability" check.
 func NewLinearizability(opts LinearizabilityOptions) *Linearizability {
-	if opts.MaxVisualizedKeys <= 0 {
-		opts.MaxVisualizedKeys = 10
-	}
-	return &Linearizability{opts: opts, hist: newKVHistory()}
+	c := &Linearizability{opts: opts, hist: newCallLog[KVInput, kvReturn]()}
+	c.run = newLinRunner(c.Name(), "key", KVModel, opts.Timeout, opts.MaxVisualizedKeys)
+	return c
 }
 
 // Name implements Check.
@@ -77,118 +67,24 @@ func (c *Linearizability) Observe(e *sim.Event) {
 	}
 	switch d := e.Data.(type) {
 	case *etcdtrace.Call:
-		c.hist.observeCall(e, d)
+		c.hist.call(e, d.Client, d.Op, KVInput{Kind: d.Kind, Key: d.Key, Value: d.Value, Expect: d.Expect, ExpectAbsent: d.ExpectAbsent})
 	case *etcdtrace.Return:
-		c.hist.observeReturn(e, d)
+		c.hist.ret(e, d.Client, d.Op, kvReturn{outcome: d.Outcome,
+			out: KVOutput{Found: d.Found, Value: d.Value, Version: d.Version, Succeeded: d.Succeeded}})
 	}
 }
 
 // Finish implements Check. It runs porcupine on each key's history.
 func (c *Linearizability) Finish() Result {
-	keys, parts, src, st := c.hist.operations(c.opts.FailedWritesMayApply)
-	var illegal, unknown []int
-	for i, part := range parts {
-		switch porcupine.CheckOperationsTimeout(KVModel, part, c.opts.Timeout) {
-		case porcupine.Illegal:
-			illegal = append(illegal, i)
-		case porcupine.Unknown:
-			unknown = append(unknown, i)
-		}
-	}
+	h, st := kvOperations(&c.hist, c.opts.FailedWritesMayApply)
 	summary := fmt.Sprintf("%d ops on %d keys (%d reads, %d writes of which %d with unknown outcome; dropped %d unanswered reads, %d failed writes)",
-		st.reads+st.writes, st.keys, st.reads, st.writes, st.unknownWrites, st.droppedReads, st.droppedWrites)
-	switch {
-	case len(illegal) > 0:
-		offs := c.explain(keys, parts, src, illegal)
-		return Result{Name: c.Name(), OK: false, Offenses: offs,
-			Detail: fmt.Sprintf("not linearizable on %d of %d keys (%s); first: %s", len(illegal), len(keys),
-				keyList(keys, illegal), offs[0].What)}
-	case len(unknown) > 0:
-		return Result{Name: c.Name(), OK: false,
-			Detail: fmt.Sprintf("linearizability unknown: porcupine timed out after %v on %d keys (%s); %s",
-				c.opts.Timeout, len(unknown), keyList(keys, unknown), summary)}
-	}
-	if c.hist.orphans > 0 {
-		summary += fmt.Sprintf("; ignored %d returns without a call", c.hist.orphans)
-	}
-	return Result{Name: c.Name(), OK: true, Detail: "linearizable: " + summary}
-}
-
-// explain re-runs porcupine verbosely on the failing keys (up to
-// MaxVisualizedKeys), keeps the result for WriteVisualization, and returns
-// one offense per failing key.
-func (c *Linearizability) explain(keys []string, parts [][]porcupine.Operation, src [][]int, illegal []int) []Offense {
-	if len(illegal) > c.opts.MaxVisualizedKeys {
-		illegal = illegal[:c.opts.MaxVisualizedKeys]
-	}
-	var combined []porcupine.Operation
-	for _, p := range illegal {
-		for j, op := range parts[p] {
-			o := c.hist.ops.at(src[p][j])
-			op.Metadata = fmt.Sprintf("%s op %d (event %d)", c.hist.clients[o.client], o.op, o.callSeq)
-			combined = append(combined, op)
-		}
-	}
-	_, info := porcupine.CheckOperationsVerbose(KVModel, combined, c.opts.Timeout)
-	c.info = &info
-	partials := info.PartialLinearizations()
-	var offs []Offense
-	for n, p := range illegal {
-		if n >= len(partials) || len(offs) >= MaxOffenses {
-			break
-		}
-		offs = append(offs, c.offense(keys[p], parts[p], src[p], partials[n]))
-	}
-	return offs
-}
-
-// offense describes why one key failed: the longest linearizable prefix
-// porcupine found, the state it leaves, and the first-returning operation
-// that no order could fit after it.
-func (c *Linearizability) offense(key string, part []porcupine.Operation, src []int, partials [][]int) Offense {
-	prefix, state, culprit := explainFailure(KVModel, part, partials)
-	if culprit < 0 {
-		return Offense{What: fmt.Sprintf("linearizability: key %q has no linearization", key)}
-	}
-	o := c.hist.ops.at(src[culprit])
-	at, seq := o.call, o.callSeq
-	if o.returned {
-		at, seq = o.ret, o.retSeq
-	}
-	ret := "never"
-	if part[culprit].Return != math.MaxInt64 {
-		ret = o.ret.String()
-	}
-	return Offense{At: at, Seq: seq, What: fmt.Sprintf(
-		"linearizability: key %q: after %d linearized ops (value %s), no order fits %s by %s op %d [called %v, returned %s]",
-		key, len(prefix), KVModel.DescribeState(state), KVModel.DescribeOperation(part[culprit].Input, part[culprit].Output),
-		c.hist.clients[o.client], o.op, o.call, ret)}
+		st.reads+st.writes, len(h.keys), st.reads, st.writes, st.unknownWrites, st.droppedReads, st.droppedWrites)
+	return c.run.judge(h, &c.hist, summary, c.hist.orphans)
 }
 
 // WriteVisualization writes porcupine's HTML visualization of the failing
 // keys' histories, with the longest partial linearizations it found. It
 // returns ErrNoVisualization unless Finish found a violation.
-func (c *Linearizability) WriteVisualization(w io.Writer) error {
-	if c.info == nil {
-		return ErrNoVisualization
-	}
-	return porcupine.Visualize(KVModel, *c.info, w)
-}
+func (c *Linearizability) WriteVisualization(w io.Writer) error { return c.run.writeVisualization(w) }
 
-// keyList quotes the chosen keys, at most five.
-func keyList(keys []string, idx []int) string {
-	var b strings.Builder
-	for n, i := range idx {
-		if n == 5 {
-			fmt.Fprintf(&b, ", ... %d more", len(idx)-n)
-			break
-		}
-		if n > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%q", keys[i])
-	}
-	return b.String()
-}
-
-var _ Check = (*Linearizability)(nil)
+var _ Visualizer = (*Linearizability)(nil)

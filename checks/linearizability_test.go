@@ -80,7 +80,7 @@ func TestLinearizability(t *testing.T) {
 		}},
 		{name: "stale read", ops: []histOp{
 			put("c1", "x", "1", 0, 10, ok), put("c1", "x", "2", 20, 30, ok), get("c2", "x", 40, 50, true, "1"),
-		}, want: `not linearizable on 1 of 1 keys ("x"); first: linearizability: key "x": after 2 linearized ops (value "2" v2), no order fits get("x") -> "1" by c2`},
+		}, want: `not linearizable on 1 of 1 keys ("x"); first: linearizability: key "x": after 2 linearized ops (state "2" v2), no order fits get("x") -> "1" by c2`},
 		{name: "lost acknowledged write", ops: []histOp{
 			put("c1", "x", "1", 0, 10, ok), get("c2", "x", 20, 30, false, ""),
 		}, want: `no order fits get("x") -> <absent>`},

@@ -8,6 +8,48 @@ import (
 	"github.com/kubesim/kubesim/sim"
 )
 
+// keyedHistory is a history ready for porcupine, split by key: for each key
+// (in key order) its operations in call order, and for each operation the
+// index of the recorded call it came from (a callSource index).
+type keyedHistory struct {
+	keys  []string
+	parts [][]porcupine.Operation
+	src   [][]int
+}
+
+// keyedBuilder collects the operations of a keyedHistory.
+type keyedBuilder struct {
+	index map[string]int // key -> position in parts
+	parts [][]porcupine.Operation
+	src   [][]int
+}
+
+// add appends op, from recorded call src, to key's history.
+func (b *keyedBuilder) add(key string, src int, op porcupine.Operation) {
+	if b.index == nil {
+		b.index = map[string]int{}
+	}
+	k, ok := b.index[key]
+	if !ok {
+		k = len(b.parts)
+		b.index[key] = k
+		b.parts = append(b.parts, nil)
+		b.src = append(b.src, nil)
+	}
+	b.parts[k] = append(b.parts[k], op)
+	b.src[k] = append(b.src[k], src)
+}
+
+// build puts the keys in order.
+func (b *keyedBuilder) build() keyedHistory {
+	h := keyedHistory{keys: sim.SortedKeys(b.index)}
+	for _, k := range h.keys {
+		h.parts = append(h.parts, b.parts[b.index[k]])
+		h.src = append(h.src, b.src[b.index[k]])
+	}
+	return h
+}
+
 // partitionOps splits a porcupine history by the key its inputs name,
 // keeping each key's operations in history order; partitions come in key
 // order. Both porcupine models (KVModel, APIModel) partition this way.

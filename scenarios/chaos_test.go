@@ -109,17 +109,38 @@ func TestFailureReportAndArtifacts(t *testing.T) {
 	require.Contains(t, report, "    at ")
 	require.Contains(t, report, "go test ./scenarios -run 'TestChaos$' -scenario etcd-flaky-network -members 3 -seed 1 -ablate mvcc-ignore-compare")
 	require.Contains(t, report, "kubesim run --scenario etcd-flaky-network --members 3 --seed 1 --ablate mvcc-ignore-compare")
-	require.NotEmpty(t, art.Porcupine)
+	require.Len(t, art.Porcupine, 1, "the linearizability check's visualization")
+	require.True(t, strings.HasSuffix(art.Porcupine[0], ".linearizability.porcupine.html"), art.Porcupine[0])
 	for _, p := range art.Paths() {
 		require.Contains(t, report, "wrote "+p)
 		info, err := os.Stat(p)
 		require.NoError(t, err)
 		require.Positive(t, info.Size(), p)
 	}
-	html, err := os.ReadFile(art.Porcupine)
+	html, err := os.ReadFile(art.Porcupine[0])
 	require.NoError(t, err)
 	require.Contains(t, string(html), "<html")
 	first, err := os.ReadFile(art.Trace)
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(string(first), `{"seq":0,`), "JSONL trace")
+}
+
+// TestAPILinearizabilityArtifact: a run the API linearizability check
+// fails gets porcupine's visualization of the API history too, named after
+// that check.
+func TestAPILinearizabilityArtifact(t *testing.T) {
+	opts := scenarios.Options{Scenario: "api-conflict-storm", Members: 3, Seed: 1, Ablations: []string{"apiserver-last-write-wins"}}
+	art, err := scenarios.WriteArtifacts(opts, t.TempDir())
+	require.NoError(t, err)
+	var api string
+	for _, p := range art.Porcupine {
+		if strings.HasSuffix(p, ".api-linearizability.porcupine.html") {
+			api = p
+		}
+	}
+	require.NotEmpty(t, api, "visualizations written: %v", art.Porcupine)
+	html, err := os.ReadFile(api)
+	require.NoError(t, err)
+	require.Contains(t, string(html), "<html")
+	require.Contains(t, string(html), "update(", "the API model's operations")
 }

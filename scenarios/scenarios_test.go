@@ -1,7 +1,6 @@
 package scenarios_test
 
 import (
-	"flag"
 	"fmt"
 	"testing"
 
@@ -10,26 +9,12 @@ import (
 	"github.com/kubesim/kubesim/scenarios"
 )
 
-var (
-	seedsFlag = flag.Int("scenario-seeds", 0, "seeds per scenario in TestCatalogue (default the scenario's: 100, or 50 for the full stack; 5 with -short)")
-	gridFlag  = flag.Bool("scenario-grid", false, "TestCatalogue runs every seed with every member count of the scenario, instead of rotating through them")
-)
-
-func catalogueSeeds(spec scenarios.Spec) int {
-	switch {
-	case *seedsFlag > 0:
-		return *seedsFlag
-	case testing.Short():
-		return 5
-	}
-	return spec.Seeds
-}
-
-// TestCatalogue runs every named scenario over its seeds (100; 50 for the
-// full stack; 5 with -short), seed s with member count Members[s mod n]
-// (3, 4 and 5 in turn for the etcd and API scenarios), and asserts that
-// every check passes; -scenario-grid runs every seed with every member
-// count. A failure prints the command that replays it.
+// TestCatalogue runs every named scenario over its seeds (6; with -deep
+// the scenario's catalogue seeds, 100 or 50 for the full stack),
+// seed s with member count Members[s mod n] (3, 4 and 5 in turn for the
+// etcd and API scenarios), and asserts that every check passes;
+// -catalogue-grid runs every seed with every member count. A failure
+// prints the command that replays it.
 func TestCatalogue(t *testing.T) {
 	for _, spec := range scenarios.Catalogue() {
 		seeds := catalogueSeeds(spec)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
+	"github.com/kubesim/kubesim/nodes/apiwire"
 )
 
 // bind serves the pods/binding subresource: it sets spec.nodeName once and

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
+	"github.com/kubesim/kubesim/nodes/apiwire"
 )
 
 // listPods lists pods in default on server i at rv.
@@ -185,7 +185,7 @@ func TestWatchTooOld(t *testing.T) {
 		tw.must(0, create(newPod("c")))
 		id := tw.startWatch(0, a.GetObjectMeta().ResourceVersion, "", false)
 		tw.run(time.Second)
-		evs := tw.eventsOf(id)
+		evs := distinctFrames(tw.eventsOf(id))
 		if !no410 {
 			require.Equal(t, []string{"ERROR"}, kinds(evs))
 			assert.Equal(t, 410, evs[0].Status.Code)
@@ -193,6 +193,47 @@ func TestWatchTooOld(t *testing.T) {
 			assert.Contains(t, evs[0].Status.Message, "too old resource version: "+a.GetObjectMeta().ResourceVersion)
 		} else {
 			assert.Equal(t, []string{"ADDED c"}, kinds(evs), "b's event is silently lost")
+		}
+	}
+}
+
+// distinctFrames drops the retransmitted copies of a stream's frames.
+func distinctFrames(evs []*apiwire.WatchEvent) []*apiwire.WatchEvent {
+	var out []*apiwire.WatchEvent
+	for _, e := range evs {
+		if len(out) == 0 || out[len(out)-1].Seq != e.Seq {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// TestWatchFinalFrameRetransmitted: the ERROR frame that ends a stream is
+// sent again with a doubling timeout (TCP's retransmission, which a lossy
+// link cannot defeat) until the client's cancel acknowledges it, and at
+// most finalFrameTries times in all.
+func TestWatchFinalFrameRetransmitted(t *testing.T) {
+	for _, cancel := range []bool{false, true} {
+		tw := newWorld(t, 24, 1, func(c *Config) { c.WatchCacheWindow = 5 * time.Second })
+		a := tw.must(0, create(newPod("a"))).Object
+		tw.must(0, create(newPod("b")))
+		tw.run(10 * time.Second)
+		id := tw.startWatch(0, a.GetObjectMeta().ResourceVersion, "", false)
+		tw.run(time.Second)
+		evs := tw.eventsOf(id)
+		require.Len(t, evs, 3, "sent at 0, 200 ms and 600 ms")
+		for _, e := range evs {
+			require.Equal(t, evs[0].Seq, e.Seq, "copies of one frame")
+			require.Equal(t, 410, e.Status.Code)
+		}
+		if cancel {
+			tw.must(0, &apiwire.Request{User: "admin", Verb: apiwire.VerbCancelWatch, WatchID: id})
+		}
+		tw.run(20 * time.Second)
+		if cancel {
+			require.Len(t, tw.eventsOf(id), 3, "a cancel acknowledges the frame: no more copies")
+		} else {
+			require.Len(t, tw.eventsOf(id), finalFrameTries)
 		}
 	}
 }

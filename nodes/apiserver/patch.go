@@ -2,7 +2,7 @@ package apiserver
 
 import (
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
+	"github.com/kubesim/kubesim/nodes/apiwire"
 )
 
 // patch applies a JSON merge patch to the current object and writes it

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
+	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/etcd"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -30,6 +30,9 @@ type Server struct {
 	// (looked up, never ranged), and seenQ the same in arrival order.
 	seen  map[*apiwire.Request]bool
 	seenQ []seenRequest
+	// closing are the streams whose final frame is being retransmitted
+	// (closing.go).
+	closing []*closingStream
 }
 
 // seenRequest is a request received at a time.

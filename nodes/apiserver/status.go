@@ -3,7 +3,7 @@ package apiserver
 import (
 	"fmt"
 
-	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
+	"github.com/kubesim/kubesim/nodes/apiwire"
 )
 
 // statusOK is a plain 200.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
+	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -71,7 +71,7 @@ func (ch *cache) serveWatch(w *watcher, synthetic bool, from int64) {
 			w.send(apiwire.Added, obj)
 		}
 	case from < ch.oldestRV() && !ch.s.cfg.Ablations.CacheNo410:
-		w.sendError(gone("too old resource version: %d (%d)", from, ch.oldestRV()+1))
+		ch.s.endStream(w, gone("too old resource version: %d (%d)", from, ch.oldestRV()+1))
 		return
 	default:
 		for i := range ch.events {
@@ -121,11 +121,6 @@ func (w *watcher) send(typ apiwire.EventType, obj model.Object) {
 	w.emit(&apiwire.WatchEvent{Type: typ, Object: cp, ResourceVersion: cp.GetObjectMeta().ResourceVersion})
 }
 
-// sendError ends the stream with an ERROR event.
-func (w *watcher) sendError(st *apiwire.Status) {
-	w.emit(&apiwire.WatchEvent{Type: apiwire.Error, Status: st})
-}
-
 // emit numbers and sends one message of the stream.
 func (w *watcher) emit(ev *apiwire.WatchEvent) {
 	w.seq++
@@ -153,7 +148,7 @@ func (ch *cache) sendBookmarks() {
 // relisted at rev and cannot give them the events they missed.
 func (ch *cache) endAllWatchers(rev int64) {
 	for _, w := range ch.watchers {
-		w.sendError(gone("too old resource version: the watch cache was reinitialized at %d", rev))
+		ch.s.endStream(w, gone("too old resource version: the watch cache was reinitialized at %d", rev))
 	}
 	ch.watchers = nil
 }
@@ -168,8 +163,13 @@ func (ch *cache) findWatcher(to sim.HostID, id uint64) int {
 	return -1
 }
 
-// cancelWatch ends the caller's watch WatchID, wherever it is.
+// cancelWatch ends the caller's watch WatchID, wherever it is; for a
+// stream the server already ended, it acknowledges the final frame.
 func (s *Server) cancelWatch(c *call) {
+	if s.forgetClosing(c.q.From, c.req.WatchID) {
+		c.reply(&apiwire.Response{Status: statusOK})
+		return
+	}
 	for _, ch := range s.order {
 		if i := ch.findWatcher(c.q.From, c.req.WatchID); i >= 0 {
 			ch.watchers = append(ch.watchers[:i], ch.watchers[i+1:]...)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
-	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
+	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/sim"
 	"github.com/stretchr/testify/require"
@@ -94,7 +94,7 @@ func TestErrorHelpers(t *testing.T) {
 	require.True(t, client.IsInvalid(mk(422, apiwire.ReasonInvalid)))
 	require.True(t, client.IsTimeout(mk(504, apiwire.ReasonTimeout)))
 	require.True(t, client.IsUnknownOutcome(mk(504, apiwire.ReasonTimeout)))
-	require.True(t, client.IsServerTimeout(mk(500, client.ReasonServerTimeout)))
+	require.True(t, client.IsServerTimeout(mk(500, apiwire.ReasonServerTimeout)))
 	require.True(t, client.IsServiceUnavailable(mk(503, apiwire.ReasonServiceUnavailable)))
 	require.True(t, client.IsConflict(mk(409, "")), "code fallback")
 	require.False(t, client.IsConflict(mk(409, apiwire.ReasonAlreadyExists)))

@@ -4,13 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
+	"github.com/kubesim/kubesim/nodes/apiwire"
 )
-
-// ReasonServerTimeout is apimachinery's StatusReasonServerTimeout (500 with
-// a retry hint). kubesim's API server does not send it today; IsServerTimeout
-// recognises it for completeness.
-const ReasonServerTimeout apiwire.StatusReason = "ServerTimeout"
 
 // StatusError is a call the API server answered with a non-2xx status, as
 // apierrors.StatusError.
@@ -112,7 +107,7 @@ func IsInvalid(err error) bool { return is(err, apiwire.ReasonInvalid, 422) }
 func IsTimeout(err error) bool { return is(err, apiwire.ReasonTimeout, 504) }
 
 // IsServerTimeout reports a 500 ServerTimeout.
-func IsServerTimeout(err error) bool { return is(err, ReasonServerTimeout, 0) }
+func IsServerTimeout(err error) bool { return is(err, apiwire.ReasonServerTimeout, 0) }
 
 // IsServiceUnavailable reports a 503 ServiceUnavailable: the server did not
 // handle the request.

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubesim/kubesim/nodes/apiserver/apiwire"
+	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/stretchr/testify/require"
 )

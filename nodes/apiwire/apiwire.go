@@ -1,8 +1,15 @@
 // Package apiwire is the wire protocol between simulated API servers and
-// their clients: the request and response of every verb, and the events of a
-// watch stream. It is the contract between nodes/apiserver (which serves it)
-// and nodes/client (which speaks it), modelled on the Kubernetes REST API and
-// its Status objects.
+// their clients: the request and response of every verb, Status with its
+// reasons, Preconditions, and the events of a watch stream, modelled on the
+// Kubernetes REST API and apimachinery's Status objects. It is the contract
+// between nodes/apiserver (which serves it) and the clients (nodes/client,
+// the controllers, kubelets, schedulers and workloads, which speak it), and
+// it sits below both, as apimachinery does in Kubernetes, so that no client
+// depends on the server's package (TestClientsDoNotImportTheServer).
+//
+// A client sends a *Request as the body of a sim RPC to Port (the server
+// accepts a Request value as well); the reply body is always a *Response.
+// Watch events are one-way messages whose payload is a *WatchEvent.
 //
 // Objects travel as model.Object values. A sender hands over a deep copy and
 // never touches it again; a receiver owns what it receives.
@@ -88,6 +95,7 @@ type StatusReason string
 
 // The reasons, with the HTTP codes the API server pairs them with.
 const (
+	ReasonBadRequest         StatusReason = "BadRequest"         // 400: unparsable resourceVersion, selector, continue token or patch; a body that does not match the request
 	ReasonUnauthorized       StatusReason = "Unauthorized"       // 401
 	ReasonForbidden          StatusReason = "Forbidden"          // 403
 	ReasonNotFound           StatusReason = "NotFound"           // 404
@@ -97,6 +105,7 @@ const (
 	ReasonInvalid            StatusReason = "Invalid"            // 422
 	ReasonTooManyRequests    StatusReason = "TooManyRequests"    // 429
 	ReasonInternalError      StatusReason = "InternalError"      // 500
+	ReasonServerTimeout      StatusReason = "ServerTimeout"      // 500 with a retry hint: clients recognise it, kubesim's API server never sends it
 	ReasonServiceUnavailable StatusReason = "ServiceUnavailable" // 503
 	ReasonTimeout            StatusReason = "Timeout"            // 504: etcd did not answer in time; the outcome is unknown
 )

@@ -1,0 +1,3 @@
+package docgen
+
+//go:generate go run ../cmd/docgen -out ../../docs

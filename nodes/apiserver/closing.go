@@ -1,0 +1,77 @@
+package apiserver
+
+import (
+	"time"
+
+	"github.com/kubesim/kubesim/nodes/apiwire"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// A watch stream's messages are one-way sends on a lossy fabric, standing
+// in for the frames of one HTTP response on one TCP connection. A lost
+// frame in the middle of a stream is noticed by the client at the next
+// one (a gap: the stream broke) and the client watches again. The last
+// frame is different: after an ERROR event (410 Gone) the server ends the
+// response, and nothing follows that could reveal the loss. On a real
+// connection that frame and the end of the response still arrive, because
+// TCP retransmits what a lossy link drops; only a dead connection loses
+// them, and then the client's health check ends the stream. So the server
+// sends a stream's final frame again, with TCP's doubling retransmission
+// timeout, until the client's cancel (which the client sends when its
+// stream ends) says it arrived, or until the tries run out and the
+// connection counts as dead.
+const (
+	// finalFrameRTO is the first retransmission timeout: Linux's minimum
+	// RTO (TCP_RTO_MIN, 200 ms), which a LAN connection's measured RTO
+	// rounds up to.
+	finalFrameRTO = 200 * time.Millisecond
+	// finalFrameTries is how many times the frame is sent in all: with
+	// doubling, the last copy leaves 6.2 s after the first.
+	finalFrameTries = 6
+)
+
+// closingStream is a stream ended by a final frame that the client has not
+// yet acknowledged with its cancel.
+type closingStream struct {
+	to    sim.HostID
+	port  string
+	id    uint64
+	frame *apiwire.WatchEvent
+	tries int
+	timer *sim.Timer
+}
+
+// endStream sends w's final frame and keeps sending it until the client
+// acknowledges it.
+func (s *Server) endStream(w *watcher, st *apiwire.Status) {
+	ev := &apiwire.WatchEvent{Type: apiwire.Error, Status: st}
+	w.emit(ev)
+	cs := &closingStream{to: w.to, port: w.port, id: w.id, frame: ev, tries: 1}
+	cs.timer = s.h.After(finalFrameRTO, "watch-final-frame", func() { s.resendFinal(cs) })
+	s.closing = append(s.closing, cs)
+}
+
+// resendFinal sends cs's final frame again, or gives up after
+// finalFrameTries.
+func (s *Server) resendFinal(cs *closingStream) {
+	s.h.Send(cs.to, cs.port, cs.frame)
+	cs.tries++
+	if cs.tries >= finalFrameTries {
+		s.forgetClosing(cs.to, cs.id)
+		return
+	}
+	cs.timer.Reset(finalFrameRTO << (cs.tries - 1))
+}
+
+// forgetClosing stops retransmitting the final frame of stream id of host
+// to, and reports whether there was one.
+func (s *Server) forgetClosing(to sim.HostID, id uint64) bool {
+	for i, cs := range s.closing {
+		if cs.to == to && cs.id == id {
+			cs.timer.Stop()
+			s.closing = append(s.closing[:i], s.closing[i+1:]...)
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,47 @@
+package scenarios_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/scenarios"
+)
+
+// TestMetricRegistry: every metric that the catalogue's runs report is in
+// scenarios.MetricRegistry (the documentation's list), with the layer and
+// scenarios it says, and every registered metric is reported by a run.
+func TestMetricRegistry(t *testing.T) {
+	reported := map[string]bool{}
+	runs := []string{"etcd-chaos", "api-chaos"}
+	for _, spec := range scenarios.Catalogue() {
+		if len(spec.Members) == 2 { // the full stack's scenarios
+			runs = append(runs, spec.Name)
+		}
+	}
+	for _, name := range runs {
+		res, err := scenarios.Run(scenarios.Options{Scenario: name, Members: 3, Seed: 1})
+		require.NoError(t, err)
+		for m := range res.Metrics {
+			reported[m] = true
+			info, ok := lookupMetric(m)
+			require.True(t, ok, "%s reports metric %q, which scenarios.MetricRegistry does not list", name, m)
+			if info.Scenarios != "" {
+				require.Contains(t, strings.Split(info.Scenarios, ", "), name, "metric %s", m)
+			}
+		}
+	}
+	for _, m := range scenarios.MetricRegistry() {
+		require.True(t, reported[m.Name], "scenarios.MetricRegistry lists %q, which no run reported", m.Name)
+	}
+}
+
+func lookupMetric(name string) (scenarios.MetricInfo, bool) {
+	for _, m := range scenarios.MetricRegistry() {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return scenarios.MetricInfo{}, false
+}
