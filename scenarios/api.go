@@ -128,8 +128,7 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 		name := fmt.Sprintf("informer-%d", i)
 		l.Informers = append(l.Informers, name)
 		if err := add(name, apiload.BootInformers(apiload.InformerConfig{Name: name, Servers: servers, Resources: apiResources,
-			Ablations:        abl,
-			WatchIdleTimeout: top.WatchIdleTimeout, EmitAt: emit})); err != nil {
+			Ablations: abl, WatchIdleTimeout: top.WatchIdleTimeout, EmitAt: emit})); err != nil {
 			return nil, err
 		}
 	}
