@@ -116,19 +116,3 @@ func APIChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedu
 	slices.SortStableFunc(s, func(a, b sim.Fault) int { return int(a.At - b.At) })
 	return s
 }
-
-// apiAblations are the API layer's ablations.
-func apiAblations() []Ablation {
-	return []Ablation{
-		{Name: "apiserver-last-write-wins", Mechanism: "update ignores resourceVersion: the API server writes with a plain put, so a stale read-modify-write overwrites a newer one", Check: "no-lost-updates", Scenario: "api-conflict-storm",
-			apply: func(s *AblationSet) { s.API.LastWriteWins = true }},
-		{Name: "reflector-no-resume", Mechanism: "after a broken watch the reflector re-watches from \"now\" instead of its last resourceVersion, without relisting", Check: "informer-replay", Scenario: "api-watch-disconnects",
-			apply: func(s *AblationSet) { s.Reflector.NoResume = true }},
-		{Name: "cache-no-410", Mechanism: "a watch from a revision that has left the watch cache's window is served from whatever the cache has, instead of 410 Gone", Check: "informer-replay", Scenario: "api-compaction-410",
-			apply: func(s *AblationSet) { s.API.CacheNo410 = true }},
-		{Name: "apiserver-skip-authz", Mechanism: "authorization and the node restriction allow everything", Check: "access", Scenario: "api-chaos",
-			apply: func(s *AblationSet) { s.API.SkipAuthz = true }},
-		{Name: "reflector-relist-rv0", Mechanism: "a reflector relists with resourceVersion \"0\", which a lagging replica serves from its stale cache (Kubernetes issue 59848)", Check: "time-travel", Scenario: "api-watch-disconnects",
-			apply: func(s *AblationSet) { s.Reflector.RelistRV0 = true }},
-	}
-}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -43,7 +44,7 @@ type Spec struct {
 	// API servers and clients): it gets the run's ablations, the end of
 	// the faults and the run's length, and returns the checks it needs,
 	// which run beside EtcdChecks.
-	Extend func(c *Cluster, abl AblationSet, faultEnd, end time.Duration) ([]checks.Check, error)
+	Extend func(c *Cluster, abl ablation.Set, faultEnd, end time.Duration) ([]checks.Check, error)
 	// Members are the etcd member counts TestCatalogue runs the scenario
 	// with (default 3, 4 and 5), and Seeds how many seeds each (default
 	// 100; -short runs 5). Any member count can still be asked for.
@@ -186,7 +187,7 @@ func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
 	if top.QuietAt == 0 {
 		top.QuietAt = d - QuietWindow
 	}
-	c, err := BuildCluster(w, top, abl.Etcd)
+	c, err := BuildCluster(w, top, abl)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiload"
@@ -55,7 +56,7 @@ func (s stackScenario) spec() Spec {
 		Members:     []int{3, 5},
 		Seeds:       50,
 		Faults:      s.faults,
-		Extend: func(c *Cluster, abl AblationSet, faultEnd, end time.Duration) ([]checks.Check, error) {
+		Extend: func(c *Cluster, abl ablation.Set, faultEnd, end time.Duration) ([]checks.Check, error) {
 			if _, err := BuildStack(c, s.top, abl, end); err != nil {
 				return nil, err
 			}

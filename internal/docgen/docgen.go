@@ -105,6 +105,9 @@ func ablationsPage() Page {
 	b.WriteString("# Ablations\n\n")
 	b.WriteString("An ablation removes one mechanism the design depends on: the \"what if we didn't?\" of a sentence in the design. ")
 	b.WriteString("`kubesim run --ablate NAME` (repeatable) switches one on; `kubesim ablations` lists them.\n\n")
+	b.WriteString("Each switch is declared once, in package `ablation` (`ablation/switches.go`), with its name, the mechanism it removes, its check or metrics and its scenario. ")
+	b.WriteString("A run's switches are one `ablation.Set`, which every layer receives unchanged (`Config.Ablations`) and asks where the mechanism is (`cfg.Ablations.Has(ablation.LocalReads)`). ")
+	b.WriteString("Adding an ablation is declaring its switch, that `if`, and its test.\n\n")
 	b.WriteString("## Caught\n\n`TestAblations` asserts that each is caught by its check on its scenario within 50 seeds (3, then 5 members per seed).\n\n")
 	b.WriteString("| ablation | mechanism removed | caught by | scenario |\n| --- | --- | --- | --- |\n")
 	for _, a := range scenarios.Ablations() {
