@@ -88,8 +88,11 @@ func parseReplicaSetValue(v string) (uid string, replicas int, ok bool) {
 // meanwhile learns of a deletion only when its reflector lists again). A fault is active from its kernel
 // event until its counterpart on the same host: a crash (or torn write, or
 // wipe) until "restart", a pause until "resume", a partition, isolation,
-// one-way cut or flaky link until its "-healed" event or a "heal". Any other
-// fault event counts as a fault that ended at once.
+// one-way cut or flaky link until its "-healed" event or a "heal"
+// (sim.FaultKind and sim.ParseFaultEvent say which event is which). A
+// process restart (restart-process) is no fault here: the host stays up
+// and the new kubelet lists at once. Any other fault event counts as a
+// fault that ended at once.
 type DoubleRunning struct {
 	opts    DoubleRunningOptions
 	rt      *runtimeTruth
@@ -325,43 +328,37 @@ type faultKey struct {
 	class string
 }
 
-// networkFaults are the faults a "heal" ends.
-var networkFaults = map[string]bool{string(sim.FaultPartition): true, string(sim.FaultIsolate): true,
-	string(sim.FaultOneWay): true, string(sim.FaultFlaky): true}
-
 func newFaultActivity() faultActivity { return faultActivity{active: map[faultKey]int{}} }
 
 // observe applies a kernel fault event.
 func (f *faultActivity) observe(e *sim.Event) {
-	name := e.Name
-	if strings.HasSuffix(name, "-unresolved") {
+	ev := sim.ParseFaultEvent(e.Name)
+	if ev.Unresolved || ev.Kind == sim.FaultRestartProcess {
+		// A process restart leaves its host up and its containers running,
+		// and a new kubelet lists its pods at once: nothing to recover from.
 		return
 	}
 	f.seen = true
 	switch {
-	case crashFault(name):
+	case ev.Kind.CrashesHost() && !ev.Ends:
 		// A crash ends a pause: the host restarts running, with no resume.
-		f.finish(faultKey{e.Host, "pause"}, e.At)
+		f.finish(faultKey{e.Host, string(sim.FaultPause)}, e.At)
 		f.begin(faultKey{e.Host, "down"})
-	case name == string(sim.FaultPause):
-		f.begin(faultKey{e.Host, "pause"})
-	case networkFaults[name]:
-		f.begin(faultKey{e.Host, name})
-	case name == string(sim.FaultRestart):
+	case ev.Kind.CrashesHost():
 		f.finish(faultKey{e.Host, "down"}, e.At)
-	case name == "resume":
-		f.finish(faultKey{e.Host, "pause"}, e.At)
-	case strings.HasSuffix(name, "-healed"):
-		f.finish(faultKey{e.Host, strings.TrimSuffix(name, "-healed")}, e.At)
-	case name == string(sim.FaultHeal):
+	case ev.Kind == sim.FaultHeal:
 		// determinism: removals and a sum; the order cannot matter.
 		for k := range f.active {
-			if networkFaults[k.class] {
+			if sim.FaultKind(k.class).Network() {
 				f.n -= f.active[k]
 				delete(f.active, k)
 			}
 		}
 		f.finish(faultKey{}, e.At)
+	case ev.Ends:
+		f.finish(faultKey{e.Host, string(ev.Kind)}, e.At)
+	case ev.Starts():
+		f.begin(faultKey{e.Host, string(ev.Kind)})
 	default:
 		f.finish(faultKey{}, e.At)
 	}

@@ -71,11 +71,11 @@ func (c *LeaderTakeover) Observe(e *sim.Event) {
 			return
 		}
 		switch {
-		case crashFault(e.Name):
+		case sim.FaultKind(e.Name).CrashesHost():
 			c.hit(e)
 			c.confirmed = true
 			c.leader, c.host = "", sim.NoHost // a crashed leader leads no more
-		case e.Name == "partition", e.Name == "isolate", e.Name == "oneway", e.Name == "pause":
+		case sim.FaultKind(e.Name).CutsLinks(), e.Name == string(sim.FaultPause):
 			c.hit(e)
 		}
 		return

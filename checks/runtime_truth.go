@@ -126,7 +126,7 @@ func (t *runtimeTruth) observeFault(e *sim.Event) []*podTruth {
 	}
 	node, known := t.names[e.Host]
 	switch {
-	case crashFault(e.Name):
+	case sim.FaultKind(e.Name).CrashesHost():
 		t.crashed[e.Host] = true
 		delete(t.paused, e.Host) // a crash ends a pause: the host restarts running, with no resume
 		if !known {
@@ -143,8 +143,8 @@ func (t *runtimeTruth) observeFault(e *sim.Event) []*podTruth {
 		return pods
 	case e.Name == string(sim.FaultRestart):
 		delete(t.crashed, e.Host)
-	case e.Name == string(sim.FaultPause), e.Name == "resume":
-		if e.Name == "resume" {
+	case e.Name == string(sim.FaultPause), e.Name == sim.EventResume:
+		if e.Name == sim.EventResume {
 			delete(t.paused, e.Host)
 		} else {
 			t.paused[e.Host] = true

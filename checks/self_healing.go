@@ -69,7 +69,7 @@ func (c *SelfHealing) Observe(e *sim.Event) {
 			return
 		}
 		switch {
-		case crashFault(e.Name):
+		case sim.FaultKind(e.Name).CrashesHost():
 			d := &death{at: e.At, seq: e.Seq, deleted: map[string]sim.Time{}}
 			for _, uid := range sim.SortedKeys(c.running[node]) {
 				if p := c.running[node][uid]; p.owner != "" {
@@ -81,7 +81,7 @@ func (c *SelfHealing) Observe(e *sim.Event) {
 			if c.first == 0 {
 				c.first = e.At
 			}
-		case e.Name == "restart":
+		case e.Name == string(sim.FaultRestart):
 			delete(c.deaths, node)
 		}
 		return

@@ -122,40 +122,42 @@ func (t *TimelineRecorder) fault(e *sim.Event, now float64) {
 	burst := e.At == t.last.at && e.Name == t.last.name
 	t.last.at, t.last.name = e.At, e.Name
 	i, member := t.byHost[e.Host]
-	switch e.Name {
-	case "crash", "torn", "wipe":
+	ev := sim.ParseFaultEvent(e.Name)
+	switch {
+	case ev.Unresolved:
+	case ev.Kind.CrashesHost() && !ev.Ends:
 		if member {
 			open(&t.down[i], now)
 			closeIv(&t.leading[i], now, &t.tl.Members[i].Leader)
 			closeIv(&t.paused[i], now, &t.tl.Members[i].Paused)
 		}
-	case "restart":
+	case ev.Kind.CrashesHost(): // restarted
 		if member {
 			closeIv(&t.down[i], now, &t.tl.Members[i].Down)
 		}
-	case "pause":
+	case ev.Kind == sim.FaultPause && !ev.Ends:
 		if member {
 			open(&t.paused[i], now)
 		}
-	case "resume":
+	case ev.Kind == sim.FaultPause:
 		if member {
 			closeIv(&t.paused[i], now, &t.tl.Members[i].Paused)
 		}
-	case "partition", "isolate", "oneway":
+	case ev.Kind.CutsLinks() && !ev.Ends:
 		if !burst {
 			if t.cuts == 0 {
 				t.cutFrom = now
 			}
 			t.cuts++
 		}
-	case "partition-healed", "isolate-healed", "oneway-healed":
+	case ev.Kind.CutsLinks():
 		if !burst && t.cuts > 0 {
 			t.cuts--
 			if t.cuts == 0 {
 				t.tl.Partitions = append(t.tl.Partitions, Interval{t.cutFrom, now})
 			}
 		}
-	case "heal":
+	case ev.Kind == sim.FaultHeal:
 		if t.cuts > 0 {
 			t.cuts = 0
 			t.tl.Partitions = append(t.tl.Partitions, Interval{t.cutFrom, now})

@@ -32,11 +32,6 @@ type Metrics struct {
 // latency histogram in a run's metrics; the last bucket is unbounded.
 var LatencyBucketsMs = []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000}
 
-// faultStarts are the fault event names that begin a fault (the others
-// heal one).
-var faultStarts = map[string]bool{"crash": true, "torn": true, "wipe": true, "pause": true,
-	"partition": true, "oneway": true, "isolate": true, "flaky": true}
-
 type callKey struct {
 	client string
 	op     uint64
@@ -58,7 +53,7 @@ func NewMetrics() *Metrics {
 func (m *Metrics) Observe(e *sim.Event) {
 	if e.Kind == sim.KindFault {
 		// A fault on several hosts emits one event per host: count it once.
-		if faultStarts[e.Name] && (e.At != m.lastFault.at || e.Name != m.lastFault.name) {
+		if sim.ParseFaultEvent(e.Name).Starts() && (e.At != m.lastFault.at || e.Name != m.lastFault.name) {
 			m.openFaults = append(m.openFaults, e.At)
 		}
 		m.lastFault.at, m.lastFault.name = e.At, e.Name

@@ -2,11 +2,14 @@ package scenarios_test
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"pgregory.net/rapid"
 
+	"github.com/kubesim/kubesim/nodes/kubelet"
 	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -39,6 +42,19 @@ func genSubset(t *rapid.T, names []string, label string) []string {
 	return picked
 }
 
+// genSides draws the two sides of a one-way cut: disjoint non-empty
+// subsets of names (a host cannot be cut off from itself).
+func genSides(t *rapid.T, names []string) (from, to []string) {
+	from = rapid.SliceOfNDistinct(rapid.SampledFrom(names), 1, len(names)-1, func(s string) string { return s }).Draw(t, "from")
+	var rest []string
+	for _, n := range names {
+		if !slices.Contains(from, n) {
+			rest = append(rest, n)
+		}
+	}
+	return from, genSubset(t, rest, "to")
+}
+
 // genFault draws one fault of any kind but wipe (see
 // TestPropertyChaos), at a time and for a length that end before the
 // settle window.
@@ -67,7 +83,8 @@ func genFault(t *rapid.T, members, hosts []string) sim.Fault {
 			f.Kind, f.Targets = sim.FaultIsolate, [][]string{{members[0]}}
 		}
 	case sim.FaultOneWay:
-		f.Kind, f.Targets = kind, [][]string{genSubset(t, hosts, "from"), genSubset(t, hosts, "to")}
+		from, to := genSides(t, hosts)
+		f.Kind, f.Targets = kind, [][]string{from, to}
 	case sim.FaultFlaky:
 		f.Kind, f.Targets = kind, [][]string{genSubset(t, hosts, "flaky")}
 		f.Loss = float64(rapid.IntRange(0, 50).Draw(t, "loss")) / 100
@@ -121,31 +138,37 @@ func TestPropertyChaos(t *testing.T) {
 const stackPropertyRun = 300 * time.Second
 
 // stackHosts are the hosts of a stack-chaos world with n etcd members that
-// a generated fault may hit: the control plane and the nodes.
-func stackHosts(n int) []string {
-	out := memberNames(n)
+// a generated fault may hit: the control plane and the nodes; and the
+// nodes alone.
+func stackHosts(n int) (hosts, nodes []string) {
+	hosts = memberNames(n)
 	for i := 1; i <= 3; i++ {
-		out = append(out, fmt.Sprintf("apiserver-%d", i))
+		hosts = append(hosts, fmt.Sprintf("apiserver-%d", i))
 	}
 	for i := 1; i <= 5; i++ {
-		out = append(out, fmt.Sprintf("node-%d", i))
+		nodes = append(nodes, fmt.Sprintf("node-%d", i))
 	}
-	return append(out, "scheduler-1", "scheduler-2", "controller-manager-1", "controller-manager-2")
+	hosts = append(hosts, nodes...)
+	return append(hosts, "scheduler-1", "scheduler-2", "controller-manager-1", "controller-manager-2"), nodes
 }
 
 // genStackFault draws a fault on the control plane or the nodes between
 // 30 s (the workload runs) and 120 s.
-func genStackFault(t *rapid.T, hosts []string) sim.Fault {
+func genStackFault(t *rapid.T, hosts, nodes []string) sim.Fault {
 	const start, end = 30 * time.Second, 120 * time.Second
 	at := start + time.Duration(rapid.Int64Range(0, int64(end-start-time.Second)).Draw(t, "at")).Truncate(time.Millisecond)
 	f := sim.Fault{At: at}
 	f.For = time.Duration(rapid.Int64Range(int64(100*time.Millisecond), int64(end-at)).Draw(t, "for")).Truncate(time.Millisecond)
 	switch kind := rapid.SampledFrom([]sim.FaultKind{sim.FaultCrash, sim.FaultPause, sim.FaultPartition,
-		sim.FaultOneWay, sim.FaultIsolate, sim.FaultFlaky}).Draw(t, "kind"); kind {
+		sim.FaultOneWay, sim.FaultIsolate, sim.FaultFlaky, sim.FaultRestartProcess}).Draw(t, "kind"); kind {
 	case sim.FaultPartition:
-		f.Kind, f.Targets = kind, [][]string{genSubset(t, hosts, "side"), {"apiservers"}}
+		notAPI := slices.DeleteFunc(slices.Clone(hosts), func(h string) bool { return strings.HasPrefix(h, "apiserver-") })
+		f.Kind, f.Targets = kind, [][]string{genSubset(t, notAPI, "side"), {"apiservers"}}
 	case sim.FaultOneWay:
-		f.Kind, f.Targets = kind, [][]string{genSubset(t, hosts, "from"), genSubset(t, hosts, "to")}
+		from, to := genSides(t, hosts)
+		f.Kind, f.Targets = kind, [][]string{from, to}
+	case sim.FaultRestartProcess:
+		f.Kind, f.Targets, f.For, f.Process = kind, [][]string{genSubset(t, nodes, "restarted")}, 0, kubelet.Process
 	case sim.FaultFlaky:
 		f.Kind, f.Targets = kind, [][]string{genSubset(t, hosts, "flaky")}
 		f.Loss = float64(rapid.IntRange(0, 30).Draw(t, "loss")) / 100
@@ -163,7 +186,7 @@ func genStackFault(t *rapid.T, hosts []string) sim.Fault {
 
 // TestPropertyStackConvergence generates fault schedules on the whole
 // control plane and the nodes (crashes, pauses, partitions from the API
-// servers, one-way cuts, isolation, flaky links), runs stack-chaos's
+// servers, one-way cuts, isolation, flaky links, kubelet restarts), runs stack-chaos's
 // workload under them, and asserts every check: above all that the
 // cluster converges once the faults heal. rapid shrinks a failure to a
 // minimal schedule, printed in the schedule text form, and keeps it under
@@ -172,9 +195,9 @@ func TestPropertyStackConvergence(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		members := rapid.SampledFrom([]int{3, 5}).Draw(t, "members")
 		seed := rapid.Uint64Range(1, 1<<20).Draw(t, "seed")
-		hosts := stackHosts(members)
+		hosts, nodes := stackHosts(members)
 		schedule := sim.Schedule(rapid.SliceOfN(rapid.Custom(func(t *rapid.T) sim.Fault {
-			return genStackFault(t, hosts)
+			return genStackFault(t, hosts, nodes)
 		}), 0, 10).Draw(t, "schedule"))
 		opts := scenarios.Options{Scenario: "stack-chaos", Members: members, Seed: seed, Duration: stackPropertyRun, Schedule: schedule}
 		res, err := scenarios.Run(opts)

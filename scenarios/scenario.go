@@ -207,6 +207,9 @@ func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
 	case spec.Faults != nil:
 		p.Schedule = spec.Faults(c, w.Rand("scenario/faults"), faultEnd)
 	}
+	if err := checkWithinRun(p.Schedule, d); err != nil {
+		return nil, err
+	}
 	if err := w.CheckTargets(p.Schedule); err != nil {
 		return nil, err
 	}
@@ -237,6 +240,17 @@ func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
 		spec.Driver(c, w.Rand("scenario/driver"), faultEnd)
 	}
 	return p, nil
+}
+
+// checkWithinRun refuses a fault at or after the end of a run of length d:
+// it would never happen.
+func checkWithinRun(s sim.Schedule, d time.Duration) error {
+	for i, f := range s {
+		if f.At >= d {
+			return fmt.Errorf("%s: the run ends at %v, so this fault would never happen: schedule it earlier, or run longer (--duration more than %v)", s.Where(i), d, f.At)
+		}
+	}
+	return nil
 }
 
 // EtcdChecks are the checks every etcd scenario runs.

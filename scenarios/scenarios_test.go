@@ -3,10 +3,12 @@ package scenarios_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/sim"
 )
 
 // TestCatalogue runs every named scenario over its seeds (6; with -deep
@@ -57,6 +59,16 @@ func TestMajorityDownStopsWrites(t *testing.T) {
 	}
 }
 
+func mustParse(source, text string) sim.Schedule {
+	s, err := sim.ParseSchedule(source, text)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// TestBadOptions: a run that cannot be what was asked is refused before it
+// starts, with the input at fault and what to do.
 func TestBadOptions(t *testing.T) {
 	cases := []struct {
 		opts scenarios.Options
@@ -66,6 +78,14 @@ func TestBadOptions(t *testing.T) {
 		{scenarios.Options{Scenario: "etcd-chaos", Members: 0}, "--members must be between 1 and 7, got 0"},
 		{scenarios.Options{Scenario: "etcd-chaos", Members: 8}, "--members must be between 1 and 7, got 8"},
 		{scenarios.Options{Scenario: "etcd-chaos", Members: 3, Ablations: []string{"bogus"}}, `unknown ablation "bogus"`},
+		{scenarios.Options{Scenario: "etcd-chaos", Members: 3, Duration: time.Minute, Schedule: mustParse("sched.txt", "10s crash etcd-1\n60s crash etcd-2\n")},
+			"sched.txt:2: crash at 1m0s: the run ends at 1m0s, so this fault would never happen: schedule it earlier, or run longer (--duration more than 1m0s)"},
+		{scenarios.Options{Scenario: "etcd-chaos", Members: 3, Schedule: mustParse("sched.txt", "10s crash etcd-1\n20s crash etcd-9\n")},
+			`sched.txt:2: crash at 20s: unknown fault target "etcd-9": name a host (such as etcd-1), "*" for every host, or a group the scenario defines`},
+		{scenarios.Options{Scenario: "etcd-chaos", Members: 3, Schedule: mustParse("sched.txt", "10s partition etcd-1,etcd-2|etcd\n")},
+			`sched.txt:1: partition at 10s: partition puts etcd-1 on both sides: a host cannot be cut off from itself; name it on one side only`},
+		{scenarios.Options{Scenario: "stack-chaos", Members: 3, Schedule: mustParse("sched.txt", "40s restart-process etcd-1 process=kubelet\n")},
+			`sched.txt:1: restart-process at 40s: host etcd-1 runs no process "kubelet" that restarts alone`},
 	}
 	for _, c := range cases {
 		_, err := scenarios.Run(c.opts)

@@ -88,9 +88,9 @@ func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Durati
 	l.Placement = NewPlacement()
 	w.Subscribe(l.Placement.Observe)
 	c.Stack = l
-	add := func(list *[]string, name, role string, boot func(*sim.Host)) error {
+	add := func(list *[]string, name, role string, boot func(*sim.Host), processes ...string) error {
 		*list = append(*list, name)
-		_, err := w.AddHost(sim.HostSpec{Name: name, Role: role, Boot: boot})
+		_, err := w.AddHost(sim.HostSpec{Name: name, Role: role, Boot: boot, Processes: processes})
 		return err
 	}
 	n := func(v, d int) int {
@@ -102,7 +102,7 @@ func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Durati
 	for i := 1; i <= n(top.Nodes, DefaultNodes); i++ {
 		name := fmt.Sprintf("node-%d", i)
 		cfg := kubelet.Config{Node: name, Servers: servers, Capacity: top.Capacity, Ablations: abl}
-		if err := add(&l.Nodes, name, RoleKubelet, kubelet.Boot(cfg)); err != nil {
+		if err := add(&l.Nodes, name, RoleKubelet, kubelet.Boot(cfg), kubelet.Process); err != nil {
 			return nil, err
 		}
 	}

@@ -23,7 +23,8 @@ const (
 // the scheduler's leader crashed or deaf (a one-way cut from the API
 // servers), the controller manager's leader crashed or isolated,
 // a node crashed (its containers die; they restart with its kubelet), cut
-// off from the control plane or paused, and flaky links to the nodes.
+// off from the control plane or paused, and flaky links to the nodes;
+// besides, a kubelet process restarts every 20 to 40 s (kubeletRestarts).
 func StackChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 	l := c.Stack
 	var s sim.Schedule
@@ -73,6 +74,7 @@ func StackChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Sche
 		s = append(s, f)
 		at += 2*time.Second + time.Duration(rng.Int64N(int64(12*time.Second)))
 	}
+	s = append(s, kubeletRestarts(c, end)...)
 	slices.SortStableFunc(s, func(a, b sim.Fault) int { return int(a.At - b.At) })
 	return s
 }
@@ -103,24 +105,22 @@ func stackChaos(name string, nodes int, webReplicas, apiReplicas int32, duration
 			}
 		}},
 		faults: StackChaosSchedule,
-		driver: restartKubelets,
 	}
 }
 
-// restartKubelets is stack-chaos's second nemesis: every 20 to 40 s, from
-// 30 s until the faults end, it restarts the kubelet process of a random
-// node (systemctl restart kubelet: a spoketrace.KubeletRestart event),
-// whose containers must go on running.
-func restartKubelets(c *Cluster, rng *sim.Stream, faultEnd time.Duration) {
-	l := c.Stack
-	for at := stackChaosStart + time.Duration(rng.Int64N(int64(20*time.Second))); at < faultEnd; at += 20*time.Second + time.Duration(rng.Int64N(int64(20*time.Second))) {
+// kubeletRestarts draws stack-chaos's second nemesis: every 20 to 40 s,
+// from 30 s until end, the kubelet process of a random node restarts
+// (systemctl restart kubelet), and its containers must go on running. It
+// draws from its own stream, so that the other faults do not shift it; the
+// stream keeps the name of the driver that drew these restarts before they
+// were faults, so that every seed restarts the same kubelets at the same
+// times as it did then.
+func kubeletRestarts(c *Cluster, end time.Duration) sim.Schedule {
+	l, rng := c.Stack, c.World.Rand("scenario/driver")
+	var s sim.Schedule
+	for at := stackChaosStart + time.Duration(rng.Int64N(int64(20*time.Second))); at < end; at += 20*time.Second + time.Duration(rng.Int64N(int64(20*time.Second))) {
 		node := l.Nodes[rng.IntN(len(l.Nodes))]
-		c.World.At(sim.Time(at), "nemesis-restart-kubelet", func() {
-			if h, ok := c.World.HostByName(node); ok {
-				if k, ok := h.Exposed(kubelet.ExposeName).(*kubelet.Kubelet); ok {
-					k.Restart()
-				}
-			}
-		})
+		s = append(s, sim.Fault{At: at, Kind: sim.FaultRestartProcess, Targets: [][]string{{node}}, Process: kubelet.Process})
 	}
+	return s
 }

@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 // HostID indexes a host in its world.
 type HostID int32
 
@@ -18,6 +20,10 @@ type HostSpec struct {
 	Boot func(h *Host)
 	// Disk sets the disk's fsync latency; the zero value uses DefaultDiskSpec.
 	Disk DiskSpec
+	// Processes names the processes Boot starts that a restart-process
+	// fault may restart alone (each registers with OnProcessRestart), so
+	// that a schedule naming one is checked before the world runs.
+	Processes []string
 }
 
 type hostState uint8
@@ -48,10 +54,12 @@ type Host struct {
 	deferred    []*entry // timers and deliveries that fired while paused
 	onCrash     []func()
 	exposed     map[string]any
+	processes   []string          // declared by the spec
+	restarts    map[string]func() // this incarnation's restart handlers
 }
 
 func newHost(w *World, id HostID, spec HostSpec) *Host {
-	h := &Host{w: w, id: id, name: spec.Name, role: spec.Role, boot: spec.Boot}
+	h := &Host{w: w, id: id, name: spec.Name, role: spec.Role, boot: spec.Boot, processes: spec.Processes}
 	h.disk = newDisk(h, spec.Disk)
 	return h
 }
@@ -98,6 +106,25 @@ func (h *Host) Handle(port string, fn Handler) { h.ports[port] = fn }
 // process can note what it lost (for metrics); it must not touch the disk.
 func (h *Host) OnCrash(fn func()) { h.onCrash = append(h.onCrash, fn) }
 
+// OnProcessRestart registers fn as the restart of the process name, which
+// the host's spec declares (HostSpec.Processes): a restart-process fault
+// calls it, like `systemctl restart`, while the host and its other
+// processes run on. fn must drop the process's volatile state and start
+// it again. Boot calls it; a crash forgets it, and the next Boot registers
+// again. Naming an undeclared process is a bug of the host's wiring, and
+// panics.
+func (h *Host) OnProcessRestart(name string, fn func()) {
+	if !h.declares(name) {
+		panic("sim: host " + h.name + " registers a restart of process " + name + ", which its HostSpec.Processes does not declare")
+	}
+	h.restarts[name] = fn
+}
+
+// declares reports whether the spec names process.
+func (h *Host) declares(process string) bool { return slices.Contains(h.processes, process) }
+
+func (h *Host) processRestart(name string) func() { return h.restarts[name] }
+
 // Expose publishes v under name for the scenario driving the world, like a
 // process's debug endpoint: a scenario may ask a live member to report its
 // state into the trace. A crash withdraws everything exposed. Checks never
@@ -118,6 +145,7 @@ func (h *Host) start() {
 	h.incarnation++
 	h.exposed = make(map[string]any)
 	h.ports = make(map[string]Handler)
+	h.restarts = make(map[string]func())
 	h.onCrash = nil
 	if h.boot != nil {
 		h.boot(h)
@@ -149,6 +177,7 @@ func (h *Host) crash(mode crashMode) {
 	h.ports = nil
 	h.onCrash = nil
 	h.exposed = nil
+	h.restarts = nil
 	switch mode {
 	case crashTorn:
 		h.disk.crash(true)

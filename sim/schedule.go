@@ -2,27 +2,33 @@ package sim
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 )
 
 // The text form of a schedule is one fault per line:
 //
-//	<at> <kind> [<targets>] [for <duration>] [loss=<p>] [dup=<p>] [reorder=<p>] [delay=<duration>]
+//	<at> <kind> [<targets>] [for <duration>] [<key>=<value> ...]
 //
 // Targets are comma-separated names; partition groups are separated by '|'
-// and a one-way cut is written from>to. Blank lines and lines starting with
-// '#' are ignored. For example:
+// and a one-way cut is written from>to (a host may not be on both sides).
+// The parameters belong to one kind each:
+//
+//	flaky            loss=<p> dup=<p> reorder=<p> delay=<duration>
+//	restart-process  process=<name> (required; no "for": it acts at once)
+//
+// Blank lines and lines starting with '#' are ignored. For example:
 //
 //	# kubesim fault schedule
 //	10s crash etcd-1 for 5s
 //	20s partition etcd-1,etcd-2|etcd-3,etcd-4,etcd-5 for 30s
 //	25s oneway etcd-1>etcd-3 for 2s
+//	40s restart-process node-3 process=kubelet
 //	60s flaky * for 10s loss=0.2 dup=0.05
 //	90s heal
 //
-// String and ParseSchedule are exact inverses.
+// String and ParseSchedule are exact inverses (but for Pos, which the text
+// form does not carry).
 
 // String prints the fault in the text form.
 func (f Fault) String() string {
@@ -31,7 +37,7 @@ func (f Fault) String() string {
 	b.WriteByte(' ')
 	b.WriteString(string(f.Kind))
 	if len(f.Targets) > 0 {
-		sep := faultShapes[f.Kind].sep
+		sep := kindInfos[f.Kind].sep
 		b.WriteByte(' ')
 		for i, g := range f.Targets {
 			if i > 0 {
@@ -44,17 +50,13 @@ func (f Fault) String() string {
 		b.WriteString(" for ")
 		b.WriteString(f.For.String())
 	}
-	for _, p := range []struct {
-		key string
-		v   float64
-	}{{"loss", f.Loss}, {"dup", f.Dup}, {"reorder", f.Reorder}} {
-		if p.v != 0 {
-			fmt.Fprintf(&b, " %s=%s", p.key, strconv.FormatFloat(p.v, 'g', -1, 64))
+	for _, p := range faultParams {
+		if p.isSet(&f) {
+			b.WriteByte(' ')
+			b.WriteString(p.key)
+			b.WriteByte('=')
+			b.WriteString(p.format(&f))
 		}
-	}
-	if f.Delay != 0 {
-		b.WriteString(" delay=")
-		b.WriteString(f.Delay.String())
 	}
 	return b.String()
 }
@@ -95,6 +97,7 @@ func ParseSchedule(source, text string) (Schedule, error) {
 		if err != nil {
 			return nil, &ScheduleError{Source: source, Line: i + 1, Field: field, Err: err.Error()}
 		}
+		f.Pos = fmt.Sprintf("%s:%d", source, i+1)
 		s = append(s, f)
 	}
 	return s, nil
@@ -121,13 +124,13 @@ func parseFault(line string) (Fault, string, error) {
 	}
 	f.At = at
 	f.Kind = FaultKind(fields[1])
-	shape, ok := faultShapes[f.Kind]
+	info, ok := kindInfos[f.Kind]
 	if !ok {
 		return f, "kind", fmt.Errorf("unknown fault %q (want one of %v)", fields[1], FaultKinds)
 	}
 	rest := fields[2:]
-	if shape.groups != -1 && len(rest) > 0 && rest[0] != "for" && !strings.Contains(rest[0], "=") {
-		f.Targets = splitTargets(rest[0], shape.sep)
+	if info.groups != -1 && len(rest) > 0 && rest[0] != "for" && !strings.Contains(rest[0], "=") {
+		f.Targets = splitTargets(rest[0], info.sep)
 		rest = rest[1:]
 	}
 	for len(rest) > 0 {
@@ -146,37 +149,16 @@ func parseFault(line string) (Fault, string, error) {
 		if !ok {
 			return f, "targets", fmt.Errorf("unexpected %q", tok)
 		}
-		switch key {
-		case "loss", "dup", "reorder":
-			p, err := strconv.ParseFloat(val, 64)
-			if err != nil {
-				return f, key, fmt.Errorf("invalid probability %q", val)
-			}
-			switch key {
-			case "loss":
-				f.Loss = p
-			case "dup":
-				f.Dup = p
-			default:
-				f.Reorder = p
-			}
-		case "delay":
-			if f.Delay, err = parseDur(val); err != nil {
-				return f, key, err
-			}
-		default:
-			return f, key, fmt.Errorf("unknown parameter %q (want loss, dup, reorder or delay)", key)
+		p, ok := lookupParam(key)
+		if !ok {
+			return f, key, fmt.Errorf("unknown parameter %q (want one of %s)", key, strings.Join(paramKeys(), ", "))
+		}
+		if err := p.parse(&f, val); err != nil {
+			return f, key, err
 		}
 		rest = rest[1:]
 	}
-	if err := f.Validate(); err != nil {
-		field := "targets"
-		switch {
-		case strings.Contains(err.Error(), "probability"), strings.Contains(err.Error(), "flaky only"):
-			field = "params"
-		case strings.Contains(err.Error(), "negative"):
-			field = "for"
-		}
+	if field, err := f.check(); err != nil {
 		return f, field, err
 	}
 	return f, "", nil

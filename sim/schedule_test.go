@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -23,6 +24,15 @@ func genDur(t *rapid.T, label string) time.Duration {
 	).Draw(t, label)
 }
 
+// suffixed makes the names of group i unlike any other group's.
+func suffixed(names []string, i int) []string {
+	out := make([]string, len(names))
+	for j, n := range names {
+		out[j] = fmt.Sprintf("%s.%d", n, i)
+	}
+	return out
+}
+
 func genFault(t *rapid.T) sim.Fault {
 	f := sim.Fault{
 		At:   genDur(t, "at"),
@@ -33,12 +43,17 @@ func genFault(t *rapid.T) sim.Fault {
 	case sim.FaultHeal:
 		f.For = genDur(t, "for")
 	case sim.FaultPartition:
+		// Disjoint groups: a host may not be on both sides.
 		n := rapid.IntRange(2, 4).Draw(t, "groups")
 		for i := 0; i < n; i++ {
-			f.Targets = append(f.Targets, genNames(t, "group"))
+			f.Targets = append(f.Targets, suffixed(genNames(t, "group"), i))
 		}
 	case sim.FaultOneWay:
-		f.Targets = [][]string{genNames(t, "from"), genNames(t, "to")}
+		f.Targets = [][]string{suffixed(genNames(t, "from"), 0), suffixed(genNames(t, "to"), 1)}
+	case sim.FaultRestartProcess:
+		f.Targets = [][]string{genNames(t, "targets")}
+		f.For = 0
+		f.Process = rapid.StringMatching(`[a-z][a-z0-9-]{0,8}`).Draw(t, "process")
 	default:
 		f.Targets = [][]string{genNames(t, "targets")}
 	}
@@ -51,7 +66,7 @@ func genFault(t *rapid.T) sim.Fault {
 }
 
 // TestScheduleRoundTrip: every schedule prints to its text form and parses
-// back to exactly itself.
+// back to exactly itself, each fault knowing the line it came from.
 func TestScheduleRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		s := sim.Schedule(rapid.SliceOfN(rapid.Custom(genFault), 0, 12).Draw(t, "schedule"))
@@ -64,6 +79,10 @@ func TestScheduleRoundTrip(t *testing.T) {
 		if len(s) == 0 {
 			require.Empty(t, back)
 			return
+		}
+		for i := range back {
+			require.Equal(t, fmt.Sprintf("gen:%d", i+2), back[i].Pos, "after the header line")
+			back[i].Pos = ""
 		}
 		require.Equal(t, s, back, "text:\n%s", text)
 		require.Equal(t, text, back.String())
@@ -78,14 +97,18 @@ func TestParseScheduleExample(t *testing.T) {
 25s oneway etcd-1>etcd-3 for 2s
 60s flaky * for 10s loss=0.2 dup=0.05 delay=5ms
 90s heal
+100s restart-process node-3 process=kubelet
 `
 	s, err := sim.ParseSchedule("example", text)
 	require.NoError(t, err)
-	require.Len(t, s, 5)
+	require.Len(t, s, 6)
 	assert.Equal(t, [][]string{{"etcd-1", "etcd-2"}, {"etcd-3", "etcd-4", "etcd-5"}}, s[1].Targets)
 	assert.Equal(t, 0.2, s[3].Loss)
 	assert.Equal(t, 5*time.Millisecond, s[3].Delay)
 	assert.Equal(t, sim.FaultHeal, s[4].Kind)
+	assert.Equal(t, sim.Fault{At: 100 * time.Second, Kind: sim.FaultRestartProcess, Targets: [][]string{{"node-3"}},
+		Process: "kubelet", Pos: "example:8"}, s[5])
+	assert.Equal(t, "example:5", s[2].Pos, "blank and comment lines count")
 }
 
 // TestParseScheduleErrors: a malformed line gets an error naming the
@@ -101,10 +124,16 @@ func TestParseScheduleErrors(t *testing.T) {
 		{"1s oneway a", `sched.txt:1: field "targets": oneway needs 2 groups`},
 		{"1s crash a for", `sched.txt:1: field "for": missing duration`},
 		{"1s crash a for soon", `sched.txt:1: field "for": invalid duration "soon"`},
-		{"1s flaky a loss=2", `sched.txt:1: field "params": probability 2 outside [0,1]`},
+		{"1s flaky a loss=2", `sched.txt:1: field "loss": probability 2 outside [0,1]`},
 		{"1s flaky a loss=x", `sched.txt:1: field "loss": invalid probability "x"`},
-		{"1s flaky a colour=red", `sched.txt:1: field "colour": unknown parameter`},
-		{"1s crash a loss=0.1", `sched.txt:1: field "params": loss, dup, reorder and delay belong to flaky only`},
+		{"1s flaky a colour=red", `sched.txt:1: field "colour": unknown parameter "colour" (want one of loss, dup, reorder, delay, process`},
+		{"1s crash a loss=0.1", `sched.txt:1: field "loss": loss belongs to flaky only`},
+		{"1s partition a,b|c,a", `sched.txt:1: field "targets": partition puts a on both sides: a host cannot be cut off from itself; name it on one side only`},
+		{"1s oneway a>b,a for 1s", `sched.txt:1: field "targets": oneway puts a on both sides`},
+		{"1s restart-process a", `sched.txt:1: field "process": restart-process needs process=<name>`},
+		{"1s restart-process a process=kubelet for 2s", `sched.txt:1: field "for": restart-process acts at once: drop "for 2s"`},
+		{"1s crash a process=kubelet", `sched.txt:1: field "process": process belongs to restart-process only`},
+		{"1s restart-process a process=a|b", `sched.txt:1: field "process": invalid process "a|b"`},
 		{"1s crash a b", `sched.txt:1: field "targets": unexpected "b"`},
 		{"1s heal a", `sched.txt:1: field "targets": unexpected "a"`},
 		{"1s", `sched.txt:1: field "kind"`},
@@ -128,7 +157,24 @@ func TestScheduleAppliesAtItsTimes(t *testing.T) {
 	assert.True(t, a.Up())
 	assert.Equal(t, uint64(2), a.Incarnation())
 
-	bad, err := sim.ParseSchedule("t", "1s crash nobody\n")
-	require.NoError(t, err)
-	assert.ErrorContains(t, w.CheckTargets(bad), `unknown fault target "nobody"`)
+}
+
+// TestCheckTargetsNamesTheLine: a schedule the world cannot carry out is
+// refused before it runs, with the file and line of the fault and what to
+// do about it.
+func TestCheckTargetsNamesTheLine(t *testing.T) {
+	w, _, _, _, _ := twoHosts(t)
+	cases := []struct{ text, want string }{
+		{"# header\n\n1s crash nobody\n", `sched.txt:3: crash at 1s: unknown fault target "nobody": name a host (such as a), "*" for every host, or a group the scenario defines`},
+		{"1s partition a|*\n", `sched.txt:1: partition at 1s: partition puts a on both sides: a host cannot be cut off from itself; name it on one side only`},
+		{"1s crash a\n2s oneway *>b\n", `sched.txt:2: oneway at 2s: oneway puts b on both sides`},
+		{"1s restart-process a process=kubelet\n", `sched.txt:1: restart-process at 1s: host a runs no process "kubelet" that restarts alone (it declares [] in HostSpec.Processes)`},
+	}
+	for _, c := range cases {
+		s, err := sim.ParseSchedule("sched.txt", c.text)
+		require.NoError(t, err, c.text)
+		assert.ErrorContains(t, w.CheckTargets(s), c.want, c.text)
+	}
+	generated := sim.Schedule{{At: time.Second, Kind: sim.FaultCrash, Targets: [][]string{{"a"}}}, {At: 2 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{"x"}}}}
+	assert.ErrorContains(t, w.CheckTargets(generated), `fault 2: crash at 2s: unknown fault target "x"`, "a generated fault is named by its number")
 }

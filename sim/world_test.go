@@ -48,6 +48,11 @@ func bootChatter(peers []sim.HostID) func(h *sim.Host) {
 		})
 		c.tick = h.NewTimer("chatter", c.onTick)
 		c.tick.Reset(time.Duration(1+c.rng.IntN(50)) * time.Millisecond)
+		h.OnProcessRestart("chatter", func() {
+			// A new process reads its count back and starts ticking again.
+			c.count = len(h.Disk().Records("log"))
+			c.tick.Reset(time.Duration(1+c.rng.IntN(50)) * time.Millisecond)
+		})
 	}
 }
 
@@ -103,6 +108,8 @@ func randomSchedule(rng *sim.Stream, hosts []string, horizon time.Duration, n in
 			f.Targets = [][]string{pick(), pick()}
 		case sim.FaultHeal:
 			f.For = 0
+		case sim.FaultRestartProcess:
+			f.Targets, f.For, f.Process = [][]string{pick()}, 0, "chatter"
 		case sim.FaultFlaky:
 			f.Targets = [][]string{pick()}
 			f.Loss, f.Dup, f.Reorder = rng.Float64()/2, rng.Float64()/4, rng.Float64()/4
@@ -127,7 +134,7 @@ func chatterWorld(seed uint64) *sim.World {
 		names = append(names, fmt.Sprintf("h%d", i))
 	}
 	for _, name := range names {
-		w.MustAddHost(sim.HostSpec{Name: name, Role: "chatter", Boot: bootChatter(peers)})
+		w.MustAddHost(sim.HostSpec{Name: name, Role: "chatter", Boot: bootChatter(peers), Processes: []string{"chatter"}})
 	}
 	w.Network().SetDefault(sim.LinkSpec{Latency: time.Millisecond, Jitter: 2 * time.Millisecond, Loss: 0.01, Dup: 0.01, Reorder: 0.05})
 	sched := randomSchedule(w.Rand("test/faults"), names, 2*time.Second, 8)

@@ -41,7 +41,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--scenario", "etcd-chaos", "--ablate", "nope"}, `unknown ablation "nope"`},
 		{[]string{"run", "--scenario", "etcd-chaos", "--schedule", filepath.Join(dir, "missing.txt")}, "no such file"},
 		{[]string{"run", "--scenario", "etcd-chaos", "--schedule", badSched}, `bad.txt:1: field "for": invalid duration "soon"`},
-		{[]string{"run", "--scenario", "etcd-chaos", "--schedule", unknownTarget}, `unknown fault target "etcd-9"`},
+		{[]string{"run", "--scenario", "etcd-chaos", "--schedule", unknownTarget}, `target.txt:1: crash at 10s: unknown fault target "etcd-9"`},
 		{[]string{"run", "--scenario", "etcd-chaos", "extra"}, `unexpected argument "extra"`},
 		{[]string{"scenarios", "x"}, "takes no arguments"},
 		{[]string{"run", "--scenario", "etcd-chaos", "--duration", "0s"}, "--duration must be positive, e.g. 90s (leave it out for the scenario's own length), got 0s"},

@@ -101,3 +101,8 @@ func (cfg Config) withDefaults(h *sim.Host) Config {
 
 // ExposeName is the name under which Boot exposes the host's *Kubelet.
 const ExposeName = "kubelet"
+
+// Process is the kubelet process's name on its host. A host that boots a
+// kubelet declares it in sim.HostSpec.Processes, so that a restart-process
+// fault can restart it (`systemctl restart kubelet`).
+const Process = "kubelet"

@@ -102,9 +102,14 @@ func newEnv(t *testing.T, seed uint64, members int, cfg Config) *env {
 	c := apitest.New(seed, members, 1, nil)
 	e := &env{Cluster: c, t: t, rec: recordEvents(c.W)}
 	cfg.Servers = c.Servers
-	e.node = c.AddHost("node-1", Boot(cfg))
+	e.node = c.W.MustAddHost(sim.HostSpec{Name: "node-1", Role: apitest.RoleClient, Boot: Boot(cfg), Processes: []string{Process}})
 	c.Settle()
 	return e
+}
+
+// restartKubelet restarts the kubelet process as a schedule would.
+func (e *env) restartKubelet() {
+	e.W.Inject(sim.Fault{Kind: sim.FaultRestartProcess, Targets: [][]string{{e.node.Name()}}, Process: Process})
 }
 
 func (e *env) kubelet() *Kubelet {

@@ -1,11 +1,10 @@
 package kubelet
 
 import (
-	"github.com/kubesim/kubesim/ablation"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"strconv"
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
@@ -13,8 +12,8 @@ import (
 )
 
 // Kubelet is the kubelet of one host incarnation: the container runtime
-// and the kubelet process running on it. Boot exposes it as "kubelet" so
-// that a scenario can restart the process.
+// and the kubelet process running on it. Boot exposes it under ExposeName
+// for tests; the process restarts only through a restart-process fault.
 type Kubelet struct {
 	h    *sim.Host
 	inc  uint64 // the host incarnation it belongs to
@@ -25,13 +24,15 @@ type Kubelet struct {
 }
 
 // Boot returns the Boot of a kubelet host: it builds an empty container
-// runtime and starts the kubelet process on it, and exposes the Kubelet
-// under "kubelet".
+// runtime, starts the kubelet process on it, registers the process's
+// restart (the host's HostSpec.Processes must declare Process) and exposes
+// the Kubelet under ExposeName.
 func Boot(cfg Config) func(*sim.Host) {
 	return func(h *sim.Host) {
 		c := cfg.withDefaults(h)
 		k := &Kubelet{h: h, inc: h.Incarnation(), cfg: c, rt: newRuntime(h, c.Node)}
 		k.startProcess()
+		h.OnProcessRestart(Process, k.restart)
 		h.Expose(ExposeName, k)
 	}
 }
@@ -42,16 +43,13 @@ func (k *Kubelet) Node() string { return k.cfg.Node }
 // Generation counts the kubelet processes of this host incarnation, from 1.
 func (k *Kubelet) Generation() int { return k.gen }
 
-// Restart restarts the kubelet process, not the host: every piece of
-// kubelet state (informer, timers, probe workers, crash-loop back-offs,
-// status manager, API client) is dropped and rebuilt; the runtime and its
-// containers survive, and the new process adopts them. It does nothing
-// once the host crashed (the Kubelet of a past incarnation).
-func (k *Kubelet) Restart() {
-	if !k.h.Up() || k.h.Paused() || k.h.Incarnation() != k.inc {
-		return // a crashed or frozen host restarts nothing
-	}
-	k.h.Emit(&spoketrace.KubeletRestart{Node: k.cfg.Node})
+// restart restarts the kubelet process, not the host (systemctl restart
+// kubelet): every piece of kubelet state (informer, timers, probe workers,
+// crash-loop back-offs, status manager, API client) is dropped and
+// rebuilt; the runtime and its containers survive, and the new process
+// adopts them. The kernel calls it for a restart-process fault, only on a
+// running host of this incarnation.
+func (k *Kubelet) restart() {
 	if k.proc != nil {
 		k.proc.stop()
 	}

@@ -24,7 +24,7 @@ func TestKubeletRestartAdoptsContainers(t *testing.T) {
 
 	k := e.kubelet()
 	restartAt := e.W.Now()
-	k.Restart()
+	e.restartKubelet()
 	require.Equal(t, 2, k.Generation())
 	e.Run(2 * time.Minute)
 	after := e.rec.since(restartAt)
@@ -113,7 +113,7 @@ func TestDeterminism(t *testing.T) {
 		e.create(newPod("a", map[string]string{AnnotationExitAfter: "7s", AnnotationLoad: "20s-40s=2s"}, withLiveness(probe)))
 		e.create(newPod("b", map[string]string{AnnotationHangAfter: "15s"}, withReadiness(probe)))
 		e.Run(2 * time.Minute)
-		e.kubelet().Restart()
+		e.restartKubelet()
 		e.Run(time.Minute)
 		e.deletePod("a")
 		e.Run(time.Minute)

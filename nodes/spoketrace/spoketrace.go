@@ -71,14 +71,6 @@ type PodReady struct {
 	Ready bool   `json:"ready" trace:"ready"`
 }
 
-// KubeletRestart is emitted when a kubelet process restarts on a running
-// host (systemctl restart kubelet): its containers go on running.
-//
-//trace:kind KindKubeletRestart kubelet.restart
-type KubeletRestart struct {
-	Node string `json:"node" trace:"node"`
-}
-
 // NodeHeartbeat is emitted by a kubelet when the API server acknowledged a
 // renewal of its node Lease: the heartbeat the node lifecycle controller
 // watches.

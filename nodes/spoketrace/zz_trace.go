@@ -16,8 +16,6 @@ const (
 	KindContainerStop = "kubelet.container-stop"
 	// KindPodReady is the TraceKind of PodReady.
 	KindPodReady = "kubelet.pod-ready"
-	// KindKubeletRestart is the TraceKind of KubeletRestart.
-	KindKubeletRestart = "kubelet.restart"
 	// KindNodeHeartbeat is the TraceKind of NodeHeartbeat.
 	KindNodeHeartbeat = "kubelet.heartbeat"
 	// KindNodeTaint is the TraceKind of NodeTaint.
@@ -70,15 +68,6 @@ func (e *PodReady) AppendText(b []byte) []byte {
 	b = sim.AppendField(b, "pod", e.Pod)
 	b = sim.AppendField(b, "uid", e.UID)
 	b = sim.AppendBoolField(b, "ready", e.Ready)
-	return sim.TrimSpaceRight(b)
-}
-
-// TraceKind implements sim.Data.
-func (e *KubeletRestart) TraceKind() string { return KindKubeletRestart }
-
-// AppendText implements sim.Data.
-func (e *KubeletRestart) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "node", e.Node)
 	return sim.TrimSpaceRight(b)
 }
 

@@ -1,0 +1,206 @@
+package sim
+
+import "fmt"
+
+// Resolver maps a target name that is not a host name to hosts, when the
+// fault fires. It reports false for names it does not know.
+type Resolver func(name string) ([]HostID, bool)
+
+// AddResolver registers r; resolvers are asked in the order added.
+func (w *World) AddResolver(r Resolver) { w.resolvers = append(w.resolvers, r) }
+
+// Resolve maps a target name to hosts: a host name, "*" for every host, or a
+// name a Resolver knows.
+func (w *World) Resolve(name string) ([]HostID, error) {
+	if name == "*" {
+		all := make([]HostID, len(w.hosts))
+		for i := range all {
+			all[i] = HostID(i)
+		}
+		return all, nil
+	}
+	if id, ok := w.byName[name]; ok {
+		return []HostID{id}, nil
+	}
+	for _, r := range w.resolvers {
+		if ids, ok := r(name); ok {
+			return ids, nil
+		}
+	}
+	example := "etcd-1"
+	if len(w.hosts) > 0 {
+		example = w.hosts[0].name
+	}
+	return nil, fmt.Errorf("unknown fault target %q: name a host (such as %s), \"*\" for every host, or a group the scenario defines", name, example)
+}
+
+func (w *World) resolveGroup(g []string) ([]HostID, error) {
+	var out []HostID
+	for _, name := range g {
+		ids, err := w.Resolve(name)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			if !containsHost(out, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	return out, nil
+}
+
+// CheckTargets reports the first fault of s that the world cannot carry
+// out, named by its position (Schedule.Where): a target that names no host
+// and no registered resolver knows right now, a cut with one host on both
+// sides, or a process that a target host does not run. Resolver names that
+// depend on run time state (such as a current leader) should resolve to
+// something, even empty, so that a schedule can be checked before it runs.
+func (w *World) CheckTargets(s Schedule) error {
+	for i, f := range s {
+		if err := w.checkFault(f); err != nil {
+			return fmt.Errorf("%s: %v", s.Where(i), err)
+		}
+	}
+	return nil
+}
+
+func (w *World) checkFault(f Fault) error {
+	var earlier []HostID // the hosts of the groups before
+	for _, g := range f.Targets {
+		ids, err := w.resolveGroup(g)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			h := w.hosts[id]
+			if containsHost(earlier, id) {
+				return bothSides(f.Kind, h.name)
+			}
+			if f.Kind == FaultRestartProcess && !h.declares(f.Process) {
+				return fmt.Errorf("host %s runs no process %q that restarts alone (it declares %v in HostSpec.Processes): name another process or host", h.name, f.Process, h.processes)
+			}
+		}
+		earlier = append(earlier, ids...)
+	}
+	return nil
+}
+
+// Apply schedules every fault of s on the world.
+func (w *World) Apply(s Schedule) {
+	for _, f := range s {
+		f := f
+		w.At(Time(f.At), string(f.Kind), func() { w.Inject(f) })
+	}
+}
+
+// Inject performs f now. Targets that do not resolve are skipped, and the
+// trace says so.
+func (w *World) Inject(f Fault) {
+	groups := make([][]HostID, 0, len(f.Targets))
+	for _, g := range f.Targets {
+		ids, err := w.resolveGroup(g)
+		if err != nil {
+			w.emit(KindFault, NoHost, NoHost, 0, "", string(f.Kind)+unresolvedSuffix)
+			return
+		}
+		groups = append(groups, ids)
+	}
+	var undo func()
+	name := string(f.Kind)
+	switch f.Kind {
+	case FaultCrash, FaultTorn, FaultWipe:
+		mode := map[FaultKind]crashMode{FaultCrash: crashPlain, FaultTorn: crashTorn, FaultWipe: crashWipe}[f.Kind]
+		for _, id := range groups[0] {
+			if w.hosts[id].Up() {
+				w.emit(KindFault, id, NoHost, 0, "", name)
+				w.hosts[id].crash(mode)
+			}
+		}
+		undo = func() { w.restartAll(groups[0]) }
+	case FaultRestart:
+		w.restartAll(groups[0])
+	case FaultPause:
+		for _, id := range groups[0] {
+			// Only a running host can freeze; a crashed one has nothing to
+			// pause (and would never report a resume).
+			if h := w.hosts[id]; h.Up() && !h.Paused() {
+				w.emit(KindFault, id, NoHost, 0, "", name)
+				h.Pause()
+			}
+		}
+		undo = func() {
+			for _, id := range groups[0] {
+				if w.hosts[id].Paused() {
+					w.emit(KindFault, id, NoHost, 0, "", EventResume)
+					w.hosts[id].Resume()
+				}
+			}
+		}
+	case FaultPartition, FaultIsolate, FaultOneWay:
+		var cuts [][2]HostID
+		switch f.Kind {
+		case FaultPartition:
+			cuts = w.net.Partition(groups)
+		case FaultIsolate:
+			for _, id := range groups[0] {
+				cuts = append(cuts, w.net.Isolate(id)...)
+			}
+		default:
+			for _, a := range groups[0] {
+				for _, b := range groups[1] {
+					if a != b {
+						w.net.Cut(a, b)
+						cuts = append(cuts, [2]HostID{a, b})
+					}
+				}
+			}
+		}
+		w.emitGroups(name, groups)
+		undo = func() {
+			w.net.Restore(cuts)
+			w.emitGroups(name+healedSuffix, groups)
+		}
+	case FaultFlaky:
+		spec := LinkSpec{Loss: f.Loss, Dup: f.Dup, Reorder: f.Reorder, Latency: f.Delay, Jitter: f.Delay}
+		id := w.net.addOverlay(groups[0], spec)
+		w.emitGroups(name, groups)
+		undo = func() {
+			w.net.removeOverlay(id)
+			w.emitGroups(name+healedSuffix, groups)
+		}
+	case FaultHeal:
+		w.net.HealAll()
+		w.emit(KindFault, NoHost, NoHost, 0, "", name)
+	case FaultRestartProcess:
+		for _, id := range groups[0] {
+			// A crashed host runs nothing, and a frozen one cannot act.
+			if h := w.hosts[id]; h.Up() && !h.Paused() {
+				if restart := h.processRestart(f.Process); restart != nil {
+					w.setEvent(KindFault, id, NoHost, 0, "", name, &FaultDetail{Process: f.Process})
+					restart()
+				}
+			}
+		}
+	}
+	if undo != nil && f.For > 0 {
+		w.After(f.For, name+"-end", undo)
+	}
+}
+
+func (w *World) emitGroups(name string, groups [][]HostID) {
+	for gi, g := range groups {
+		for _, id := range g {
+			w.emit(KindFault, id, NoHost, uint64(gi), "", name)
+		}
+	}
+}
+
+func (w *World) restartAll(ids []HostID) {
+	for _, id := range ids {
+		if h := w.hosts[id]; h.state == hostDown {
+			w.emit(KindFault, id, NoHost, 0, "", string(FaultRestart))
+			h.Restart()
+		}
+	}
+}
