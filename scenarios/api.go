@@ -232,26 +232,6 @@ func APIChecks(c *Cluster) []checks.Check {
 	}
 }
 
-// apiSpec makes an API scenario: an etcd cluster without the KV workload
-// (the API servers run the compactor), the API layer of top on it, and the
-// API checks.
-func APISpec(name, description string, top APITopology, faults func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule) Spec {
-	return Spec{
-		Name:        name,
-		Description: description,
-		Duration:    APIDuration,
-		Settle:      APISettle,
-		Topology:    APIEtcdTopology,
-		Faults:      faults,
-		Extend: func(c *Cluster, abl ablation.Set, faultEnd, end time.Duration) ([]checks.Check, error) {
-			if _, err := BuildAPI(c, top, abl, faultEnd, end); err != nil {
-				return nil, err
-			}
-			return APIChecks(c), nil
-		},
-	}
-}
-
 // APIEtcdTopology is the etcd cluster under an API scenario: no KV
 // clients, watchers or compactor (only API servers may reach etcd, and they
 // compact it).

@@ -141,6 +141,16 @@ func (c *Cluster) resolveGroups(name string) ([]sim.HostID, bool) {
 	return ids, true
 }
 
+// MemberIDs returns the etcd members' hosts.
+func (c *Cluster) MemberIDs() []sim.HostID {
+	ids := make([]sim.HostID, len(c.Members))
+	for i, m := range c.Members {
+		h, _ := c.World.HostByName(m)
+		ids[i] = h.ID()
+	}
+	return ids
+}
+
 // EmitKVHashes asks every live member to report its store hash into the
 // trace, for the kv-agreement check. Where the workload never stops
 // writing (the full stack: leases are renewed every few seconds), members

@@ -52,6 +52,10 @@ type StackTopology struct {
 	// Script is what the operator does, given the built layer (the
 	// workload: ReplicaSets and Deployments to create, scale, roll).
 	Script func(l *StackLayer) []apiload.Step
+	// ProbeExempt names pods whose probe restarts are measured, not
+	// judged (checks.ProbeRestartsOptions.Exempt): a scenario that shows
+	// what a misconfigured probe does.
+	ProbeExempt func(pod string) bool
 }
 
 // StackLayer is a built full stack: its hosts by name.
