@@ -7,72 +7,110 @@ import (
 	"github.com/kubesim/kubesim/sim"
 )
 
-// Window is a span of virtual time, [From, To).
-type Window struct{ From, To sim.Time }
-
-func (w Window) contains(t sim.Time) bool { return t >= w.From && t < w.To }
-
-// NoWritesDuring checks that no write succeeds while a quorum of etcd
-// members is down: Raft commits an entry only once a majority has logged it,
-// so a write invoked inside such a window cannot be acknowledged before the
-// window ends. It is the check of the etcd-majority-down scenario.
-type NoWritesDuring struct {
-	windows []Window
-	calls   map[callRef]sim.Time
+// NoWritesWithoutQuorum checks that no KV write succeeds while a quorum of
+// etcd members is down: Raft commits an entry only once a majority has
+// logged it, so a write invoked while most members are crashed or frozen
+// cannot be acknowledged before enough of them are back. It runs in every
+// etcd scenario. The members are known when the world is built; when they
+// are down comes from the trace's fault events (a crash until its restart,
+// a pause until its resume or a crash), so a scenario need not say when
+// its quorum is gone.
+type NoWritesWithoutQuorum struct {
+	members map[sim.HostID]*memberDown
+	quorum  int
+	down    int
+	// window counts the windows without a quorum; open says one is open.
+	window  int
+	open    bool
+	since   sim.Time
+	calls   map[callRef]int // writes invoked in a window, by window
 	rec     Recorder
 	invoked int
 }
+
+// memberDown is what the trace said of one member.
+type memberDown struct{ crashed, paused bool }
+
+func (m *memberDown) isDown() bool { return m.crashed || m.paused }
 
 type callRef struct {
 	client string
 	op     uint64
 }
 
-// NewNoWritesDuring checks the given windows.
-func NewNoWritesDuring(windows []Window) *NoWritesDuring {
-	return &NoWritesDuring{windows: windows, calls: map[callRef]sim.Time{}}
+// NewNoWritesWithoutQuorum judges the etcd members members.
+func NewNoWritesWithoutQuorum(members []sim.HostID) *NoWritesWithoutQuorum {
+	c := &NoWritesWithoutQuorum{members: map[sim.HostID]*memberDown{}, quorum: len(members)/2 + 1, calls: map[callRef]int{}}
+	for _, m := range members {
+		c.members[m] = &memberDown{}
+	}
+	return c
 }
 
 // Name implements Check.
-func (c *NoWritesDuring) Name() string { return "no-writes-without-quorum" }
-
-func (c *NoWritesDuring) window(t sim.Time) (Window, bool) {
-	for _, w := range c.windows {
-		if w.contains(t) {
-			return w, true
-		}
-	}
-	return Window{}, false
-}
+func (c *NoWritesWithoutQuorum) Name() string { return "no-writes-without-quorum" }
 
 // Observe implements Check.
-func (c *NoWritesDuring) Observe(e *sim.Event) {
+func (c *NoWritesWithoutQuorum) Observe(e *sim.Event) {
+	if e.Kind == sim.KindFault {
+		c.observeFault(e)
+		return
+	}
 	switch d := e.Data.(type) {
 	case *etcdtrace.Call:
-		if d.Kind == etcdtrace.OpGet {
-			return
-		}
-		if _, in := c.window(e.At); in {
-			c.calls[callRef{d.Client, d.Op}] = e.At
+		if d.Kind != etcdtrace.OpGet && c.open {
+			c.calls[callRef{d.Client, d.Op}] = c.window
 			c.invoked++
 		}
 	case *etcdtrace.Return:
-		at, ok := c.calls[callRef{d.Client, d.Op}]
+		w, ok := c.calls[callRef{d.Client, d.Op}]
 		if !ok {
 			return
 		}
 		delete(c.calls, callRef{d.Client, d.Op})
-		w, _ := c.window(at)
-		if d.Outcome == etcdtrace.OutcomeOK && w.contains(e.At) {
-			c.rec.Add(e, "write %s/%d invoked at %v succeeded at %v while a quorum was down (%v to %v)", d.Client, d.Op, at, e.At, w.From, w.To)
+		if d.Outcome == etcdtrace.OutcomeOK && c.open && w == c.window {
+			c.rec.Add(e, "write %s/%d succeeded while a quorum of members was down (%d of %d down since %v, when it was invoked too)",
+				d.Client, d.Op, c.down, len(c.members), c.since)
 		}
 	}
 }
 
-// Finish implements Check.
-func (c *NoWritesDuring) Finish() Result {
-	if len(c.windows) == 0 {
-		return Result{Name: c.Name(), OK: true, Detail: "no window to check"}
+// observeFault follows which members are down.
+func (c *NoWritesWithoutQuorum) observeFault(e *sim.Event) {
+	m := c.members[e.Host]
+	if m == nil {
+		return
 	}
-	return c.rec.Result(c.Name(), fmt.Sprintf("0 of %d writes invoked in %d window(s) succeeded", c.invoked, len(c.windows)))
+	was := m.isDown()
+	switch k := sim.FaultKind(e.Name); {
+	case k.CrashesHost():
+		m.crashed, m.paused = true, false
+	case k == sim.FaultRestart:
+		m.crashed = false
+	case k == sim.FaultPause:
+		m.paused = true
+	case e.Name == "resume":
+		m.paused = false
+	}
+	switch now := m.isDown(); {
+	case now && !was:
+		c.down++
+	case was && !now:
+		c.down--
+	}
+	switch up := len(c.members) - c.down; {
+	case up < c.quorum && !c.open:
+		c.open, c.since = true, e.At
+		c.window++
+	case up >= c.quorum && c.open:
+		c.open = false
+	}
+}
+
+// Finish implements Check.
+func (c *NoWritesWithoutQuorum) Finish() Result {
+	if c.window == 0 {
+		return Result{Name: c.Name(), OK: true, Detail: "a quorum of members was up throughout"}
+	}
+	return c.rec.Result(c.Name(), fmt.Sprintf("0 of %d writes invoked in %d window(s) without a quorum succeeded", c.invoked, c.window))
 }

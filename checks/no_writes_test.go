@@ -10,38 +10,58 @@ import (
 	"github.com/kubesim/kubesim/sim"
 )
 
-func TestNoWritesDuring(t *testing.T) {
+// TestNoWritesWithoutQuorum: with members 1 to 3, a quorum is down while
+// two of them are crashed or frozen; a write invoked then must not succeed
+// before a quorum is back.
+func TestNoWritesWithoutQuorum(t *testing.T) {
 	sec := func(s float64) sim.Time { return sim.Time(s * float64(time.Second)) }
 	feed := func(c Check, evs ...sim.Event) Result {
 		for i := range evs {
 			evs[i].Seq = uint64(i)
-			evs[i].Kind = sim.KindNode
+			if evs[i].Kind == 0 {
+				evs[i].Kind = sim.KindNode
+			}
 			c.Observe(&evs[i])
 		}
 		return c.Finish()
 	}
-	win := []Window{{From: sec(10), To: sec(20)}}
+	fault := func(at float64, host sim.HostID, name string) sim.Event {
+		return sim.Event{At: sec(at), Kind: sim.KindFault, Host: host, Name: name}
+	}
 	call := func(at float64, op uint64, kind etcdtrace.OpKind) sim.Event {
 		return sim.Event{At: sec(at), Data: &etcdtrace.Call{Client: "c", Op: op, Kind: kind, Key: "k"}}
 	}
 	ret := func(at float64, op uint64, out etcdtrace.Outcome) sim.Event {
 		return sim.Event{At: sec(at), Data: &etcdtrace.Return{Client: "c", Op: op, Outcome: out}}
 	}
+	// A quorum is down from 10 s to 20 s: members 1 and 2 crash, 1 restarts.
+	down := []sim.Event{fault(10, 1, "crash"), fault(10, 2, "torn")}
+	up := fault(20, 1, "restart")
+	seq := func(evs ...sim.Event) []sim.Event { return evs }
 	cases := []struct {
 		name string
 		evs  []sim.Event
 		ok   bool
 	}{
-		{"writes inside time out", []sim.Event{call(11, 1, etcdtrace.OpPut), ret(16, 1, etcdtrace.OutcomeUnknown)}, true},
-		{"a write invoked before the window may finish in it", []sim.Event{call(9.9, 1, etcdtrace.OpPut), ret(10.1, 1, etcdtrace.OutcomeOK)}, true},
-		{"a write inside succeeding after the window is fine", []sim.Event{call(19, 1, etcdtrace.OpPut), ret(21, 1, etcdtrace.OutcomeOK)}, true},
-		{"reads are not writes", []sim.Event{call(11, 1, etcdtrace.OpGet), ret(12, 1, etcdtrace.OutcomeOK)}, true},
-		{"a write that succeeds without quorum fails the check", []sim.Event{call(11, 1, etcdtrace.OpCAS), ret(12, 1, etcdtrace.OutcomeOK)}, false},
+		{"writes inside time out", seq(down[0], down[1], call(11, 1, etcdtrace.OpPut), ret(16, 1, etcdtrace.OutcomeUnknown), up), true},
+		{"a write invoked before the window may finish in it", seq(call(9.9, 1, etcdtrace.OpPut), down[0], down[1], ret(10.1, 1, etcdtrace.OutcomeOK), up), true},
+		{"a write inside succeeding after the window is fine", seq(down[0], down[1], call(19, 1, etcdtrace.OpPut), up, ret(21, 1, etcdtrace.OutcomeOK)), true},
+		{"reads are not writes", seq(down[0], down[1], call(11, 1, etcdtrace.OpGet), ret(12, 1, etcdtrace.OutcomeOK), up), true},
+		{"one member down leaves a quorum", seq(down[0], call(11, 1, etcdtrace.OpPut), ret(12, 1, etcdtrace.OutcomeOK)), true},
+		{"a host that is no member does not count", seq(down[0], fault(10, 9, "crash"), call(11, 1, etcdtrace.OpPut), ret(12, 1, etcdtrace.OutcomeOK)), true},
+		{"a write that succeeds without quorum fails the check", seq(down[0], down[1], call(11, 1, etcdtrace.OpCAS), ret(12, 1, etcdtrace.OutcomeOK)), false},
+		{"frozen members count as down", seq(fault(10, 2, "pause"), fault(10, 3, "pause"), call(11, 1, etcdtrace.OpDelete), ret(12, 1, etcdtrace.OutcomeOK)), false},
+		{"a resume brings a quorum back", seq(fault(10, 2, "pause"), fault(10, 3, "pause"), call(11, 1, etcdtrace.OpPut), fault(12, 3, "resume"), ret(12.5, 1, etcdtrace.OutcomeOK)), true},
+		{"a crash ends a pause, and the restart brings the member back", seq(fault(10, 2, "pause"), fault(11, 2, "crash"), fault(10, 3, "crash"), fault(12, 2, "restart"), call(13, 1, etcdtrace.OpPut), ret(14, 1, etcdtrace.OutcomeOK)), true},
+		{"a second window is judged apart from the first", seq(down[0], down[1], call(11, 1, etcdtrace.OpPut), up, fault(25, 1, "crash"), ret(26, 1, etcdtrace.OutcomeOK)), true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := feed(NewNoWritesDuring(win), c.evs...)
+			r := feed(NewNoWritesWithoutQuorum([]sim.HostID{1, 2, 3}), c.evs...)
 			require.Equal(t, c.ok, r.OK, r.String())
+			if !c.ok {
+				require.NotEmpty(t, r.Offenses)
+			}
 		})
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubesim/kubesim/nodes/etcd"
+	"github.com/kubesim/kubesim/ablation"
 )
 
 var (
@@ -142,10 +142,10 @@ func TestCatchesAblations(t *testing.T) {
 	o := getOracle(t)
 	for _, c := range []struct {
 		name string
-		abl  etcd.Ablations
+		abl  ablation.Set
 	}{
-		{"mvcc-ignore-compare", etcd.Ablations{IgnoreCompare: true}},
-		{"watch-resume-from-now", etcd.Ablations{WatchResumeFromNow: true}},
+		{"mvcc-ignore-compare", ablation.Of(ablation.IgnoreCompare)},
+		{"watch-resume-from-now", ablation.Of(ablation.WatchResumeFromNow)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for seed := uint64(1); seed <= 20; seed++ {

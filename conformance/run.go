@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kubesim/kubesim/nodes/etcd"
+	"github.com/kubesim/kubesim/ablation"
 )
 
 // Divergence is the first difference between the real and the simulated
@@ -59,12 +59,12 @@ func seqLen(g *gen) int { return 20 + g.r.IntN(21) }
 // aim its revisions); otherwise ops are run as given. Sequences must not run
 // concurrently on one oracle.
 func RunSequence(o *Oracle, seed uint64, ops []Op) (*Divergence, error) {
-	return runSequence(o, seed, ops, etcd.Ablations{})
+	return runSequence(o, seed, ops, 0)
 }
 
 // runSequence is RunSequence with the simulated member's ablations, so that
 // a test can show that the comparison notices a broken simulator.
-func runSequence(o *Oracle, seed uint64, ops []Op, abl etcd.Ablations) (*Divergence, error) {
+func runSequence(o *Oracle, seed uint64, ops []Op, abl ablation.Set) (*Divergence, error) {
 	prefix := fmt.Sprintf("r%d-s%d/", runs.Add(1), seed)
 	ss, err := newSimSide(seed, prefix, abl)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/etcd"
 	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
 	"github.com/kubesim/kubesim/sim"
@@ -31,7 +32,7 @@ const simOpLimit = 30 * time.Second
 // that watch responses sent with it arrive.
 const simSettle = 50 * time.Millisecond
 
-func newSimSide(seed uint64, prefix string, abl etcd.Ablations) (*simSide, error) {
+func newSimSide(seed uint64, prefix string, abl ablation.Set) (*simSide, error) {
 	s := &simSide{w: sim.NewWorld(seed), prefix: prefix, cur: 1, compact: -1, streams: map[int][]WatchResp{}}
 	peers := []etcd.Peer{{ID: 1, Host: 0, Name: "etcd-1"}}
 	m := s.w.MustAddHost(sim.HostSpec{Name: "etcd-1", Role: "etcd", Boot: etcd.Boot(etcd.Config{ID: 1, Peers: peers, Ablations: abl})})

@@ -77,15 +77,23 @@ type Group struct {
 	Members   int
 	Runs      []*scenarios.Result
 
+	// Each Stat is over the runs that measured its metric: N is 0 when none
+	// did (full-stack and API runs have no etcd KV workload, so no write
+	// or read availability), and a report then shows no value.
 	QuorumUp   Stat // quorum_up_fraction
 	WriteAvail Stat // write_availability
 	ReadAvail  Stat // read_availability
 	// Means over the runs.
-	Elections, Faults, WriteP50Ms, WriteP99Ms, VirtualSeconds float64
-	// RecoveryMean is the mean of recovery_mean_s over the runs that
-	// recovered from at least one fault; RecoveryMax the largest
+	Elections, Faults, VirtualSeconds float64
+	// WriteP50Ms and WriteP99Ms are means over the WriteLatencyRuns runs
+	// that had a successful write.
+	WriteP50Ms, WriteP99Ms float64
+	WriteLatencyRuns       int
+	// RecoveryMean is the mean of recovery_mean_s over the RecoveryRuns
+	// runs that recovered from at least one fault; RecoveryMax the largest
 	// recovery_max_s. Both are 0 when no run recovered from a fault.
 	RecoveryMean, RecoveryMax float64
+	RecoveryRuns              int
 	// Passed and Failed count runs whose checks all passed, or not.
 	Passed, Failed int
 	Checks         []CheckCount // by check name
@@ -179,16 +187,27 @@ func (g *Group) summarise() {
 	var names []string
 	for _, r := range g.Runs {
 		m := r.Metrics
-		qu = append(qu, m["quorum_up_fraction"])
-		wa = append(wa, m["write_availability"])
-		ra = append(ra, m["read_availability"])
-		el = append(el, m["leader_elections"])
-		fa = append(fa, m["faults"])
-		p50 = append(p50, m["write_latency_p50_ms"])
-		p99 = append(p99, m["write_latency_p99_ms"])
+		// measured keeps the metric name when the run has it and, if
+		// count is given, counted at least one operation (results written
+		// before unmeasured metrics were left out hold zeros instead).
+		measured := func(xs *[]float64, name, count string) {
+			x, ok := m[name]
+			if n, has := m[count]; ok && (count == "" || !has || n > 0) {
+				*xs = append(*xs, x)
+			}
+		}
+		measured(&qu, "quorum_up_fraction", "")
+		measured(&wa, "write_availability", "writes_attempted")
+		measured(&ra, "read_availability", "reads_attempted")
+		measured(&el, "leader_elections", "")
+		measured(&fa, "faults", "")
+		measured(&p50, "write_latency_p50_ms", "writes_ok")
+		measured(&p99, "write_latency_p99_ms", "writes_ok")
 		vs = append(vs, r.VirtualSeconds)
-		if m["faults"] > m["faults_unrecovered"] || m["recovery_mean_s"] > 0 {
-			rec = append(rec, m["recovery_mean_s"])
+		// Results from before unmeasured metrics were left out have a
+		// recovery_mean_s of 0 for runs without a recovery.
+		if x, ok := m["recovery_mean_s"]; ok && (m["faults"] > m["faults_unrecovered"] || x > 0) {
+			rec = append(rec, x)
 		}
 		g.RecoveryMax = max(g.RecoveryMax, m["recovery_max_s"])
 		if r.OK {
@@ -219,9 +238,9 @@ func (g *Group) summarise() {
 	g.Stack = stackStat(g.Runs)
 	g.QuorumUp, g.WriteAvail, g.ReadAvail = MeanCI(qu), MeanCI(wa), MeanCI(ra)
 	g.Elections, g.Faults = MeanCI(el).Mean, MeanCI(fa).Mean
-	g.WriteP50Ms, g.WriteP99Ms = MeanCI(p50).Mean, MeanCI(p99).Mean
+	g.WriteP50Ms, g.WriteP99Ms, g.WriteLatencyRuns = MeanCI(p50).Mean, MeanCI(p99).Mean, len(p50)
 	g.VirtualSeconds = MeanCI(vs).Mean
-	g.RecoveryMean = MeanCI(rec).Mean
+	g.RecoveryMean, g.RecoveryRuns = MeanCI(rec).Mean, len(rec)
 	sort.Strings(names)
 	for _, n := range names {
 		g.Checks = append(g.Checks, *checks[n])

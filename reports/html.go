@@ -17,6 +17,16 @@ import (
 // ReportFile is the name of the HTML report in the output directory.
 const ReportFile = "report.html"
 
+// ReportFiles are the names of the files a report writes into its
+// directory: ReportFile and every plot as PNG and SVG.
+func ReportFiles() []string {
+	out := []string{ReportFile}
+	for _, n := range PlotNames {
+		out = append(out, n+".png", n+".svg")
+	}
+	return out
+}
+
 // ReplayCommand is the `kubesim run` command line that replays r: its
 // scenario, member count, seed and ablations, its duration when it is not
 // the scenario's default, and its fault profile when it had one.
@@ -44,7 +54,9 @@ type Claim struct {
 // Claims compares 4 members with 3 and 5 with 3 in every series that has
 // them: the claim is that a 4th member buys nothing (4 members are no more
 // available than 3) and that 5 members, which tolerate 2 failures, are more
-// available than 3.
+// available than 3. A comparison is made only between groups whose runs
+// measured the fraction of time with a quorum up: the claims say nothing
+// that the metrics cannot support.
 func Claims(set *Set) []Claim {
 	var out []Claim
 	for _, s := range series(set.Groups()) {
@@ -53,7 +65,7 @@ func Claims(set *Set) []Claim {
 			by[g.Members] = g
 		}
 		three := by[3]
-		if three == nil {
+		if three == nil || three.QuorumUp.N == 0 {
 			continue
 		}
 		name := s[0].SeriesName()
@@ -74,10 +86,10 @@ func Claims(set *Set) []Claim {
 			}
 			out = append(out, c)
 		}
-		if four := by[4]; four != nil {
+		if four := by[4]; four != nil && four.QuorumUp.N > 0 {
 			compare(four, "4 members are no more available than 3: a quorum of 4 is 3, so 4 members still tolerate only 1 failure, with one more member that can fail", false)
 		}
-		if five := by[5]; five != nil {
+		if five := by[5]; five != nil && five.QuorumUp.N > 0 {
 			compare(five, "5 members are more available than 3: a quorum of 5 is 3, so 5 members tolerate 2 failures", true)
 		}
 	}
@@ -264,11 +276,20 @@ func profilesOf(set *Set) []htmlProfile {
 	return out
 }
 
+// statCell prints a Stat for a table, or a dash when no run measured it.
+func statCell(s Stat) string {
+	if s.N == 0 {
+		return "—"
+	}
+	return s.String()
+}
+
 var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"f4":  func(x float64) string { return fmt.Sprintf("%.4f", x) },
-	"f2":  func(x float64) string { return fmt.Sprintf("%.2f", x) },
-	"f1":  func(x float64) string { return fmt.Sprintf("%.1f", x) },
-	"pct": func(a, b int) string { return fmt.Sprintf("%.0f%%", 100*float64(a)/float64(max(a+b, 1))) },
+	"f4":   func(x float64) string { return fmt.Sprintf("%.4f", x) },
+	"f2":   func(x float64) string { return fmt.Sprintf("%.2f", x) },
+	"f1":   func(x float64) string { return fmt.Sprintf("%.1f", x) },
+	"pct":  func(a, b int) string { return fmt.Sprintf("%.0f%%", 100*float64(a)/float64(max(a+b, 1))) },
+	"stat": statCell,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -321,10 +342,10 @@ quorum is up is the binomial tail P(X ≥ ⌊<i>n</i>/2⌋+1), X ~ Bin(<i>n</i>,
 {{end}}
 
 <h2>Metrics per group</h2>
-<p class="muted">Means over the runs of each group, with 95% confidence intervals (normal approximation on per-run values: mean ± 1.96·s/√n; no interval for a single run). Quorum up is the fraction of the fault window in which a quorum of members was up and connected; the prediction is the binomial probability of that from the profile's MTTF and MTTR.</p>
+<p class="muted">Means over the runs of each group, with 95% confidence intervals (normal approximation on per-run values: mean ± 1.96·s/√n; no interval for a single run). Quorum up is the fraction of the fault window in which a quorum of members was up and connected; the prediction is the binomial probability of that from the profile's MTTF and MTTR. A dash marks a metric that the group's runs did not measure: full-stack and API scenarios run no etcd KV workload, so they have no write or read availability, latency or recovery time.</p>
 <table>
 <tr><th class="l">scenario / faults</th><th>members</th><th>runs</th><th>quorum up</th><th>binomial prediction</th><th>write availability</th><th>read availability</th><th>leader elections</th><th>faults</th><th>recovery mean / max (s)</th><th>write latency p50 / p99 (ms)</th><th>runs ok / failed</th></tr>
-{{range .Table}}<tr><td class="l">{{.SeriesName}}</td><td>{{.Members}}</td><td>{{len .Runs}}</td><td>{{.QuorumUp}}</td><td>{{if .HasPrediction}}{{f4 .Prediction}}{{else}}—{{end}}</td><td>{{.WriteAvail}}</td><td>{{.ReadAvail}}</td><td>{{f1 .Elections}}</td><td>{{f1 .Faults}}</td><td>{{f2 .RecoveryMean}} / {{f2 .RecoveryMax}}</td><td>{{f1 .WriteP50Ms}} / {{f1 .WriteP99Ms}}</td><td{{if .Failed}} class="bad"{{else}} class="good"{{end}}>{{.Passed}} / {{.Failed}}</td></tr>
+{{range .Table}}<tr><td class="l">{{.SeriesName}}</td><td>{{.Members}}</td><td>{{len .Runs}}</td><td>{{stat .QuorumUp}}</td><td>{{if .HasPrediction}}{{f4 .Prediction}}{{else}}—{{end}}</td><td>{{stat .WriteAvail}}</td><td>{{stat .ReadAvail}}</td><td>{{f1 .Elections}}</td><td>{{f1 .Faults}}</td><td>{{if .RecoveryRuns}}{{f2 .RecoveryMean}} / {{f2 .RecoveryMax}}{{else}}—{{end}}</td><td>{{if .WriteLatencyRuns}}{{f1 .WriteP50Ms}} / {{f1 .WriteP99Ms}}{{else}}—{{end}}</td><td{{if .Failed}} class="bad"{{else}} class="good"{{end}}>{{.Passed}} / {{.Failed}}</td></tr>
 {{end}}</table>
 {{if .Stack}}
 <h2>The control plane</h2>

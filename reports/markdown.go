@@ -8,7 +8,8 @@ import (
 
 // WriteMarkdown prints a summary of the set as markdown: per group, the
 // member count, the runs, the quorum-up fraction with its 95% interval
-// beside the binomial prediction, write availability, elections, and how
+// beside the binomial prediction, write availability (a dash when the runs
+// had no KV workload to measure it), elections, and how
 // many runs passed and failed their checks; for full-stack runs the time
 // to converge, pods run twice, healthy restarts and pods created; then the
 // claims and the failing runs' replay commands.
@@ -25,7 +26,7 @@ func WriteMarkdown(w io.Writer, set *Set) error {
 				pred = fmt.Sprintf("%.4f", g.Prediction)
 			}
 			fmt.Fprintf(&b, "| %d | %d | %s | %s | %s | %.1f | %d / %d |\n",
-				g.Members, len(g.Runs), g.QuorumUp, pred, g.WriteAvail, g.Elections, g.Passed, g.Failed)
+				g.Members, len(g.Runs), statCell(g.QuorumUp), pred, statCell(g.WriteAvail), g.Elections, g.Passed, g.Failed)
 		}
 		b.WriteString("\n")
 	}

@@ -226,7 +226,8 @@ func availabilityRange(p *plot.Plot, vals []float64) {
 
 // AvailabilityFigure draws availability by member count: per series, the
 // mean quorum_up_fraction and write_availability with their 95% intervals,
-// beside the binomial prediction.
+// beside the binomial prediction. A group without a metric (full-stack
+// runs have no write_availability) has no point for it.
 func AvailabilityFigure(set *Set) (*Figure, error) {
 	f := newFigure(PlotAvailability, "Availability by etcd member count (mean, 95% CI)",
 		"Each point is the mean over a group's runs (seeds); bars are 95% confidence intervals. The dashed line is the binomial probability that a quorum of members is up, from the profile's MTTF and MTTR.")
@@ -247,11 +248,17 @@ func AvailabilityFigure(set *Set) (*Figure, error) {
 		base := -0.18 + width*(float64(si)+0.5)
 		for _, g := range s {
 			x := float64(g.Members) + base
-			xy, e := clippedCI(x-width/5, g.QuorumUp)
-			qu.XYs, qu.YErrors = append(qu.XYs, xy), append(qu.YErrors, e)
-			xy, e = clippedCI(x+width/5, g.WriteAvail)
-			wa.XYs, wa.YErrors = append(wa.XYs, xy), append(wa.YErrors, e)
-			vals = append(vals, max(g.QuorumUp.Lo(), 0), max(g.WriteAvail.Lo(), 0), min(g.QuorumUp.Hi(), 1), min(g.WriteAvail.Hi(), 1))
+			// A group plots only what its runs measured.
+			if g.QuorumUp.N > 0 {
+				xy, e := clippedCI(x-width/5, g.QuorumUp)
+				qu.XYs, qu.YErrors = append(qu.XYs, xy), append(qu.YErrors, e)
+				vals = append(vals, max(g.QuorumUp.Lo(), 0), min(g.QuorumUp.Hi(), 1))
+			}
+			if g.WriteAvail.N > 0 {
+				xy, e := clippedCI(x+width/5, g.WriteAvail)
+				wa.XYs, wa.YErrors = append(wa.XYs, xy), append(wa.YErrors, e)
+				vals = append(vals, max(g.WriteAvail.Lo(), 0), min(g.WriteAvail.Hi(), 1))
+			}
 			if g.HasPrediction {
 				pred = append(pred, plotter.XY{X: float64(g.Members), Y: g.Prediction})
 				vals = append(vals, g.Prediction)
@@ -266,11 +273,15 @@ func AvailabilityFigure(set *Set) (*Figure, error) {
 				return nil, err
 			}
 		}
-		if err := addErrPoints(f, qu, colorAt(2*si), draw.CircleGlyph{}, "quorum up"+suffix); err != nil {
-			return nil, err
+		if len(qu.XYs) > 0 {
+			if err := addErrPoints(f, qu, colorAt(2*si), draw.CircleGlyph{}, "quorum up"+suffix); err != nil {
+				return nil, err
+			}
 		}
-		if err := addErrPoints(f, wa, colorAt(2*si+1), draw.TriangleGlyph{}, "write availability"+suffix); err != nil {
-			return nil, err
+		if len(wa.XYs) > 0 {
+			if err := addErrPoints(f, wa, colorAt(2*si+1), draw.TriangleGlyph{}, "write availability"+suffix); err != nil {
+				return nil, err
+			}
 		}
 	}
 	availabilityRange(p, vals)
@@ -541,7 +552,8 @@ func latencyByMembers(groups []*Group) map[int][]int {
 
 // LatencyFigure draws the distribution of successful write latencies,
 // merged over the runs of each member count, as grouped bars over the
-// histogram's (logarithmic) buckets.
+// histogram's (logarithmic) buckets; without any successful write, it
+// says so instead.
 func LatencyFigure(set *Set) (*Figure, error) {
 	f := newFigure(PlotLatency, "Write latency distribution (successful writes)",
 		"Share of successful writes per latency bucket (milliseconds, upper bounds growing roughly ×2–×2.5), merged over every run of each member count.")
@@ -558,6 +570,16 @@ func LatencyFigure(set *Set) (*Figure, error) {
 	p.Y.Min = 0
 	hists := latencyByMembers(set.Groups())
 	ms := memberCounts(set.Groups())
+	writes := 0
+	for _, h := range hists {
+		for _, c := range h {
+			writes += c
+		}
+	}
+	if writes == 0 {
+		return messageFigure(PlotLatency, "Write latency distribution",
+			"no successful etcd KV write in these runs, so no latency to plot:\nfull-stack and API scenarios run no KV workload"), nil
+	}
 	if len(series(set.Groups())) > 1 {
 		p.Title.Text += "\nall scenarios and profiles pooled"
 	}
@@ -667,6 +689,11 @@ func TimelineFigure(tl *Timeline, r *scenarios.Result) (*Figure, error) {
 	p.Y.Min, p.Y.Max = -0.6, float64(n)+1.6
 	rowOf := func(i int) float64 { return float64(n+1) - float64(i) } // etcd-1 on top
 	ticks := plot.ConstantTicks{{Value: 0, Label: "writes failed"}, {Value: 1, Label: "writes ok"}}
+	if len(tl.Writes) == 0 {
+		// A run without a KV workload: empty rows would read as no write
+		// succeeding.
+		ticks = plot.ConstantTicks{{Value: 0.5, Label: "no KV writes"}}
+	}
 	for i, m := range tl.Members {
 		ticks = append(ticks, plot.Tick{Value: rowOf(i), Label: m.Name})
 	}
@@ -718,8 +745,10 @@ func TimelineFigure(tl *Timeline, r *scenarios.Result) (*Figure, error) {
 	f.Legend.Add("member paused", &swatch{colPaused})
 	f.Legend.Add("Raft leader", &swatch{colLeader})
 	f.Legend.Add("partition", &swatch{colPartition})
-	f.Legend.Add("write ok", &swatch{colWriteOK})
-	f.Legend.Add("write failed", &swatch{colWriteFail})
+	if len(tl.Writes) > 0 {
+		f.Legend.Add("write ok", &swatch{colWriteOK})
+		f.Legend.Add("write failed", &swatch{colWriteFail})
+	}
 	return f, nil
 }
 

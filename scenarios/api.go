@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiload"
@@ -52,11 +53,6 @@ const (
 	emitBefore = time.Second
 )
 
-// ReflectorAblations are the informers' ablations (cache.ReflectorConfig).
-type ReflectorAblations struct {
-	NoResume, RelistRV0 bool
-}
-
 // APITopology sizes the API layer an API scenario builds on its etcd
 // cluster.
 type APITopology struct {
@@ -99,12 +95,12 @@ var apiResources = []string{model.ResourceLeasesName, model.ResourcePodsName}
 // state reporter, which lists the resources from etcd then. It adds the
 // fault targets "apiservers", "api-clients", "api-informers" and
 // "api-writers".
-func BuildAPI(c *Cluster, top APITopology, abl AblationSet, faultEnd, end time.Duration) (*APILayer, error) {
+func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.Duration) (*APILayer, error) {
 	w := c.World
 	if top.WatchIdleTimeout <= 0 {
 		top.WatchIdleTimeout = DefaultAPIWatchIdleTimeout
 	}
-	l, servers, err := addAPIServers(c, top.Servers, top.WatchCacheWindow, abl.API)
+	l, servers, err := addAPIServers(c, top.Servers, top.WatchCacheWindow, abl)
 	if err != nil {
 		return nil, err
 	}
@@ -132,8 +128,7 @@ func BuildAPI(c *Cluster, top APITopology, abl AblationSet, faultEnd, end time.D
 		name := fmt.Sprintf("informer-%d", i)
 		l.Informers = append(l.Informers, name)
 		if err := add(name, apiload.BootInformers(apiload.InformerConfig{Name: name, Servers: servers, Resources: apiResources,
-			NoResume: abl.Reflector.NoResume, RelistRV0: abl.Reflector.RelistRV0,
-			WatchIdleTimeout: top.WatchIdleTimeout, EmitAt: emit})); err != nil {
+			Ablations: abl, WatchIdleTimeout: top.WatchIdleTimeout, EmitAt: emit})); err != nil {
 			return nil, err
 		}
 	}
@@ -153,7 +148,7 @@ func BuildAPI(c *Cluster, top APITopology, abl AblationSet, faultEnd, end time.D
 // on the cluster's etcd members, each starting on a different member, and
 // the fabric rule that only they may reach etcd's client port. It returns
 // the layer (registered as c.API, with its fault targets) and their hosts.
-func addAPIServers(c *Cluster, n int, window time.Duration, abl apiserver.Ablations) (*APILayer, []sim.HostID, error) {
+func addAPIServers(c *Cluster, n int, window time.Duration, abl ablation.Set) (*APILayer, []sim.HostID, error) {
 	w := c.World
 	if n <= 0 {
 		n = DefaultAPIServers
@@ -234,26 +229,6 @@ func APIChecks(c *Cluster) []checks.Check {
 			AllowedSenders: func(host string) bool { return servers[host] },
 			HostName:       w.HostName,
 		}),
-	}
-}
-
-// apiSpec makes an API scenario: an etcd cluster without the KV workload
-// (the API servers run the compactor), the API layer of top on it, and the
-// API checks.
-func APISpec(name, description string, top APITopology, faults func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule) Spec {
-	return Spec{
-		Name:        name,
-		Description: description,
-		Duration:    APIDuration,
-		Settle:      APISettle,
-		Topology:    APIEtcdTopology,
-		Faults:      faults,
-		Extend: func(c *Cluster, abl AblationSet, faultEnd, end time.Duration) ([]checks.Check, error) {
-			if _, err := BuildAPI(c, top, abl, faultEnd, end); err != nil {
-				return nil, err
-			}
-			return APIChecks(c), nil
-		},
 	}
 }
 

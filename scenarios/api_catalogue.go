@@ -13,20 +13,20 @@ import (
 func apiCatalogue() []Spec {
 	base := APITopology{Counters: 2, CRUD: 2, Informers: 2, Rogue: true, Think: 200 * time.Millisecond}
 	return []Spec{
-		APISpec("api-conflict-storm",
-			"six writers increment one counter with RetryOnConflict (409s galore) beside CRUD clients and informers, with mildly flaky links to the API servers and an API server crash every 40 s",
-			APITopology{Counters: 6, CRUD: 1, Informers: 1, Rogue: true, Think: 150 * time.Millisecond},
-			func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+		{Name: "api-conflict-storm",
+			Description: "six writers increment one counter with RetryOnConflict (409s galore) beside CRUD clients and informers, with mildly flaky links to the API servers and an API server crash every 40 s",
+			API:         &APITopology{Counters: 6, CRUD: 1, Informers: 1, Rogue: true, Think: 150 * time.Millisecond},
+			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				s := sim.Schedule{{At: 5 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"apiservers"}}, For: end - 5*time.Second,
 					Loss: 0.02, Dup: 0.02, Reorder: 0.05, Delay: 5 * time.Millisecond}}
 				return append(s, every(20*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
 					return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{pickServer(c, rng)}}, For: 5 * time.Second}
 				})...)
-			}),
-		APISpec("api-watch-disconnects",
-			"an API server loses its clients for 16 to 20 s (at 5 s, and again 30 s later when the minute of faults has room), longer than their 15 s watch idle timeout, so its watches break and fail over to the next replica, which has lost etcd meanwhile (its cache lags); the informers' links lose 3% of messages throughout",
-			base,
-			func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			}},
+		{Name: "api-watch-disconnects",
+			Description: "an API server loses its clients for 16 to 20 s (at 5 s, and again 30 s later when the minute of faults has room), longer than their 15 s watch idle timeout, so its watches break and fail over to the next replica, which has lost etcd meanwhile (its cache lags); the informers' links lose 3% of messages throughout",
+			API:         api(base),
+			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				s := sim.Schedule{{At: 5 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"api-informers"}}, For: end - 5*time.Second,
 					Loss: 0.03, Reorder: 0.05, Delay: 2 * time.Millisecond}}
 				n := len(c.API.Servers)
@@ -39,39 +39,39 @@ func apiCatalogue() []Spec {
 						sim.Fault{At: at + 2*time.Second, Kind: sim.FaultPartition, Targets: [][]string{{cut}, {"api-clients"}}, For: d})
 				}
 				return s
-			}),
-		APISpec("api-compaction-410",
-			"the API servers' watch caches keep only 5 s of events, and every 20 s the informers lose the API servers for 8 to 15 s: their resumed watches get 410 Gone and they relist",
-			APITopology{Counters: 2, CRUD: 2, Informers: 2, Rogue: true, Think: 200 * time.Millisecond, WatchCacheWindow: 5 * time.Second},
-			func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			}},
+		{Name: "api-compaction-410",
+			Description: "the API servers' watch caches keep only 5 s of events, and every 20 s the informers lose the API servers for 8 to 15 s: their resumed watches get 410 Gone and they relist",
+			API:         &APITopology{Counters: 2, CRUD: 2, Informers: 2, Rogue: true, Think: 200 * time.Millisecond, WatchCacheWindow: 5 * time.Second},
+			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return every(10*time.Second, 20*time.Second, end, rng, func(at time.Duration) sim.Fault {
 					d := 8*time.Second + time.Duration(rng.Int64N(int64(7*time.Second)))
 					return sim.Fault{At: at, Kind: sim.FaultPartition, Targets: [][]string{{"api-informers"}, {"apiservers"}}, For: d}
 				})
-			}),
-		APISpec("apiserver-crash",
-			"every 15 s an API server replica crashes (losing its watch cache and every request in flight) and restarts 5 to 15 s later; sometimes two are down at once",
-			base,
-			func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			}},
+		{Name: "apiserver-crash",
+			Description: "every 15 s an API server replica crashes (losing its watch cache and every request in flight) and restarts 5 to 15 s later; sometimes two are down at once",
+			API:         api(base),
+			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return every(10*time.Second, 15*time.Second, end, rng, func(at time.Duration) sim.Fault {
 					d := 5*time.Second + time.Duration(rng.Int64N(int64(10*time.Second)))
 					return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{pickServer(c, rng)}}, For: d}
 				})
-			}),
-		APISpec("etcd-leader-partition-under-api",
-			"the etcd leader is cut off from everyone (API servers included) for 15 s, every 40 s, under API load: the API servers fail over to the new leader",
-			base,
-			func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			}},
+		{Name: "etcd-leader-partition-under-api",
+			Description: "the etcd leader is cut off from everyone (API servers included) for 15 s, every 40 s, under API load: the API servers fail over to the new leader",
+			API:         api(base),
+			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return every(20*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
 					return sim.Fault{At: at, Kind: sim.FaultIsolate, Targets: [][]string{{"etcd-leader"}}, For: 15 * time.Second}
 				})
-			}),
-		APISpec("api-chaos",
-			"a random mix drawn from the seed: etcd-chaos's faults, plus API server crashes, API servers cut off from their clients or from etcd, informers cut off from the API servers, and flaky client links",
-			base,
-			func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			}},
+		{Name: "api-chaos",
+			Description: "a random mix drawn from the seed: etcd-chaos's faults, plus API server crashes, API servers cut off from their clients or from etcd, informers cut off from the API servers, and flaky client links",
+			API:         api(base),
+			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return APIChaosSchedule(c, rng, end)
-			}),
+			}},
 	}
 }
 
@@ -117,18 +117,5 @@ func APIChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedu
 	return s
 }
 
-// apiAblations are the API layer's ablations.
-func apiAblations() []Ablation {
-	return []Ablation{
-		{Name: "apiserver-last-write-wins", Mechanism: "update ignores resourceVersion: the API server writes with a plain put, so a stale read-modify-write overwrites a newer one", Check: "no-lost-updates", Scenario: "api-conflict-storm",
-			apply: func(s *AblationSet) { s.API.LastWriteWins = true }},
-		{Name: "reflector-no-resume", Mechanism: "after a broken watch the reflector re-watches from \"now\" instead of its last resourceVersion, without relisting", Check: "informer-replay", Scenario: "api-watch-disconnects",
-			apply: func(s *AblationSet) { s.Reflector.NoResume = true }},
-		{Name: "cache-no-410", Mechanism: "a watch from a revision that has left the watch cache's window is served from whatever the cache has, instead of 410 Gone", Check: "informer-replay", Scenario: "api-compaction-410",
-			apply: func(s *AblationSet) { s.API.CacheNo410 = true }},
-		{Name: "apiserver-skip-authz", Mechanism: "authorization and the node restriction allow everything", Check: "access", Scenario: "api-chaos",
-			apply: func(s *AblationSet) { s.API.SkipAuthz = true }},
-		{Name: "reflector-relist-rv0", Mechanism: "a reflector relists with resourceVersion \"0\", which a lagging replica serves from its stale cache (Kubernetes issue 59848)", Check: "time-travel", Scenario: "api-watch-disconnects",
-			apply: func(s *AblationSet) { s.Reflector.RelistRV0 = true }},
-	}
-}
+// api returns a copy of top for one scenario.
+func api(top APITopology) *APITopology { return &top }

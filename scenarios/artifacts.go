@@ -9,15 +9,17 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/checks"
+	"github.com/kubesim/kubesim/sim"
 )
 
-// Artifacts are the files written for a failing run.
+// Artifacts are the files written for a run.
 type Artifacts struct {
 	Dir      string
 	Trace    string // JSONL, one event per line
-	Timeline string // one line per event, virtual time first
+	Timeline string // one line per event, trace position and virtual time first
 	// Porcupine holds porcupine's HTML visualizations, one per failed
-	// linearizability check (checks.Visualizer) with a violation to show.
+	// linearizability check (checks.Visualizer) with a violation to show,
+	// named after the check.
 	Porcupine []string
 }
 
@@ -32,60 +34,136 @@ func (a Artifacts) Paths() []string {
 	return out
 }
 
-// ArtifactName is a file-name-safe name for a run.
+// ArtifactName is a file-name-safe name for a run: scenario, members, seed,
+// then what else sets it apart (ablations, the profile's name, an explicit
+// schedule, a duration other than the scenario's).
 func ArtifactName(o Options) string {
 	name := fmt.Sprintf("%s-m%d-s%d", o.Scenario, o.Members, o.Seed)
 	if len(o.Ablations) > 0 {
 		name += "-" + strings.Join(o.Ablations, "+")
 	}
+	if o.Profile != nil {
+		name += "-" + o.Profile.Name
+	}
+	if o.Schedule != nil {
+		name += "-schedule"
+	}
+	if o.Duration != 0 {
+		name += "-" + o.Duration.String()
+	}
 	return name
 }
 
-// WriteArtifacts replays the run of opts (it is deterministic, so the replay
-// is the same run) with the trace recorded, and writes the trace as JSONL
-// and as a timeline under dir, plus porcupine's visualization of each
-// failed linearizability check, named after the check.
-func WriteArtifacts(opts Options, dir string) (Artifacts, error) {
-	a := Artifacts{Dir: dir}
+// ArtifactRecorder writes a run's trace, as JSONL and as a timeline, into
+// files while the run runs; Finish adds porcupine's visualizations.
+type ArtifactRecorder struct {
+	a        Artifacts
+	files    []*os.File
+	flushers []func() error
+}
+
+// RecordArtifacts subscribes the artifact writers to p's world, which must
+// not have run yet, creating dir if needed. Call Finish after p.Run.
+func RecordArtifacts(p *Prepared, dir string) (*ArtifactRecorder, error) {
+	if p.World.Trace().Len() != 0 {
+		return nil, fmt.Errorf("record artifacts: the world has already run %d events", p.World.Trace().Len())
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return a, err
+		return nil, err
 	}
-	base := filepath.Join(dir, ArtifactName(opts))
-	var jsonl, timeline bytes.Buffer
-	opts.Trace, opts.Timeline = &jsonl, &timeline
-	p, err := Prepare(opts)
+	r := &ArtifactRecorder{a: Artifacts{Dir: dir}}
+	base := filepath.Join(dir, ArtifactName(p.Options))
+	trace, err := r.create(base + ".trace.jsonl")
 	if err != nil {
-		return a, err
+		return nil, err
 	}
-	res, err := p.Run()
+	timeline, err := r.create(base + ".timeline.txt")
 	if err != nil {
-		return a, err
+		r.close()
+		return nil, err
 	}
-	a.Trace, a.Timeline = base+".trace.jsonl", base+".timeline.txt"
-	if err := os.WriteFile(a.Trace, jsonl.Bytes(), 0o644); err != nil {
-		return a, err
+	r.a.Trace, r.a.Timeline = trace.Name(), timeline.Name()
+	r.flushers = append(r.flushers, sim.NewJSONLWriter(p.World, trace).Flush, sim.NewTimelineWriter(p.World, timeline).Flush)
+	return r, nil
+}
+
+func (r *ArtifactRecorder) create(path string) (*os.File, error) {
+	f, err := os.Create(path)
+	if err == nil {
+		r.files = append(r.files, f)
 	}
-	if err := os.WriteFile(a.Timeline, timeline.Bytes(), 0o644); err != nil {
-		return a, err
+	return f, err
+}
+
+// close closes the files and returns the first error.
+func (r *ArtifactRecorder) close() error {
+	var first error
+	for _, f := range r.files {
+		if err := f.Close(); err != nil && first == nil {
+			first = err
+		}
 	}
+	r.files = nil
+	return first
+}
+
+// Finish flushes and closes the trace files and, for every linearizability
+// check that failed in res, writes porcupine's visualization beside them.
+// It returns the files written (those written before an error, too).
+func (r *ArtifactRecorder) Finish(p *Prepared, res Result) (Artifacts, error) {
+	var first error
+	for _, f := range r.flushers {
+		if err := f(); err != nil && first == nil {
+			first = err
+		}
+	}
+	if err := r.close(); err != nil && first == nil {
+		first = err
+	}
+	if first != nil {
+		return r.a, first
+	}
+	base := filepath.Join(r.a.Dir, ArtifactName(p.Options))
 	for i, c := range p.Checks {
 		v, ok := c.(checks.Visualizer)
-		if !ok || res.Checks[i].OK {
+		if !ok || i >= len(res.Checks) || res.Checks[i].OK {
 			continue
 		}
 		var html bytes.Buffer
 		if err := v.WriteVisualization(&html); errors.Is(err, checks.ErrNoVisualization) {
 			continue // a failure without a violation to show: porcupine timed out
 		} else if err != nil {
-			return a, err
+			return r.a, err
 		}
 		path := base + "." + c.Name() + ".porcupine.html"
 		if err := os.WriteFile(path, html.Bytes(), 0o644); err != nil {
-			return a, err
+			return r.a, err
 		}
-		a.Porcupine = append(a.Porcupine, path)
+		r.a.Porcupine = append(r.a.Porcupine, path)
 	}
-	return a, nil
+	return r.a, nil
+}
+
+// WriteArtifacts replays the run of opts (it is deterministic, so the replay
+// is the same run) with the trace recorded, and writes the trace as JSONL
+// and as a timeline under dir, plus porcupine's visualization when a
+// linearizability check fails.
+func WriteArtifacts(opts Options, dir string) (Artifacts, error) {
+	opts.Trace, opts.Timeline = nil, nil
+	p, err := Prepare(opts)
+	if err != nil {
+		return Artifacts{Dir: dir}, err
+	}
+	rec, err := RecordArtifacts(p, dir)
+	if err != nil {
+		return Artifacts{Dir: dir}, err
+	}
+	res, err := p.Run()
+	a, ferr := rec.Finish(p, res)
+	if err == nil {
+		err = ferr
+	}
+	return a, err
 }
 
 // FailureReport is the text a failing run prints: each failed check with

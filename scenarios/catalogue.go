@@ -3,7 +3,6 @@ package scenarios
 import (
 	"time"
 
-	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -47,15 +46,6 @@ func Catalogue() []Spec {
 			Description: "a quorum of members crashes for 30 s: writes must stop completely, and safety must hold throughout",
 			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return sim.Schedule{{At: 30 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{"etcd-quorum"}}, For: 30 * time.Second}}
-			},
-			ExtraChecks: func(c *Cluster, s sim.Schedule) []checks.Check {
-				var windows []checks.Window
-				for _, f := range s {
-					if f.Kind == sim.FaultCrash && len(f.Targets) == 1 && len(f.Targets[0]) == 1 && f.Targets[0][0] == "etcd-quorum" {
-						windows = append(windows, checks.Window{From: sim.Time(f.At), To: sim.Time(f.At + f.For)})
-					}
-				}
-				return []checks.Check{checks.NewNoWritesDuring(windows)}
 			},
 		},
 		{
@@ -128,28 +118,42 @@ func Catalogue() []Spec {
 // sweep: independent crash-restart faults, each member up 75% of the time.
 const DefaultProfile = "crash-restart:mttf=60s,mttr=20s"
 
-// withDefaults fills what a catalogue entry leaves unset: two virtual
-// minutes, a 20 s settle window and the default topology.
+// withDefaults fills what a scenario leaves unset, by its layer: the
+// length and settle window (2 min and 20 s for etcd, APIDuration and
+// APISettle above it), the etcd topology (with the KV workload only for
+// etcd scenarios), and the member counts and seeds of the catalogue (3, 4
+// and 5 over 100 seeds; the full stack, whose runs are longer, 3 and 5
+// over 50).
 func withDefaults(specs []Spec) []Spec {
 	for i := range specs {
 		s := &specs[i]
+		etcd := s.Layer() == "etcd"
 		if s.Duration == 0 {
-			s.Duration = 2 * time.Minute
+			s.Duration = pick(etcd, 2*time.Minute, APIDuration)
 		}
 		if s.Settle == 0 {
-			s.Settle = 20 * time.Second
+			s.Settle = pick(etcd, 20*time.Second, APISettle)
 		}
 		if s.Topology == nil {
-			s.Topology = DefaultTopology
+			s.Topology = pick(etcd, DefaultTopology, APIEtcdTopology)
 		}
+		stack := s.Layer() == "stack"
 		if len(s.Members) == 0 {
-			s.Members = []int{3, 4, 5}
+			s.Members = pick(stack, []int{3, 5}, []int{3, 4, 5})
 		}
 		if s.Seeds == 0 {
-			s.Seeds = 100
+			s.Seeds = pick(stack, 50, 100)
 		}
 	}
 	return specs
+}
+
+// pick is cond ? a : b.
+func pick[T any](cond bool, a, b T) T {
+	if cond {
+		return a
+	}
+	return b
 }
 
 // every repeats a fault from first, period apart (with up to 10% jitter),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/etcd"
 	"github.com/kubesim/kubesim/nodes/etcd/kvload"
 	"github.com/kubesim/kubesim/sim"
@@ -53,7 +54,7 @@ type Cluster struct {
 const MaxMembers = 7
 
 // BuildCluster adds an etcd cluster and its KV workload to w.
-func BuildCluster(w *sim.World, top Topology, abl etcd.Ablations) (*Cluster, error) {
+func BuildCluster(w *sim.World, top Topology, abl ablation.Set) (*Cluster, error) {
 	if top.Members < 1 || top.Members > MaxMembers {
 		return nil, fmt.Errorf("members must be between 1 and %d, got %d", MaxMembers, top.Members)
 	}
@@ -138,6 +139,16 @@ func (c *Cluster) resolveGroups(name string) ([]sim.HostID, bool) {
 		ids = append(ids, h.ID())
 	}
 	return ids, true
+}
+
+// MemberIDs returns the etcd members' hosts.
+func (c *Cluster) MemberIDs() []sim.HostID {
+	ids := make([]sim.HostID, len(c.Members))
+	for i, m := range c.Members {
+		h, _ := c.World.HostByName(m)
+		ids[i] = h.ID()
+	}
+	return ids
 }
 
 // EmitKVHashes asks every live member to report its store hash into the

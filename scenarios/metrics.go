@@ -98,25 +98,41 @@ func (m *Metrics) Observe(e *sim.Event) {
 	}
 }
 
-// Values returns the metrics by name, as `run --json` prints them.
+// Values returns the metrics by name, as `run --json` prints them. A run
+// measures only what its workload did: without KV writes (a full-stack or
+// API scenario has no etcd KV workload) it has no write availability,
+// write latency, write counts or recovery times, rather than zeros that
+// would read as measurements; likewise for reads. Latency percentiles
+// need a successful operation, and the recovery times a recovered fault.
 func (m *Metrics) Values() map[string]float64 {
-	return map[string]float64{
-		"write_availability":   ratio(m.writes),
-		"read_availability":    ratio(m.reads),
-		"writes_attempted":     float64(m.writes.attempted),
-		"writes_ok":            float64(m.writes.ok),
-		"reads_attempted":      float64(m.reads.attempted),
-		"reads_ok":             float64(m.reads.ok),
-		"leader_elections":     float64(len(m.leaderTerms)),
-		"write_latency_p50_ms": percentile(m.writeLatency, 0.50),
-		"write_latency_p99_ms": percentile(m.writeLatency, 0.99),
-		"read_latency_p50_ms":  percentile(m.readLatency, 0.50),
-		"read_latency_p99_ms":  percentile(m.readLatency, 0.99),
-		"faults":               float64(len(m.recoveries) + len(m.openFaults)),
-		"recovery_mean_s":      mean(m.recoveries),
-		"recovery_max_s":       maxOf(m.recoveries),
-		"faults_unrecovered":   float64(len(m.openFaults)),
+	v := map[string]float64{
+		"leader_elections": float64(len(m.leaderTerms)),
+		"faults":           float64(len(m.recoveries) + len(m.openFaults)),
 	}
+	if m.writes.attempted > 0 {
+		v["write_availability"] = ratio(m.writes)
+		v["writes_attempted"] = float64(m.writes.attempted)
+		v["writes_ok"] = float64(m.writes.ok)
+		v["faults_unrecovered"] = float64(len(m.openFaults))
+	}
+	if len(m.writeLatency) > 0 {
+		v["write_latency_p50_ms"] = percentile(m.writeLatency, 0.50)
+		v["write_latency_p99_ms"] = percentile(m.writeLatency, 0.99)
+	}
+	if m.reads.attempted > 0 {
+		v["read_availability"] = ratio(m.reads)
+		v["reads_attempted"] = float64(m.reads.attempted)
+		v["reads_ok"] = float64(m.reads.ok)
+	}
+	if len(m.readLatency) > 0 {
+		v["read_latency_p50_ms"] = percentile(m.readLatency, 0.50)
+		v["read_latency_p99_ms"] = percentile(m.readLatency, 0.99)
+	}
+	if len(m.recoveries) > 0 {
+		v["recovery_mean_s"] = mean(m.recoveries)
+		v["recovery_max_s"] = maxOf(m.recoveries)
+	}
+	return v
 }
 
 func mean(xs []float64) float64 {

@@ -11,26 +11,38 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/sim"
 )
 
-// Spec is a named scenario.
+// Spec is a named scenario: data that says what world to build, what
+// faults to inject and what to judge. Every scenario, of every layer, is a
+// Spec literal: an etcd scenario sets neither API nor Stack, an API
+// scenario sets API, a full-stack one Stack. The layers' checks come with
+// the layers; Build adds what is the scenario's own.
 type Spec struct {
 	Name        string
 	Description string
-	// Duration is the default virtual run length, settle window included.
+	// Duration is the default virtual run length, settle window included
+	// (default: 2 min for etcd scenarios, APIDuration for API ones).
 	Duration time.Duration
-	// Settle is the fault-free window at the end, before the final checks.
+	// Settle is the fault-free window at the end, before the final checks
+	// (default: 20 s for etcd scenarios, APISettle for API ones).
 	Settle time.Duration
-	// Topology sizes the cluster for a member count.
+	// Topology sizes the etcd cluster for a member count (default:
+	// DefaultTopology, with the KV workload, for etcd scenarios;
+	// APIEtcdTopology, without it, under the API layer and the stack).
 	Topology func(members int) Topology
+	// API, when set, builds the API layer on etcd (BuildAPI) and runs
+	// APIChecks.
+	API *APITopology
+	// Stack, when set, builds the whole control plane on etcd (BuildStack)
+	// and runs StackChecks.
+	Stack *StackTopology
 	// Faults draws the fault schedule from the scenario's random stream.
 	// Faults end before Duration-Settle.
 	Faults func(c *Cluster, rng *sim.Stream, faultEnd time.Duration) sim.Schedule
-	// ExtraChecks adds checks particular to the scenario, given the
-	// schedule that will run.
-	ExtraChecks func(c *Cluster, s sim.Schedule) []checks.Check
 	// Driver, when set, installs a reactive nemesis once the world is
 	// built: it may schedule callbacks (c.World.At, After), read what the
 	// trace told c.Leader, subscribe to the trace, and inject faults with
@@ -38,17 +50,36 @@ type Spec struct {
 	// leave the network healed and every member restarted by faultEnd. An
 	// explicit Schedule or a Profile replaces it, as it replaces Faults.
 	Driver func(c *Cluster, rng *sim.Stream, faultEnd time.Duration)
-	// Extend, when set, builds more of the world on the etcd cluster once
-	// it is built, before the faults are drawn (the API scenarios add their
-	// API servers and clients): it gets the run's ablations, the end of
-	// the faults and the run's length, and returns the checks it needs,
-	// which run beside EtcdChecks.
-	Extend func(c *Cluster, abl AblationSet, faultEnd, end time.Duration) ([]checks.Check, error)
+	// Build, when set, runs once the layers are built and before the
+	// faults are drawn: it may build more of the world, and returns the
+	// scenario's own checks, which run beside its layers' checks.
+	Build func(c *Cluster, env Env) ([]checks.Check, error)
 	// Members are the etcd member counts TestCatalogue runs the scenario
-	// with (default 3, 4 and 5), and Seeds how many seeds each (default
-	// 100; -short runs 5). Any member count can still be asked for.
+	// with (default 3, 4 and 5; 3 and 5 for the full stack), and Seeds how
+	// many seeds the deep catalogue runs (default 100; 50 for the full
+	// stack). Any member count can still be asked for.
 	Members []int
 	Seeds   int
+}
+
+// Env is what Spec.Build knows of the run.
+type Env struct {
+	// Ablations are the run's switches, for anything Build boots.
+	Ablations ablation.Set
+	// FaultEnd is when the faults end; End is the run's length.
+	FaultEnd, End time.Duration
+}
+
+// Layer names the highest layer a scenario builds: "etcd", "api" or
+// "stack".
+func (s Spec) Layer() string {
+	switch {
+	case s.Stack != nil:
+		return "stack"
+	case s.API != nil:
+		return "api"
+	}
+	return "etcd"
 }
 
 // Options selects one run of a scenario.
@@ -174,7 +205,7 @@ func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
 	}
 	w := sim.NewWorld(opts.Seed)
 	top := spec.Topology(opts.Members)
-	if spec.Extend != nil && (opts.Clients != 0 || opts.Think != 0) {
+	if spec.Layer() != "etcd" && (opts.Clients != 0 || opts.Think != 0) {
 		return nil, fmt.Errorf("clients and think size the KV workload of etcd scenarios; %s has none", spec.Name)
 	}
 	if opts.Clients > 0 {
@@ -186,17 +217,15 @@ func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
 	if top.QuietAt == 0 {
 		top.QuietAt = d - QuietWindow
 	}
-	c, err := BuildCluster(w, top, abl.Etcd)
+	c, err := BuildCluster(w, top, abl)
 	if err != nil {
 		return nil, err
 	}
 	p := &Prepared{Spec: spec, Options: opts, World: w, Cluster: c, duration: d}
 	faultEnd := d - spec.Settle
-	var extChecks []checks.Check
-	if spec.Extend != nil {
-		if extChecks, err = spec.Extend(c, abl, faultEnd, d); err != nil {
-			return nil, err
-		}
+	layerChecks, err := buildLayers(spec, c, Env{Ablations: abl, FaultEnd: faultEnd, End: d})
+	if err != nil {
+		return nil, err
 	}
 	p.Schedule = opts.Schedule
 	switch {
@@ -220,19 +249,11 @@ func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
 		t := sim.NewTimelineWriter(w, opts.Timeline)
 		p.flush = append(p.flush, t.Flush)
 	}
-	p.Checks = append(EtcdChecks(), extChecks...)
-	if spec.ExtraChecks != nil {
-		p.Checks = append(p.Checks, spec.ExtraChecks(c, p.Schedule)...)
-	}
+	p.Checks = append(EtcdChecks(c), layerChecks...)
 	checks.Attach(w, p.Checks...)
 	p.Metrics = NewMetrics()
 	w.Subscribe(p.Metrics.Observe)
-	var members []sim.HostID
-	for _, m := range c.Members {
-		h, _ := w.HostByName(m)
-		members = append(members, h.ID())
-	}
-	p.Quorum = NewQuorumTracker(w, members, sim.Time(faultEnd))
+	p.Quorum = NewQuorumTracker(w, c.MemberIDs(), sim.Time(faultEnd))
 	w.Subscribe(p.Quorum.Observe)
 	w.Apply(p.Schedule)
 	if spec.Driver != nil && opts.Schedule == nil && opts.Profile == nil {
@@ -252,13 +273,40 @@ func checkWithinRun(s sim.Schedule, d time.Duration) error {
 	return nil
 }
 
-// EtcdChecks are the checks every etcd scenario runs.
-func EtcdChecks() []checks.Check {
+// buildLayers builds the API layer or the stack a scenario asks for, then
+// runs its Build hook, and returns the checks of both.
+func buildLayers(spec Spec, c *Cluster, env Env) ([]checks.Check, error) {
+	var cs []checks.Check
+	switch {
+	case spec.Stack != nil:
+		if _, err := BuildStack(c, *spec.Stack, env.Ablations, env.End); err != nil {
+			return nil, err
+		}
+		cs = StackChecks(c, env.FaultEnd, spec.Stack.ProbeExempt)
+	case spec.API != nil:
+		if _, err := BuildAPI(c, *spec.API, env.Ablations, env.FaultEnd, env.End); err != nil {
+			return nil, err
+		}
+		cs = APIChecks(c)
+	}
+	if spec.Build != nil {
+		own, err := spec.Build(c, env)
+		if err != nil {
+			return nil, err
+		}
+		cs = append(cs, own...)
+	}
+	return cs, nil
+}
+
+// EtcdChecks are the checks every scenario runs on its etcd cluster.
+func EtcdChecks(c *Cluster) []checks.Check {
 	return []checks.Check{
 		checks.NewRaftSafety(),
 		checks.NewLinearizability(checks.LinearizabilityOptions{}),
 		checks.NewWatchGuarantees(),
 		checks.NewKVAgreement(),
+		checks.NewNoWritesWithoutQuorum(c.MemberIDs()),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiload"
@@ -51,6 +52,10 @@ type StackTopology struct {
 	// Script is what the operator does, given the built layer (the
 	// workload: ReplicaSets and Deployments to create, scale, roll).
 	Script func(l *StackLayer) []apiload.Step
+	// ProbeExempt names pods whose probe restarts are measured, not
+	// judged (checks.ProbeRestartsOptions.Exempt): a scenario that shows
+	// what a misconfigured probe does.
+	ProbeExempt func(pod string) bool
 }
 
 // StackLayer is a built full stack: its hosts by name.
@@ -75,9 +80,9 @@ type StackLayer struct {
 // "scheduler-leader", "controller-manager-leader", and each host by name),
 // the operator's script, an observer informer on ReplicaSets and the
 // cluster-state reporter at end-2s.
-func BuildStack(c *Cluster, top StackTopology, abl AblationSet, end time.Duration) (*StackLayer, error) {
+func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Duration) (*StackLayer, error) {
 	w := c.World
-	api, servers, err := addAPIServers(c, top.APIServers, 0, abl.API)
+	api, servers, err := addAPIServers(c, top.APIServers, 0, abl)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +105,7 @@ func BuildStack(c *Cluster, top StackTopology, abl AblationSet, end time.Duratio
 	}
 	for i := 1; i <= n(top.Nodes, DefaultNodes); i++ {
 		name := fmt.Sprintf("node-%d", i)
-		cfg := kubelet.Config{Node: name, Servers: servers, Capacity: top.Capacity, Ablations: abl.Kubelet}
+		cfg := kubelet.Config{Node: name, Servers: servers, Capacity: top.Capacity, Ablations: abl}
 		if err := add(&l.Nodes, name, RoleKubelet, kubelet.Boot(cfg), kubelet.Process); err != nil {
 			return nil, err
 		}
@@ -121,7 +126,7 @@ func BuildStack(c *Cluster, top StackTopology, abl AblationSet, end time.Duratio
 	}
 	for i := 1; i <= n(top.ControllerManagers, DefaultControllerManagers); i++ {
 		name := fmt.Sprintf("controller-manager-%d", i)
-		cfg := manager.Config{Name: name, Servers: servers, Ablations: abl.Controllers}
+		cfg := manager.Config{Name: name, Servers: servers, Ablations: abl}
 		if err := add(&l.ControllerManagers, name, RoleControllerManager, manager.Boot(cfg)); err != nil {
 			return nil, err
 		}

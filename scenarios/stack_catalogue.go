@@ -27,49 +27,6 @@ const (
 	StackSettle = 150 * time.Second
 )
 
-// stackScenario is a full-stack scenario before it becomes a Spec.
-type stackScenario struct {
-	name, description string
-	duration, settle  time.Duration
-	top               StackTopology
-	faults            func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule
-	// driver, when set, is a reactive nemesis (Spec.Driver).
-	driver func(c *Cluster, rng *sim.Stream, faultEnd time.Duration)
-	// extra are the scenario's own checks.
-	extra func(c *Cluster, faultEnd time.Duration) []checks.Check
-	// probeExempt names pods whose probe restarts are measured, not
-	// judged (checks.ProbeRestartsOptions.Exempt).
-	probeExempt func(pod string) bool
-}
-
-// spec makes the Spec: etcd without a KV workload, the full stack on it,
-// StackChecks and the scenario's own, 3 and 5 members in turn over 50
-// seeds in TestCatalogue.
-func (s stackScenario) spec() Spec {
-	sp := Spec{
-		Name:        s.name,
-		Description: s.description,
-		Duration:    s.duration,
-		Settle:      s.settle,
-		Topology:    APIEtcdTopology,
-		Members:     []int{3, 5},
-		Seeds:       50,
-		Faults:      s.faults,
-		Extend: func(c *Cluster, abl AblationSet, faultEnd, end time.Duration) ([]checks.Check, error) {
-			if _, err := BuildStack(c, s.top, abl, end); err != nil {
-				return nil, err
-			}
-			cs := StackChecks(c, faultEnd, s.probeExempt)
-			if s.extra != nil {
-				cs = append(cs, s.extra(c, faultEnd)...)
-			}
-			return cs, nil
-		},
-	}
-	sp.Driver = s.driver
-	return sp
-}
-
 // web is the plain ReplicaSet most full-stack scenarios run.
 func web(replicas int32) *model.ReplicaSet { return newReplicaSet("web", replicas, AppSpec{}) }
 
@@ -77,14 +34,14 @@ func web(replicas int32) *model.ReplicaSet { return newReplicaSet("web", replica
 // schedulers, controller managers and kubelets, with a workload declared
 // once by an operator.
 func stackCatalogue() []Spec {
-	nodeDeath := stackScenario{name: "node-death", description: "a node running two of web's five replicas dies for good at 60 s, and its Node is deleted 20 s later (as a cloud provider does for a terminated machine): the pod garbage collector deletes its pods after its 40 s quarantine, the ReplicaSet controller creates two replacements, the scheduler binds them and kubelets start them",
-		duration: 300 * time.Second, settle: 200 * time.Second,
-		top: StackTopology{Nodes: 4, Rogue: true, Script: func(l *StackLayer) []apiload.Step {
+	nodeDeath := Spec{Name: "node-death", Description: "a node running two of web's five replicas dies for good at 60 s, and its Node is deleted 20 s later (as a cloud provider does for a terminated machine): the pod garbage collector deletes its pods after its 40 s quarantine, the ReplicaSet controller creates two replacements, the scheduler binds them and kubelets start them",
+		Duration: 300 * time.Second, Settle: 200 * time.Second,
+		Stack: &StackTopology{Nodes: 4, Rogue: true, Script: func(l *StackLayer) []apiload.Step {
 			return []apiload.Step{createStep(15*time.Second, web(5)), deleteDeadNodes(80*time.Second, l)}
 		}},
-		driver: func(c *Cluster, _ *sim.Stream, _ time.Duration) { killBusiestNode(c, 60*time.Second) },
-		extra: func(c *Cluster, faultEnd time.Duration) []checks.Check {
-			return []checks.Check{checks.NewSelfHealing()}
+		Driver: func(c *Cluster, _ *sim.Stream, _ time.Duration) { killBusiestNode(c, 60*time.Second) },
+		Build: func(*Cluster, Env) ([]checks.Check, error) {
+			return []checks.Check{checks.NewSelfHealing()}, nil
 		},
 	}
 
@@ -97,79 +54,74 @@ func stackCatalogue() []Spec {
 	ready := newReplicaSet("ready", 3, AppSpec{Annotations: busy,
 		Liveness:  &model.Probe{PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 3},
 		Readiness: &model.Probe{PeriodSeconds: 5, TimeoutSeconds: 1, FailureThreshold: 2}})
-	liveness := stackScenario{name: "liveness-under-load", description: "two ReplicaSets of an application that is busy (3 s per answer, but healthy) from 60 s to 150 s: tight's liveness probe times out after 1 s, so its kubelets kill and restart busy containers again and again, into CrashLoopBackOff (the restart storm is measured: healthy_restarts); ready probes readiness with that timeout and liveness with a sane one, so its pods leave service (rotation_exits) and come back without a restart",
-		duration: 420 * time.Second, settle: 270 * time.Second,
-		top: StackTopology{Nodes: 3, Script: func(*StackLayer) []apiload.Step {
+	liveness := Spec{Name: "liveness-under-load", Description: "two ReplicaSets of an application that is busy (3 s per answer, but healthy) from 60 s to 150 s: tight's liveness probe times out after 1 s, so its kubelets kill and restart busy containers again and again, into CrashLoopBackOff (the restart storm is measured: healthy_restarts); ready probes readiness with that timeout and liveness with a sane one, so its pods leave service (rotation_exits) and come back without a restart",
+		Duration: 420 * time.Second, Settle: 270 * time.Second,
+		Stack: &StackTopology{Nodes: 3, Script: func(*StackLayer) []apiload.Step {
 			return []apiload.Step{createStep(15*time.Second, tight), createStep(15*time.Second, ready)}
-		}},
-		probeExempt: func(pod string) bool { return strings.HasPrefix(pod, workloadNamespace+"/tight-") },
+		}, ProbeExempt: func(pod string) bool { return strings.HasPrefix(pod, workloadNamespace+"/tight-") }},
 	}
 
-	apiDown := stackScenario{name: "apiserver-down", description: "every API server crashes at 60 s and stays down for 90 s, longer than the node monitor grace period: kubelets keep their pods running and probed, nothing can change (the operator's scale-up at 100 s waits), and afterwards the cluster recovers: the scale-up lands, no node is evicted (every node looked dead at once: the node lifecycle controller blames the control plane, not the nodes)",
-		duration: 300 * time.Second, settle: 150 * time.Second,
-		top: StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
+	apiDown := Spec{Name: "apiserver-down", Description: "every API server crashes at 60 s and stays down for 90 s, longer than the node monitor grace period: kubelets keep their pods running and probed, nothing can change (the operator's scale-up at 100 s waits), and afterwards the cluster recovers: the scale-up lands, no node is evicted (every node looked dead at once: the node lifecycle controller blames the control plane, not the nodes)",
+		Duration: 300 * time.Second, Settle: 150 * time.Second,
+		Stack: &StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
 			return []apiload.Step{createStep(15*time.Second, web(4)), scaleReplicaSet(100*time.Second, "web", 6)}
 		}},
-		faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+		Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 			return sim.Schedule{{At: 60 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{"apiservers"}}, For: 90 * time.Second}}
 		},
-		extra: func(c *Cluster, faultEnd time.Duration) []checks.Check {
+		Build: func(*Cluster, Env) ([]checks.Check, error) {
 			// From the crash until the first scale-up could land.
-			return []checks.Check{checks.NewSteadyRuntime(sim.Time(60*time.Second), sim.Time(150*time.Second))}
+			return []checks.Check{checks.NewSteadyRuntime(sim.Time(60*time.Second), sim.Time(150*time.Second))}, nil
 		},
 	}
 
-	cmFailover := stackScenario{name: "controller-manager-failover", description: "the leading controller manager is cut off from everyone at 60 s for 60 s: it steps down at its 10 s renew deadline, the other replica takes the Lease once it has not changed for 15 s, and the operator's scale-up at 90 s is served by the new leader",
-		duration: 300 * time.Second, settle: 180 * time.Second,
-		top: StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
+	cmFailover := Spec{Name: "controller-manager-failover", Description: "the leading controller manager is cut off from everyone at 60 s for 60 s: it steps down at its 10 s renew deadline, the other replica takes the Lease once it has not changed for 15 s, and the operator's scale-up at 90 s is served by the new leader",
+		Duration: 300 * time.Second, Settle: 180 * time.Second,
+		Stack: &StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
 			return []apiload.Step{createStep(15*time.Second, web(4)), scaleReplicaSet(90*time.Second, "web", 6)}
 		}},
-		faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+		Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 			return sim.Schedule{{At: 60 * time.Second, Kind: sim.FaultIsolate, Targets: [][]string{{"controller-manager-leader"}}, For: 60 * time.Second}}
 		},
-		extra: func(c *Cluster, faultEnd time.Duration) []checks.Check {
-			return []checks.Check{checks.NewLeaderTakeover(checks.LeaderTakeoverOptions{Component: ComponentControllerManager})}
+		Build: func(*Cluster, Env) ([]checks.Check, error) {
+			return []checks.Check{checks.NewLeaderTakeover(checks.LeaderTakeoverOptions{Component: ComponentControllerManager})}, nil
 		},
 	}
 
-	eviction := stackScenario{name: "node-eviction", description: "a node running two of web's five replicas dies for good at 60 s and its Node stays: 50 s without heartbeats make it Ready=Unknown and tainted unreachable:NoExecute, and its pods, which tolerate that taint for 300 s, are evicted about 350 s after the last heartbeat; then replacements run elsewhere",
-		duration: 540 * time.Second, settle: 480 * time.Second,
-		top: StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
+	eviction := Spec{Name: "node-eviction", Description: "a node running two of web's five replicas dies for good at 60 s and its Node stays: 50 s without heartbeats make it Ready=Unknown and tainted unreachable:NoExecute, and its pods, which tolerate that taint for 300 s, are evicted about 350 s after the last heartbeat; then replacements run elsewhere",
+		Duration: 540 * time.Second, Settle: 480 * time.Second,
+		Stack: &StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
 			return []apiload.Step{createStep(15*time.Second, web(5))}
 		}},
-		driver: func(c *Cluster, _ *sim.Stream, _ time.Duration) { killBusiestNode(c, 60*time.Second) },
-		extra: func(c *Cluster, faultEnd time.Duration) []checks.Check {
-			return []checks.Check{checks.NewSelfHealing(), checks.NewEvictionTiming(checks.EvictionTimingOptions{})}
+		Driver: func(c *Cluster, _ *sim.Stream, _ time.Duration) { killBusiestNode(c, 60*time.Second) },
+		Build: func(*Cluster, Env) ([]checks.Check, error) {
+			return []checks.Check{checks.NewSelfHealing(), checks.NewEvictionTiming(checks.EvictionTimingOptions{})}, nil
 		},
 	}
 
-	var out []Spec
-	splitBrain := stackScenario{name: "scheduler-split-brain", description: "a third scheduler runs without leader election (deployed with --leader-elect=false by mistake) beside the elected pair, so two schedulers race for every pending pod while the operator creates and scales workloads: the binding subresource's conflict check lets exactly one win each pod (the loser gets 409 and drops it), so no pod is bound twice",
-		duration: 200 * time.Second, settle: 100 * time.Second,
-		top: StackTopology{Nodes: 5, Unelected: 1, Rogue: true, Script: func(*StackLayer) []apiload.Step {
+	splitBrain := Spec{Name: "scheduler-split-brain", Description: "a third scheduler runs without leader election (deployed with --leader-elect=false by mistake) beside the elected pair, so two schedulers race for every pending pod while the operator creates and scales workloads: the binding subresource's conflict check lets exactly one win each pod (the loser gets 409 and drops it), so no pod is bound twice",
+		Duration: 200 * time.Second, Settle: 100 * time.Second,
+		Stack: &StackTopology{Nodes: 5, Unelected: 1, Rogue: true, Script: func(*StackLayer) []apiload.Step {
 			return []apiload.Step{createStep(15*time.Second, web(6)),
 				createStep(30*time.Second, newDeployment("api", 4, AppSpec{CPU: "100m", Memory: "128Mi"})),
 				scaleReplicaSet(60*time.Second, "web", 10), rollDeployment(70*time.Second, "api", "registry.example/api:2")}
 		}},
 	}
 
-	watchLag := stackScenario{name: "controller-watch-lag", description: "from 40 s to 130 s the links of the controller managers are slow (1 to 2 s) and reorder one message in ten, which breaks their watch streams again and again (each break is resumed after client-go's backoff), so their informers lag by seconds to tens of seconds while the operator scales web 4 -> 12 -> 6 -> 12: the ReplicaSet controller's expectations keep it from acting twice on a gap it has already filled (cm_pod_creates counts what it created)",
-		duration: 280 * time.Second, settle: 150 * time.Second,
-		top: StackTopology{Nodes: 5, Rogue: true, Script: func(*StackLayer) []apiload.Step {
+	watchLag := Spec{Name: "controller-watch-lag", Description: "from 40 s to 130 s the links of the controller managers are slow (1 to 2 s) and reorder one message in ten, which breaks their watch streams again and again (each break is resumed after client-go's backoff), so their informers lag by seconds to tens of seconds while the operator scales web 4 -> 12 -> 6 -> 12: the ReplicaSet controller's expectations keep it from acting twice on a gap it has already filled (cm_pod_creates counts what it created)",
+		Duration: 280 * time.Second, Settle: 150 * time.Second,
+		Stack: &StackTopology{Nodes: 5, Rogue: true, Script: func(*StackLayer) []apiload.Step {
 			return []apiload.Step{createStep(15*time.Second, web(4)),
 				scaleReplicaSet(50*time.Second, "web", 12), scaleReplicaSet(80*time.Second, "web", 6), scaleReplicaSet(110*time.Second, "web", 12)}
 		}},
-		faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+		Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 			return sim.Schedule{{At: 40 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"controller-managers"}}, For: 90 * time.Second,
 				Delay: time.Second, Reorder: 0.1}}
 		},
 	}
 
 	chaos := stackChaos("stack-chaos", 5, 6, 4, stackChaosDuration)
-	for _, s := range []stackScenario{nodeDeath, liveness, apiDown, cmFailover, eviction, splitBrain, watchLag, chaos} {
-		out = append(out, s.spec())
-	}
-	return out
+	return []Spec{nodeDeath, liveness, apiDown, cmFailover, eviction, splitBrain, watchLag, chaos}
 }
 
 // deleteDeadNodes deletes the Node objects of the nodes a nemesis killed.

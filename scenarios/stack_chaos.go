@@ -84,19 +84,19 @@ func StackChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Sche
 // of apiReplicas, for duration (settle window included). The full-stack
 // benchmark runs it with 10 nodes and 30 pods for 10 minutes.
 func StackChaosSpec(name string, nodes int, webReplicas, apiReplicas int32, duration time.Duration) Spec {
-	return stackChaos(name, nodes, webReplicas, apiReplicas, duration).spec()
+	return stackChaos(name, nodes, webReplicas, apiReplicas, duration)
 }
 
 // stackChaos is control-plane chaos with everything at once, on a
 // ReplicaSet and a Deployment that the operator scales and rolls while
 // the faults go on; replicas, pods and nodes scale with the arguments.
-func stackChaos(name string, nodes int, webReplicas, apiReplicas int32, duration time.Duration) stackScenario {
-	return stackScenario{
-		name: name,
-		description: "control-plane chaos with everything at once from 30 s: etcd members and leader, API servers, the scheduler's and controller manager's leaders, and nodes crash, pause or are cut off, one fault about every 8 s for up to 30 s, and a kubelet process restarts every 20 to 40 s (its containers run on); meanwhile the operator scales web up and rolls out a new version of the api Deployment; " +
+func stackChaos(name string, nodes int, webReplicas, apiReplicas int32, duration time.Duration) Spec {
+	return Spec{
+		Name: name,
+		Description: "control-plane chaos with everything at once from 30 s: etcd members and leader, API servers, the scheduler's and controller manager's leaders, and nodes crash, pause or are cut off, one fault about every 8 s for up to 30 s, and a kubelet process restarts every 20 to 40 s (its containers run on); meanwhile the operator scales web up and rolls out a new version of the api Deployment; " +
 			"after the faults every ReplicaSet has its pods running and ready, the rollout is complete, and no pod was bound twice",
-		duration: duration, settle: stackChaosSettle,
-		top: StackTopology{Nodes: nodes, Rogue: true, Script: func(*StackLayer) []apiload.Step {
+		Duration: duration, Settle: stackChaosSettle,
+		Stack: &StackTopology{Nodes: nodes, Rogue: true, Script: func(*StackLayer) []apiload.Step {
 			return []apiload.Step{
 				createStep(15*time.Second, web(webReplicas)),
 				createStep(15*time.Second, newDeployment("api", apiReplicas, AppSpec{CPU: "100m", Memory: "128Mi"})),
@@ -104,7 +104,7 @@ func stackChaos(name string, nodes int, webReplicas, apiReplicas int32, duration
 				scaleReplicaSet(90*time.Second, "web", webReplicas+2),
 			}
 		}},
-		faults: StackChaosSchedule,
+		Faults: StackChaosSchedule,
 	}
 }
 

@@ -57,7 +57,7 @@ func TestRestartProcessKeepsTheHost(t *testing.T) {
 	w.RunFor(time.Second)
 	assert.Equal(t, []int{7}, d.got, "the host's other handlers run on")
 	require.Len(t, faults, 1)
-	assert.Equal(t, "0.000000s     node-1      fault        restart-process process=agent", faults[0])
+	assert.Equal(t, "      0    0.000000s  node-1  fault              restart-process process=agent", faults[0])
 }
 
 // TestRestartProcessNeedsARunningHost: a crashed host runs no process and

@@ -74,3 +74,24 @@ func AppendBoolField(b []byte, k string, v bool) []byte {
 	b = strconv.AppendBool(b, v)
 	return append(b, ' ')
 }
+
+// AppendQuotedCut is AppendQuoted for a value that may be long (an API
+// object's JSON): past max bytes it appends the first max, quoted, then
+// "...(<length> bytes fnv=<hex>)", the FNV-1a hash of the whole, so that a
+// trace line stays short while the trace hash still covers every byte.
+func AppendQuotedCut(b []byte, s string, max int) []byte {
+	if len(s) <= max {
+		return AppendQuoted(b, s)
+	}
+	b = AppendQuoted(b, s[:max])
+	b = append(b, "...("...)
+	b = strconv.AppendInt(b, int64(len(s)), 10)
+	b = append(b, " bytes fnv="...)
+	h := fnvOffset
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime
+	}
+	b = strconv.AppendUint(b, h, 16)
+	return append(b, ')')
+}

@@ -79,16 +79,38 @@ func (j *JSONLWriter) Flush() error {
 	return j.out.Flush()
 }
 
-// TimelineWriter is a trace subscriber that prints one line per event,
-// virtual time first, for people to read:
+// TimelineWriter is a trace subscriber that prints one line per event for
+// people to read: the event's sequence number (the "event N" that check
+// offenses cite), its virtual time, the host where it happened, its kind
+// (a node event's trace kind, such as raft.state, or the kernel's send,
+// deliver, drop, refuse, timer or fault) and the rest:
 //
-//	12.000345s  etcd-2    deliver  <- etcd-1 raft #1043
+//	   1043   12.000345s  etcd-2       deliver            <- etcd-1 raft #877
+//	1040211  127.504118s  apiserver-1  api.admit          server=apiserver-1 user=...
+//
+// Columns are padded to a fixed width (the host column to the world's
+// longest host name) and always separated by at least two spaces, so that
+// a longer value shifts its own line but never runs into the next column.
 type TimelineWriter struct {
 	w   *World
 	out *bufio.Writer
 	buf []byte
 	err error
+	// Filter, when set, selects the events printed; the others are
+	// skipped (they keep their sequence numbers).
+	Filter func(e *Event) bool
+
+	hosts, hostWidth int // len(w.Hosts()) when hostWidth was measured
 }
+
+// The timeline's column widths; the host column is as wide as the world's
+// longest host name.
+const (
+	timelineSeqWidth  = 7  // right-aligned
+	timelineTimeWidth = 11 // right-aligned: "600.000000s"
+	timelineKindWidth = 17 // "kubelet.heartbeat"; longer kinds are rare
+	timelineGap       = "  "
+)
 
 // NewTimelineWriter subscribes a timeline printer to w's trace.
 func NewTimelineWriter(w *World, out io.Writer) *TimelineWriter {
@@ -97,26 +119,52 @@ func NewTimelineWriter(w *World, out io.Writer) *TimelineWriter {
 	return t
 }
 
+// EventKindName is the kind a timeline prints for e: its Data's trace kind
+// for a node event (such as "raft.state"), else the kernel kind ("send").
+func EventKindName(e *Event) string {
+	if e.Data != nil {
+		return e.Data.TraceKind()
+	}
+	return e.Kind.String()
+}
+
+// HostNameWidth is the length of w's longest host name (at least 1, for
+// the "-" of an event on no host).
+func HostNameWidth(w *World) int {
+	width := 1
+	for _, h := range w.hosts {
+		width = max(width, len(h.name))
+	}
+	return width
+}
+
 // AppendTimeline appends the timeline line of e (without newline) to b.
 func AppendTimeline(b []byte, w *World, e *Event) []byte {
-	b = pad(e.At.AppendText(b), len(b), 13)
+	return appendTimeline(b, w, e, HostNameWidth(w))
+}
+
+func appendTimeline(b []byte, w *World, e *Event, hostWidth int) []byte {
 	start := len(b)
-	b = append(b, ' ')
-	b = append(b, w.HostName(e.Host)...)
-	b = pad(b, start, 12)
+	b = strconv.AppendUint(b, e.Seq, 10)
+	b = padLeft(b, start, timelineSeqWidth)
+	b = append(b, timelineGap...)
 	start = len(b)
-	b = append(b, ' ')
-	if e.Data != nil {
-		b = append(b, e.Data.TraceKind()...)
-	} else {
-		b = append(b, e.Kind.String()...)
-	}
-	b = pad(b, start, 14)
+	b = e.At.AppendText(b)
+	b = padLeft(b, start, timelineTimeWidth)
+	b = append(b, timelineGap...)
+	start = len(b)
+	b = append(b, w.HostName(e.Host)...)
+	b = pad(b, start, hostWidth)
+	b = append(b, timelineGap...)
+	start = len(b)
+	b = append(b, EventKindName(e)...)
+	b = pad(b, start, timelineKindWidth)
+	b = append(b, timelineGap...)
 	switch e.Kind {
 	case KindSend:
-		b = append(b, " -> "...)
+		b = append(b, "-> "...)
 	case KindDeliver, KindDrop, KindRefuse:
-		b = append(b, " <- "...)
+		b = append(b, "<- "...)
 	}
 	if e.Peer != NoHost {
 		b = append(b, w.HostName(e.Peer)...)
@@ -144,6 +192,7 @@ func AppendTimeline(b []byte, w *World, e *Event) []byte {
 	return b
 }
 
+// pad appends spaces until b[start:] is width bytes long.
 func pad(b []byte, start, width int) []byte {
 	for len(b)-start < width {
 		b = append(b, ' ')
@@ -151,11 +200,30 @@ func pad(b []byte, start, width int) []byte {
 	return b
 }
 
+// padLeft shifts b[start:] right with spaces until it is width bytes long.
+func padLeft(b []byte, start, width int) []byte {
+	n := width - (len(b) - start)
+	if n <= 0 {
+		return b
+	}
+	for i := 0; i < n; i++ {
+		b = append(b, ' ')
+	}
+	copy(b[start+n:], b[start:len(b)-n])
+	for i := start; i < start+n; i++ {
+		b[i] = ' '
+	}
+	return b
+}
+
 func (t *TimelineWriter) write(e *Event) {
-	if t.err != nil {
+	if t.err != nil || (t.Filter != nil && !t.Filter(e)) {
 		return
 	}
-	t.buf = append(AppendTimeline(t.buf[:0], t.w, e), '\n')
+	if n := len(t.w.hosts); n != t.hosts {
+		t.hosts, t.hostWidth = n, HostNameWidth(t.w)
+	}
+	t.buf = append(appendTimeline(t.buf[:0], t.w, e, t.hostWidth), '\n')
 	_, t.err = t.out.Write(t.buf)
 }
 

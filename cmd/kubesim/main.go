@@ -4,11 +4,13 @@
 // job: a default sweep of 3, 4 and 5 etcd members, and its report.
 //
 //	kubesim
-//	kubesim run --scenario NAME --members N --seed S [--duration D] [--json] [--trace FILE]
-//	            [--timeline FILE] [--schedule FILE] [--ablate NAME]... [--save-failures DIR]
+//	kubesim run --scenario NAME --members N --seed S [--duration D] [--json]
+//	            [--trace FILE|-] [--timeline FILE|-] [--timeline-filter KEY=PATTERNS]...
+//	            [--artifacts DIR] [--schedule FILE | --faults PROFILE] [--ablate NAME]...
+//	            [--save-failures DIR]
 //	kubesim sweep [--scenario NAME] [--members 3,4,5] [--seeds N] [--seed-base S] [--faults PROFILE]
 //	              [--duration D] [--parallel K] [--shard i/n] [--out DIR]
-//	kubesim report DIR...
+//	kubesim report [--out DIR] DIR...
 //	kubesim scenarios
 //	kubesim ablations
 //
@@ -20,6 +22,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 // usageError is bad input: the message is printed on one line and the exit
@@ -40,14 +44,24 @@ members under crash-restart faults, and writes its report.
 
 commands:
   run        run one world: kubesim run --scenario NAME --members N --seed S
+             [--trace FILE|-] [--timeline FILE|-] [--timeline-filter kind!=send,deliver,timer]
+             [--artifacts DIR] (- is standard output; the summary then goes to standard error)
   sweep      run a grid of worlds in parallel: kubesim sweep --members 3,4,5 --seeds 200 --out DIR
-  report     merge sweep results (and shards) and write DIR/report.html: kubesim report DIR...
+  report     merge sweep results (and shards) and write report.html: kubesim report [--out DIR] DIR...
+             (into the first DIR by default; a report already there is replaced only with --out)
   scenarios  list the named scenarios
   ablations  list the ablation switches
 
+Exit status: 0 when every check passes, 1 when one fails, 2 for bad input.
 Run 'kubesim <command> -h' for a command's flags.`
 
-func main() { os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	// A reader that goes away (kubesim run --timeline - | head) makes
+	// writes fail with EPIPE instead of killing the process, so that the
+	// run can end quietly on its own terms.
+	signal.Ignore(syscall.SIGPIPE)
+	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
+}
 
 func realMain(args []string, stdout, stderr io.Writer) int {
 	err := dispatch(args, stdout, stderr)
@@ -60,6 +74,10 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return 2
 	case errors.Is(err, errChecksFailed):
 		return 1
+	case isBrokenPipe(err):
+		// The reader of standard output went away (kubesim ... | head):
+		// there is no one left to tell.
+		return 0
 	default:
 		fmt.Fprintln(stderr, "kubesim: "+err.Error())
 		return 1

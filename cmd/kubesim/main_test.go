@@ -24,6 +24,8 @@ func TestBadInput(t *testing.T) {
 	dir := t.TempDir()
 	badSched := filepath.Join(dir, "bad.txt")
 	require.NoError(t, os.WriteFile(badSched, []byte("10s crash etcd-1 for soon\n"), 0o644))
+	notDir := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(notDir, nil, 0o644))
 	unknownTarget := filepath.Join(dir, "target.txt")
 	require.NoError(t, os.WriteFile(unknownTarget, []byte("10s crash etcd-9\n"), 0o644))
 	cases := []struct {
@@ -42,6 +44,17 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--scenario", "etcd-chaos", "--schedule", unknownTarget}, `target.txt:1: crash at 10s: unknown fault target "etcd-9"`},
 		{[]string{"run", "--scenario", "etcd-chaos", "extra"}, `unexpected argument "extra"`},
 		{[]string{"scenarios", "x"}, "takes no arguments"},
+		{[]string{"run", "--scenario", "etcd-chaos", "--duration", "0s"}, "--duration must be positive, e.g. 90s (leave it out for the scenario's own length), got 0s"},
+		{[]string{"run", "--scenario", "etcd-chaos", "--duration", "-5s"}, "--duration must be positive, e.g. 90s (leave it out for the scenario's own length), got -5s"},
+		{[]string{"run", "--scenario", "etcd-chaos", "--trace", "-", "--timeline", "-"}, "--trace - and --timeline - would both write to standard output"},
+		{[]string{"run", "--scenario", "etcd-chaos", "--timeline-filter", "kind=fault"}, "--timeline-filter filters the timeline: add --timeline FILE"},
+		{[]string{"run", "--scenario", "etcd-chaos", "--timeline", "-", "--timeline-filter", "role=leader"}, `--timeline-filter "role=leader": want kind=PATTERNS or host=PATTERNS`},
+		{[]string{"run", "--scenario", "etcd-chaos", "--timeline", "-", "--timeline-filter", "kind=raft.*,"}, `bad pattern ""`},
+		{[]string{"run", "--scenario", "etcd-chaos", "--timeline", "-", "--timeline-filter", "host=etcd-9"}, `host pattern "etcd-9" matches no host of this run (its hosts: etcd-1, `},
+		{[]string{"run", "--scenario", "etcd-chaos", "--artifacts", filepath.Join(notDir, "x")}, "--artifacts " + filepath.Join(notDir, "x") + ": cannot write there"},
+		{[]string{"run", "--scenario", "etcd-chaos", "--timeline", filepath.Join(notDir, "x")}, "--timeline: open " + filepath.Join(notDir, "x") + ": not a directory"},
+		{[]string{"sweep", "--duration", "0s"}, "--duration must be positive, got 0s"},
+		{[]string{"sweep", "--seeds", "1", "--out", filepath.Join(notDir, "x")}, "sweep: --out " + filepath.Join(notDir, "x") + ": cannot write there"},
 	}
 	for _, c := range cases {
 		code, _, stderr := run(c.args...)

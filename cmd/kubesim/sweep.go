@@ -100,9 +100,6 @@ func (f *sweepFlags) config() (reports.SweepConfig, error) {
 		}
 		profiles = append(profiles, p)
 	}
-	if f.out == "" {
-		return cfg, usagef("sweep: --out must name a directory")
-	}
 	cfg = reports.SweepConfig{
 		Grid: reports.Grid{Scenario: f.scenario, Members: members, Seeds: f.seeds, SeedBase: f.seedBase,
 			Profiles: profiles, Duration: f.duration, Ablations: f.ablate},
@@ -115,6 +112,14 @@ func (f *sweepFlags) config() (reports.SweepConfig, error) {
 			return cfg, usagef("sweep: %v", err)
 		}
 	}
+	// Last, as it creates the directory: an unwritable place is reported
+	// before any run, not after the first result cannot be saved.
+	if f.out == "" {
+		return cfg, usagef("sweep: --out must name a directory")
+	}
+	if err := writableDir(f.out); err != nil {
+		return cfg, usagef("sweep: --out %s: cannot write there (%v): name a directory you can write", f.out, err)
+	}
 	return cfg, nil
 }
 
@@ -122,7 +127,7 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("sweep", stderr)
 	var f sweepFlags
 	f.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, sweepHelp, stdout); err != nil {
 		if err == flag.ErrHelp {
 			return nil
 		}
@@ -134,6 +139,12 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 	}
 	return runSweep(cfg, stdout, stderr)
 }
+
+const sweepHelp = `usage: kubesim sweep [flags]
+
+Runs every combination of fault profile, member count and seed, in
+parallel, appending each finished run to DIR/results.jsonl (a sweep run
+again resumes where it stopped), then writes the report into DIR.`
 
 // runSweep runs a configured sweep with a progress bar on a terminal,
 // stops cleanly on Ctrl-C (keeping every finished run), then writes the
@@ -165,8 +176,12 @@ func runSweep(cfg reports.SweepConfig, stdout, stderr io.Writer) error {
 	if cfg.Progress != nil {
 		fmt.Fprintln(stderr)
 	}
-	fmt.Fprintf(stderr, "sweep: %d runs in the grid, %d already done, %d run now, %d failed; results in %s\n",
-		sum.Total, sum.Skipped, sum.Ran, sum.Failed, sum.ResultsPath)
+	where := ""
+	if st, serr := os.Stat(sum.ResultsPath); sum.ResultsPath != "" && serr == nil && st.Mode().IsRegular() {
+		where = "; results in " + sum.ResultsPath
+	}
+	fmt.Fprintf(stderr, "sweep: %d runs in the grid, %d already done, %d run now, %d failed%s\n",
+		sum.Total, sum.Skipped, sum.Ran, sum.Failed, where)
 	if err != nil {
 		return err
 	}
@@ -179,5 +194,6 @@ func runSweep(cfg reports.SweepConfig, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "sweep: shard %d/%d done; when every shard is, merge them with: kubesim report %s\n", cfg.Shard.I, cfg.Shard.N, cfg.Out)
 		return nil
 	}
-	return cmdReport([]string{cfg.Out}, stdout, stderr)
+	// The sweep's own directory: its report is the sweep's to replace.
+	return writeReport([]string{cfg.Out}, cfg.Out, stdout, stderr)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/apiserver"
 	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
 	"github.com/kubesim/kubesim/nodes/etcd"
@@ -119,7 +120,7 @@ func TestCounterAccountsForEveryIncrement(t *testing.T) {
 // TestCounterLosesUpdatesUnderLastWriteWins: with the API server ignoring
 // resourceVersion, racing increments overwrite each other.
 func TestCounterLosesUpdatesUnderLastWriteWins(t *testing.T) {
-	tw := newWorld(2, 2, func(c *apiserver.Config) { c.Ablations.LastWriteWins = true })
+	tw := newWorld(2, 2, func(c *apiserver.Config) { c.Ablations = ablation.Of(ablation.LastWriteWins) })
 	var hosts []*sim.Host
 	for i := 1; i <= 5; i++ {
 		hosts = append(hosts, tw.add("writer-"+strconv.Itoa(i), BootCounter(CounterConfig{Servers: tw.servers, Think: 20 * time.Millisecond, Until: 10 * time.Second})))
@@ -203,7 +204,7 @@ func TestInformersMatchServerState(t *testing.T) {
 // skipped, they are admitted.
 func TestRogueIsRefused(t *testing.T) {
 	for _, skip := range []bool{false, true} {
-		tw := newWorld(4, 2, func(c *apiserver.Config) { c.Ablations.SkipAuthz = skip })
+		tw := newWorld(4, 2, func(c *apiserver.Config) { c.Ablations = ablation.When(skip, ablation.SkipAuthz) })
 		h := tw.add("rogue", BootRogue(RogueConfig{Servers: tw.servers, Interval: 500 * time.Millisecond, Until: 30 * time.Second}))
 		tw.w.RunFor(31 * time.Second)
 		st := h.Exposed(RogueExposeName).(*RogueStats)

@@ -17,9 +17,10 @@
 //     that resourceVersion) on a few Leases, each write carrying a unique
 //     value ("<client>-<op>").
 //   - BootInformers: one informer per resource (cache.NewInformer) whose
-//     reflectors can carry the NoResume and RelistRV0 ablations, emitting
-//     their stores (apitrace.Store) at a given time; BootStateReporter does
-//     a quorum list of each resource at that time and emits the truth
+//     reflectors carry the run's ablations (reflector-no-resume and
+//     reflector-relist-rv0 are theirs), emitting their stores
+//     (apitrace.Store) at a given time; BootStateReporter does a quorum
+//     list of each resource at that time and emits the truth
 //     (apitrace.ServerState) they are compared with.
 //   - BootRogue: a misbehaving client that keeps trying writes its identity
 //     does not allow: a kubelet writing another node's Node and the status

@@ -3,6 +3,7 @@ package apiload
 import (
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
 	"github.com/kubesim/kubesim/nodes/client"
@@ -25,9 +26,9 @@ type InformerConfig struct {
 	Resources []string
 	// Namespace restricts the informers ("" for all namespaces).
 	Namespace string
-	// NoResume and RelistRV0 are the reflector ablations
-	// (cache.ReflectorConfig).
-	NoResume, RelistRV0 bool
+	// Ablations are the run's ablation switches, handed to every
+	// reflector (cache.ReflectorConfig).
+	Ablations ablation.Set
 	// WatchIdleTimeout, when set, overrides the client's
 	// (client.DefaultWatchIdleTimeout): how long a silent watch stream lasts
 	// before the client presumes its server gone.
@@ -60,7 +61,7 @@ func BootInformers(cfg InformerConfig) func(h *sim.Host) {
 		var infs []*cache.Informer
 		for _, res := range cfg.Resources {
 			inf := cache.NewInformer(c, cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{
-				Resource: res, Namespace: cfg.Namespace, NoResume: cfg.NoResume, RelistRV0: cfg.RelistRV0}})
+				Resource: res, Namespace: cfg.Namespace, Ablations: cfg.Ablations}})
 			inf.Run()
 			infs = append(infs, inf)
 		}

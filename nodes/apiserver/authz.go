@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 )
@@ -46,7 +47,7 @@ func requestNamespace(req *apiwire.Request, res resourceInfo) string {
 // namespace and name only; the node restriction on pods, which needs the
 // stored object, is nodeRestriction.
 func (s *Server) authorize(req *apiwire.Request, res resourceInfo) *apiwire.Status {
-	if s.cfg.Ablations.SkipAuthz || allowed(req, res) {
+	if s.cfg.Ablations.Has(ablation.SkipAuthz) || allowed(req, res) {
 		return nil
 	}
 	return forbidden(req, res)
@@ -128,7 +129,7 @@ func forbidden(req *apiwire.Request, res resourceInfo) *apiwire.Status {
 // kubelet may update the status of, or delete, only pods bound to its node
 // (stored is the pod as stored).
 func (s *Server) nodeRestriction(req *apiwire.Request, res resourceInfo, stored model.Object) *apiwire.Status {
-	if s.cfg.Ablations.SkipAuthz || !strings.HasPrefix(req.User, nodeUserPrefix) || res.Name != model.ResourcePodsName {
+	if s.cfg.Ablations.Has(ablation.SkipAuthz) || !strings.HasPrefix(req.User, nodeUserPrefix) || res.Name != model.ResourcePodsName {
 		return nil
 	}
 	node := strings.TrimPrefix(req.User, nodeUserPrefix)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 )
@@ -125,7 +126,7 @@ func TestAuthorization(t *testing.T) {
 }
 
 func TestSkipAuthzAblation(t *testing.T) {
-	tw := newWorld(t, 12, 1, func(c *Config) { c.Ablations.SkipAuthz = true })
+	tw := newWorld(t, 12, 1, func(c *Config) { c.Ablations = ablation.Of(ablation.SkipAuthz) })
 	r := create(newPod("x"))
 	r.User = "bob"
 	tw.must(0, r)

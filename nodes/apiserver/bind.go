@@ -3,6 +3,7 @@ package apiserver
 import (
 	"fmt"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 )
@@ -24,7 +25,7 @@ func (s *Server) bind(c *call) {
 	s.guaranteedUpdate(c, key, 0, func(cur model.Object) (model.Object, *apiwire.Status) {
 		pod := cur.(*model.Pod)
 		switch {
-		case s.cfg.Ablations.BindNoConflictCheck:
+		case s.cfg.Ablations.Has(ablation.BindNoConflictCheck):
 			// scheduler-no-conflict-check: overwrite whatever is there.
 		case pod.DeletionTimestamp != nil:
 			return nil, bindConflict(pod.Name, fmt.Sprintf("pod %s is being deleted, cannot be assigned to a host", pod.Name))

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 )
@@ -35,7 +36,7 @@ func TestBindNoConflictCheckAblation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tw := newWorld(t, 11, 1, func(c *Config) { c.Ablations.BindNoConflictCheck = tt.ablation })
+			tw := newWorld(t, 11, 1, func(c *Config) { c.Ablations = ablation.When(tt.ablation, ablation.BindNoConflictCheck) })
 			tw.must(0, create(newPod("a")))
 			first := tw.must(0, bind("a", "n1")).Object.(*model.Pod)
 			require.Equal(t, "n1", first.Spec.NodeName)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 )
@@ -177,7 +178,7 @@ func TestWatchTooOld(t *testing.T) {
 	for _, no410 := range []bool{false, true} {
 		tw := newWorld(t, 24, 1, func(c *Config) {
 			c.WatchCacheWindow = 5 * time.Second
-			c.Ablations.CacheNo410 = no410
+			c.Ablations = ablation.When(no410, ablation.CacheNo410)
 		})
 		a := tw.must(0, create(newPod("a"))).Object
 		tw.must(0, create(newPod("b")))

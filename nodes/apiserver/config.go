@@ -3,6 +3,7 @@ package apiserver
 import (
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -58,31 +59,8 @@ type Config struct {
 	// (coordinated with the other replicas through compact_rev_key).
 	// Default 5 min; negative disables compaction.
 	CompactionInterval time.Duration
-	// Ablations are deliberate flaws for checker self-tests.
-	Ablations Ablations
-}
-
-// Ablations each remove one mechanism that a check depends on (design
-// principle 5). All are off in the zero value.
-type Ablations struct {
-	// LastWriteWins makes update, update-status and patch ignore
-	// resourceVersion: the object is written with a plain put, so a stale
-	// update silently overwrites a newer one.
-	LastWriteWins bool
-	// CacheNo410 serves a watch from a start revision that has left the
-	// cache's window from whatever the cache still has, silently skipping
-	// the missing events, instead of answering 410 Gone.
-	CacheNo410 bool
-	// SkipAuthz makes authorization (and the node restriction) allow
-	// everything.
-	SkipAuthz bool
-	// BindNoConflictCheck (scheduler-no-conflict-check) makes the
-	// pods/binding subresource skip its conflict check: a pod already bound
-	// to a node, or being deleted, is bound again and its spec.nodeName
-	// overwritten, instead of 409 Conflict. Two schedulers (or one that
-	// retries a bind whose answer it lost) can then bind a pod twice, and it
-	// may run on two nodes.
-	BindNoConflictCheck bool
+	// Ablations are the run's ablation switches; off in the zero value.
+	Ablations ablation.Set
 }
 
 // withDefaults fills zero fields.

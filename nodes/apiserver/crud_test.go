@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 )
@@ -190,7 +191,7 @@ func TestBindOnce(t *testing.T) {
 }
 
 func TestLastWriteWinsAblation(t *testing.T) {
-	tw := newWorld(t, 7, 1, func(c *Config) { c.Ablations.LastWriteWins = true })
+	tw := newWorld(t, 7, 1, func(c *Config) { c.Ablations = ablation.Of(ablation.LastWriteWins) })
 	p := tw.must(0, create(newPod("a"))).Object.(*model.Pod)
 	v1 := p.DeepCopy()
 	v1.Labels["v"] = "1"

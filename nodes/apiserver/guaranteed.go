@@ -3,6 +3,7 @@ package apiserver
 import (
 	"bytes"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/etcd"
@@ -73,7 +74,7 @@ func (op *updateOp) try(kv mvcc.KeyValue) {
 	switch {
 	case readyToDelete(next):
 		txn = txnDeleteIfMod(op.key, kv.ModRevision)
-	case s.cfg.Ablations.LastWriteWins:
+	case s.cfg.Ablations.Has(ablation.LastWriteWins):
 		txn = txnPut(op.key, data)
 	default:
 		txn = txnPutIfMod(op.key, kv.ModRevision, data)

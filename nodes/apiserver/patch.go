@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 )
@@ -35,7 +36,7 @@ func (s *Server) patch(c *call) {
 			return nil, badRequest("a patch cannot change the kind of %s %q", c.res.Kind, name)
 		}
 		nm, cm := next.GetObjectMeta(), cur.GetObjectMeta()
-		if nm.ResourceVersion != "" && nm.ResourceVersion != cm.ResourceVersion && !s.cfg.Ablations.LastWriteWins {
+		if nm.ResourceVersion != "" && nm.ResourceVersion != cm.ResourceVersion && !s.cfg.Ablations.Has(ablation.LastWriteWins) {
 			return nil, conflict(c.res, name)
 		}
 		prepareForUpdate(next, cur)

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 )
@@ -17,7 +18,7 @@ func (s *Server) update(c *call) {
 	}
 	m := obj.GetObjectMeta()
 	var precond int64
-	if rv := m.ResourceVersion; rv != "" && !s.cfg.Ablations.LastWriteWins {
+	if rv := m.ResourceVersion; rv != "" && !s.cfg.Ablations.Has(ablation.LastWriteWins) {
 		v, ok := parseRV(rv)
 		if !ok {
 			c.fail(badRequest("invalid resourceVersion %q", rv))

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"fmt"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/sim"
@@ -70,7 +71,7 @@ func (ch *cache) serveWatch(w *watcher, synthetic bool, from int64) {
 		for _, obj := range ch.sortedObjects(w.prefix, w.sel) {
 			w.send(apiwire.Added, obj)
 		}
-	case from < ch.oldestRV() && !ch.s.cfg.Ablations.CacheNo410:
+	case from < ch.oldestRV() && !ch.s.cfg.Ablations.Has(ablation.CacheNo410):
 		ch.s.endStream(w, gone("too old resource version: %d (%d)", from, ch.oldestRV()+1))
 		return
 	default:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
 
 	"github.com/kubesim/kubesim/sim"
@@ -19,7 +20,7 @@ func TestAckBeforeFsync(t *testing.T) {
 	for _, ablate := range []bool{false, true} {
 		t.Run(fmt.Sprintf("AckBeforeFsync=%v", ablate), func(t *testing.T) {
 			disk := sim.DiskSpec{SyncBase: 10 * time.Millisecond}
-			cl := newCluster(t, 10, 3, func(c *Config) { c.Ablations.AckBeforeFsync = ablate }, disk)
+			cl := newCluster(t, 10, 3, func(c *Config) { c.Ablations = ablation.When(ablate, ablation.AckBeforeFsync) }, disk)
 			lead := cl.waitLeader(5 * time.Second)
 			c := cl.addClient("client", lead)
 			leader := cl.members[lead].ID()
@@ -59,7 +60,7 @@ func TestAckBeforeFsync(t *testing.T) {
 func TestDedup(t *testing.T) {
 	for _, noDedup := range []bool{false, true} {
 		t.Run(fmt.Sprintf("NoDedup=%v", noDedup), func(t *testing.T) {
-			cl := newCluster(t, 11, 3, func(c *Config) { c.Ablations.NoDedup = noDedup }, sim.DiskSpec{})
+			cl := newCluster(t, 11, 3, func(c *Config) { c.Ablations = ablation.When(noDedup, ablation.NoDedup) }, sim.DiskSpec{})
 			lead := cl.waitLeader(5 * time.Second)
 			c := cl.addClient("client", lead)
 			cl.w.Network().SetLink(cl.host("client").ID(), cl.members[lead].ID(), sim.LinkSpec{Latency: time.Millisecond, Dup: 1})
@@ -103,8 +104,7 @@ func TestIgnoreCompareAndWatchResumeFromNow(t *testing.T) {
 	for _, ablate := range []bool{false, true} {
 		t.Run(fmt.Sprintf("ablated=%v", ablate), func(t *testing.T) {
 			cl := newCluster(t, 12, 3, func(c *Config) {
-				c.Ablations.IgnoreCompare = ablate
-				c.Ablations.WatchResumeFromNow = ablate
+				c.Ablations = ablation.When(ablate, ablation.IgnoreCompare, ablation.WatchResumeFromNow)
 			}, sim.DiskSpec{})
 			c := cl.addClient("client")
 			cl.waitLeader(5 * time.Second)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
 	"github.com/kubesim/kubesim/nodes/raft"
@@ -41,7 +42,7 @@ func (m *member) applyEntry(e *raft.Entry) {
 // apply-duplicates ablation is on. Clients number their requests in
 // increasing order, so one number per client identity is enough.
 func (m *member) isDuplicate(id requestID) bool {
-	if m.cfg.Ablations.NoDedup {
+	if m.cfg.Ablations.Has(ablation.NoDedup) {
 		return false
 	}
 	seq, ok := m.dedup[id.Client]

@@ -3,6 +3,7 @@ package etcd
 import (
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -60,41 +61,9 @@ type Config struct {
 	// to complete before answering "etcdserver: request timed out". Default
 	// etcd's 5 s + 2 × ElectionTimeout.
 	RequestTimeout time.Duration
-	// Ablations are deliberate faults for checker self-tests.
-	Ablations Ablations
-}
-
-// Ablations each remove one mechanism that a checker relies on (design
-// principle 5). All are off in the zero value.
-type Ablations struct {
-	// AckBeforeFsync (raft-ack-before-fsync) sends a Ready's messages (votes,
-	// append acknowledgements) before its entries and HardState are synced.
-	AckBeforeFsync bool
-	// CommitOldTerm (raft-commit-old-term) sets both raft
-	// Config.Unsafe.CommitOldTerm and Config.Unsafe.SkipEmptyEntry. The
-	// empty entry a new leader appends almost hides the bug on its own: it
-	// rides in the same append as the older entries, so a quorum's match
-	// index practically never rests on an older-term entry. The Raft
-	// paper's Figure 8 has no such entry, and the ablation removes what
-	// Figure 8 assumes is absent.
-	CommitOldTerm bool
-	// LocalReads (etcd-local-reads) answers a linearizable Range from the
-	// member's local applied state, without ReadIndex.
-	LocalReads bool
-	// WatchResumeFromNow (watch-resume-from-now) starts a watch whose start
-	// revision is in the past at the current revision + 1 instead.
-	WatchResumeFromNow bool
-	// IgnoreCompare (mvcc-ignore-compare) sets the store's IgnoreCompare:
-	// every Txn takes its Success branch.
-	IgnoreCompare bool
-	// NoDedup (apply-duplicates) makes the apply layer apply a request again
-	// when a duplicate of it is committed.
-	NoDedup bool
-	// WriteWithoutQuorum (etcd-write-without-quorum) makes a member that
-	// knows no leader apply a write to its own store at once and
-	// acknowledge it, as a store that stays writable in a minority would,
-	// instead of answering "no leader".
-	WriteWithoutQuorum bool
+	// Ablations are the run's ablation switches (off in the zero value);
+	// the member hands them to its Raft core and its MVCC store unchanged.
+	Ablations ablation.Set
 }
 
 // withDefaults fills zero fields.

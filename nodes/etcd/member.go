@@ -3,6 +3,7 @@ package etcd
 import (
 	"fmt"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
 	"github.com/kubesim/kubesim/nodes/raft"
 	"github.com/kubesim/kubesim/sim"
@@ -68,7 +69,7 @@ func newMember(h *sim.Host, cfg Config) (*member, error) {
 		waiters: make(map[requestID]*waiter),
 	}
 	m.onSynced = m.synced
-	m.store.Ablations.IgnoreCompare = cfg.Ablations.IgnoreCompare
+	m.store.Ablations = cfg.Ablations
 	ps, dropped := loadDisk(m.disk)
 	if s := ps.Snapshot; s != nil {
 		if err := m.restoreState(s.Data); err != nil {
@@ -90,10 +91,7 @@ func newMember(h *sim.Host, cfg Config) (*member, error) {
 		PreVote:       true,
 		CheckQuorum:   true,
 		Rand:          h.Rand("raft"),
-		Unsafe: raft.Ablations{
-			CommitOldTerm:  cfg.Ablations.CommitOldTerm,
-			SkipEmptyEntry: cfg.Ablations.CommitOldTerm, // see Ablations.CommitOldTerm
-		},
+		Ablations:     cfg.Ablations,
 	}, ps)
 	if err != nil {
 		return nil, err
@@ -148,7 +146,7 @@ func (m *member) maybeReady() {
 	for !m.inFlight && m.node.HasReady() {
 		rd := m.node.Ready()
 		wrote := m.persist(&rd)
-		if m.cfg.Ablations.AckBeforeFsync {
+		if m.cfg.Ablations.Has(ablation.AckBeforeFsync) {
 			m.sendMessages(rd.Messages) // ablation: acknowledge before fsync
 		}
 		if !wrote {
@@ -175,7 +173,7 @@ func (m *member) synced() {
 // messages, install its snapshot, apply its committed entries, serve reads
 // and acknowledge it.
 func (m *member) finishReady(rd raft.Ready) {
-	if !m.cfg.Ablations.AckBeforeFsync {
+	if !m.cfg.Ablations.Has(ablation.AckBeforeFsync) {
 		m.sendMessages(rd.Messages)
 	}
 	if rd.Snapshot != nil {

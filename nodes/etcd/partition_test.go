@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -57,7 +58,7 @@ func TestMinorityPartition(t *testing.T) {
 func TestLinearizableReadOnPartitionedOldLeader(t *testing.T) {
 	for _, local := range []bool{false, true} {
 		t.Run(fmt.Sprintf("LocalReads=%v", local), func(t *testing.T) {
-			cl := newCluster(t, 6, 3, func(c *Config) { c.Ablations.LocalReads = local }, sim.DiskSpec{})
+			cl := newCluster(t, 6, 3, func(c *Config) { c.Ablations = ablation.When(local, ablation.LocalReads) }, sim.DiskSpec{})
 			lead := cl.waitLeader(5 * time.Second)
 			cOld, cNew := cl.soloAndRest(lead, "c-old", "c-new")
 			others := []*sim.Host{cl.host("c-new")}

@@ -3,6 +3,7 @@ package etcd
 import (
 	"strconv"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
 	"github.com/kubesim/kubesim/nodes/raft"
 	"github.com/kubesim/kubesim/sim"
@@ -51,7 +52,7 @@ func (m *member) handleClient(q *sim.Request) {
 // Without a known leader it answers "no leader" at once: nothing was
 // proposed.
 func (m *member) handleWrite(q *sim.Request, w *writeRequest) {
-	if m.node.Lead() == raft.None && m.cfg.Ablations.WriteWithoutQuorum {
+	if m.node.Lead() == raft.None && m.cfg.Ablations.Has(ablation.WriteWithoutQuorum) {
 		rep := m.applyWrite(w)
 		m.flushWatches(true)
 		q.Reply(rep)
@@ -97,7 +98,7 @@ func (m *member) answerWaiter(id requestID, rep *reply) {
 // etcd-local-reads ablation, every read) from the local store at once,
 // linearizable ones after a ReadIndex round.
 func (m *member) handleRange(q *sim.Request, r *rangeRequest) {
-	if r.Serializable || m.cfg.Ablations.LocalReads {
+	if r.Serializable || m.cfg.Ablations.Has(ablation.LocalReads) {
 		q.Reply(m.readRange(r))
 		return
 	}

@@ -1,6 +1,7 @@
 package etcd
 
 import (
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
 	"github.com/kubesim/kubesim/nodes/raft"
@@ -52,7 +53,7 @@ func (m *member) handleWatchCreate(q *sim.Request, c *watchCreate) {
 		return
 	}
 	start := c.StartRev
-	if m.cfg.Ablations.WatchResumeFromNow && start != 0 && start <= m.store.Rev() {
+	if m.cfg.Ablations.Has(ablation.WatchResumeFromNow) && start != 0 && start <= m.store.Rev() {
 		start = m.store.Rev() + 1 // ablation: the history in between is lost
 	}
 	id, err := m.store.NewWatch(mvcc.WatchRequest{Key: c.Key, End: c.End, StartRev: start, PrevKV: c.PrevKV})

@@ -3,6 +3,7 @@ package kubelet
 import (
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -34,28 +35,6 @@ const (
 	DefaultBackoffMax     = 300 * time.Second
 )
 
-// Ablations switch off one mechanism each, for the checks to catch.
-type Ablations struct {
-	// LivenessAsReadiness (liveness-as-readiness) is the classic
-	// misconfiguration: a readiness probe that fails FailureThreshold
-	// times in a row kills and restarts its container as a liveness
-	// failure would (ContainerStop reason spoketrace.StopReadiness),
-	// instead of only taking the pod out of rotation.
-	LivenessAsReadiness bool
-	// IgnoreDeletion (kubelet-ignore-deletion) removes graceful deletion:
-	// the kubelet goes on running the containers of a pod marked for
-	// deletion, as if the deletionTimestamp were not there, and never
-	// finishes the deletion.
-	IgnoreDeletion bool
-	// FailClosed (kubelet-fail-closed) fences the node off when it loses
-	// the control plane: once its node Lease has gone unrenewed for the
-	// lease duration (40 s), the kubelet kills every container it runs and
-	// starts none until a renewal succeeds. The real kubelet fails static:
-	// it keeps running what it runs, because a control plane outage must
-	// not become a data plane outage.
-	FailClosed bool
-}
-
 // Config configures a kubelet. Zero timing fields take the real defaults.
 type Config struct {
 	// Node is the node's name; default: the host's name.
@@ -65,8 +44,8 @@ type Config struct {
 	// Capacity is the node's capacity and allocatable; default cpu 4,
 	// memory 16Gi, pods 110 (the kubelet's maxPods default).
 	Capacity model.ResourceList
-	// Ablations are off by default.
-	Ablations Ablations
+	// Ablations are the run's ablation switches; off by default.
+	Ablations ablation.Set
 
 	// LeaseDuration is the node Lease's leaseDurationSeconds (40 s).
 	LeaseDuration time.Duration

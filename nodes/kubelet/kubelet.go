@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
@@ -236,5 +237,5 @@ func (p *process) housekeep() {
 // fenced reports the FailClosed ablation's state: the node Lease has not
 // been renewed for a lease duration, so this kubelet fences itself off.
 func (p *process) fenced() bool {
-	return p.cfg.Ablations.FailClosed && p.h.Now().Sub(p.lastRenew) > p.cfg.LeaseDuration
+	return p.cfg.Ablations.Has(ablation.FailClosed) && p.h.Now().Sub(p.lastRenew) > p.cfg.LeaseDuration
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/spoketrace"
 )
@@ -151,7 +152,7 @@ func TestLoadWindow(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnv(t, 4, 1, Config{Ablations: Ablations{LivenessAsReadiness: tc.ablation}})
+			e := newEnv(t, 4, 1, Config{Ablations: ablation.When(tc.ablation, ablation.LivenessAsReadiness)})
 			probe := model.Probe{PeriodSeconds: 2, TimeoutSeconds: 1, FailureThreshold: 3}
 			ann := map[string]string{AnnotationLoad: "30s-45s=3s", AnnotationStartLatency: "1s"}
 			e.create(newPod("live", ann, withLiveness(probe)))

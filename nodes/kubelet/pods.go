@@ -3,6 +3,7 @@ package kubelet
 import (
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/spoketrace"
@@ -130,7 +131,7 @@ func (p *process) syncPod(uid model.UID) {
 	}
 	sb := p.rt.sandbox(uid)
 	switch {
-	case ps.pod.DeletionTimestamp != nil && !p.cfg.Ablations.IgnoreDeletion:
+	case ps.pod.DeletionTimestamp != nil && !p.cfg.Ablations.Has(ablation.IgnoreDeletion):
 		p.syncTerminating(ps, sb)
 	case sb == nil && model.IsPodTerminal(ps.pod):
 		return // it finished before this runtime: never run it again

@@ -3,6 +3,7 @@ package kubelet
 import (
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
@@ -196,7 +197,7 @@ func (w *probeWorker) handleResult(success bool) {
 func (w *probeWorker) set(success bool) {
 	changed := w.result != success
 	w.result = success
-	kills := w.kind == liveness || w.p.cfg.Ablations.LivenessAsReadiness
+	kills := w.kind == liveness || w.p.cfg.Ablations.Has(ablation.LivenessAsReadiness)
 	if !success && kills {
 		// The container must be killed: hold until it runs again.
 		w.failed = true

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/ablation"
 )
 
 // runFigure8 plays the Raft paper's Figure 8 (§5.4.2) on five nodes and
@@ -27,15 +29,15 @@ import (
 // a proposal ("y"), and S1 has no current-term entry in (c); what it must
 // not get through is the append that tells S3 the commit index, as in the
 // paper, where S1 crashes before S3 learns it.
-func runFigure8(t *testing.T, unsafe Ablations) []string {
+func runFigure8(t *testing.T, abl ablation.Set) []string {
 	nw := newNetwork(t, 5, 8, func(c *Config) {
 		noPreVote(c)
 		c.MaxEntriesPerMsg = 1
-		c.Unsafe = unsafe
+		c.Ablations = abl
 	})
 	nw.campaign(1)
 	require.Equal(t, Leader, nw.node(1).role)
-	if unsafe.SkipEmptyEntry {
+	if abl.Has(ablation.SkipEmptyEntry) {
 		// On an empty log the probes match nothing new; a heartbeat round
 		// moves the followers out of probing.
 		nw.tick(1)
@@ -55,7 +57,7 @@ func runFigure8(t *testing.T, unsafe Ablations) []string {
 	nw.drop = func(m Message) bool { return m.From == 5 && m.Type == MsgApp }
 	nw.campaign(5)
 	require.Equal(t, Leader, nw.node(5).role)
-	if unsafe.SkipEmptyEntry {
+	if abl.Has(ablation.SkipEmptyEntry) {
 		require.NoError(t, nw.propose(5, "y"))
 	}
 	require.Equal(t, x, nw.node(5).log.lastIndex())
@@ -88,7 +90,7 @@ func runFigure8(t *testing.T, unsafe Ablations) []string {
 		nw.campaign(5)
 	}
 	require.Equal(t, Leader, nw.node(5).role)
-	if unsafe.SkipEmptyEntry && !unsafe.CommitOldTerm {
+	if abl.Has(ablation.SkipEmptyEntry) && !abl.Has(ablation.CommitOldTerm) {
 		// Nothing of S5's term yet: a proposal commits its log.
 		require.NoError(t, nw.propose(5, "z"))
 	}
@@ -101,9 +103,9 @@ func runFigure8(t *testing.T, unsafe Ablations) []string {
 // Figure 8 scenario violates leader completeness and state machine safety
 // with it, and is safe without it.
 func TestAblationCommitOldTermFigure8(t *testing.T) {
-	assert.Empty(t, runFigure8(t, Ablations{}), "correct Raft is safe in Figure 8")
+	assert.Empty(t, runFigure8(t, 0), "correct Raft is safe in Figure 8")
 
-	violations := runFigure8(t, Ablations{CommitOldTerm: true})
+	violations := runFigure8(t, ablation.Of(ablation.CommitOldTerm))
 	require.NotEmpty(t, violations, "the ablation must be caught")
 	joined := strings.Join(violations, "\n")
 	assert.Contains(t, joined, "leader completeness")
@@ -115,9 +117,9 @@ func TestAblationCommitOldTermFigure8(t *testing.T) {
 // reaches a quorum, so Figure 8 stays safe. The current-term rule alone
 // guards safety; the empty entry only makes older entries commit promptly.
 func TestAblationSkipEmptyEntryAloneIsSafe(t *testing.T) {
-	assert.Empty(t, runFigure8(t, Ablations{SkipEmptyEntry: true}), "the current-term rule alone keeps Figure 8 safe")
+	assert.Empty(t, runFigure8(t, ablation.Of(ablation.SkipEmptyEntry)), "the current-term rule alone keeps Figure 8 safe")
 
-	violations := runFigure8(t, Ablations{SkipEmptyEntry: true, CommitOldTerm: true})
+	violations := runFigure8(t, ablation.Of(ablation.SkipEmptyEntry, ablation.CommitOldTerm))
 	require.NotEmpty(t, violations, "both switches together are Figure 8's bug")
 	assert.Contains(t, strings.Join(violations, "\n"), "state machine safety")
 }

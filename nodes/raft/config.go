@@ -4,29 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/kubesim/kubesim/ablation"
 )
 
 // Rand is the injected source of randomness; *math/rand/v2.Rand satisfies it.
 // The core draws from it only to randomize election timeouts.
 type Rand interface {
 	IntN(n int) int
-}
-
-// Ablations are switches that deliberately break the protocol, so that
-// kubesim's safety checkers can prove they catch the resulting bugs. All are
-// off by default and must stay off outside ablation runs.
-type Ablations struct {
-	// CommitOldTerm lets a leader advance its commit index by counting
-	// replicas of entries from earlier terms — the bug of the Raft paper's
-	// Figure 8 (§5.4.2). A committed entry can then be overwritten.
-	CommitOldTerm bool
-	// SkipEmptyEntry makes a new leader append no empty entry of its own
-	// term. On its own it is harmless: the current-term commit rule still
-	// keeps older entries uncommitted until an entry of the leader's term
-	// (a client's) reaches a quorum. Without that rule (CommitOldTerm) it
-	// exposes Figure 8, because the leader then commits older entries by
-	// counting replicas, with nothing of its own term to protect them.
-	SkipEmptyEntry bool
 }
 
 // Config configures a Node. ID, Peers and Rand are required; zero numeric
@@ -61,8 +46,11 @@ type Config struct {
 	Applied uint64
 	// Rand randomizes election timeouts. Required.
 	Rand Rand
-	// Unsafe holds protocol-breaking switches for checker ablations.
-	Unsafe Ablations
+	// Ablations are the run's ablation switches; Raft asks for
+	// ablation.CommitOldTerm and ablation.SkipEmptyEntry. They break the
+	// protocol on purpose, so that the safety checkers prove they catch
+	// it, and are off outside ablation runs.
+	Ablations ablation.Set
 }
 
 // maxPeers bounds the cluster size so ReadIndex acknowledgements fit in a
@@ -126,7 +114,7 @@ var (
 	// ErrUnavailable: the requested index is not (yet) known or applied.
 	ErrUnavailable = errors.New("raft: requested index is unavailable")
 	// ErrCommittedConflict: a leader asked this node to overwrite a committed
-	// entry. Correct Raft never does this; with an Unsafe ablation on it
+	// entry. Correct Raft never does this; with an ablation on it
 	// shows the safety violation. The message is ignored.
 	ErrCommittedConflict = errors.New("raft: append conflicts with a committed entry")
 )

@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/ablation"
 )
 
 // §5.3: an entry is committed once the leader has replicated it on a
@@ -124,7 +126,7 @@ func TestLeaderCommitsOnlyCurrentTermEntries_5_4_2(t *testing.T) {
 			nw := newNetwork(t, 3, 1, func(c *Config) {
 				noPreVote(c)
 				c.MaxEntriesPerMsg = 1
-				c.Unsafe.CommitOldTerm = tc.ablation
+				c.Ablations = ablation.When(tc.ablation, ablation.CommitOldTerm)
 			})
 			// Node 1 holds two term-1 entries nobody committed; it becomes
 			// leader of term 2 and appends its no-op at index 3.

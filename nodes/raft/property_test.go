@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/kubesim/kubesim/ablation"
 )
 
 // TestPropertySafety explores random interleavings of ticks, deliveries in
@@ -21,7 +23,7 @@ func TestPropertySafety(t *testing.T) {
 			name := fmt.Sprintf("size=%d/PreVote=%v/CheckQuorum=%v", size, opts[0], opts[1])
 			t.Run(name, func(t *testing.T) {
 				rapid.Check(t, func(t *rapid.T) {
-					runRandomCluster(t, size, opts[0], opts[1], Ablations{}, 2000)
+					runRandomCluster(t, size, opts[0], opts[1], 0, 2000)
 				})
 			})
 		}
@@ -30,7 +32,7 @@ func TestPropertySafety(t *testing.T) {
 
 // runRandomCluster drives a random cluster for steps actions and reports the
 // first safety violation through t.
-func runRandomCluster(t *rapid.T, size int, preVote, checkQuorum bool, unsafe Ablations, steps int) {
+func runRandomCluster(t *rapid.T, size int, preVote, checkQuorum bool, abl ablation.Set, steps int) {
 	maxEnts := rapid.IntRange(1, 4).Draw(t, "maxEntriesPerMsg")
 	maxInflight := rapid.IntRange(1, 4).Draw(t, "maxInflight")
 	seed := rapid.Uint64().Draw(t, "seed")
@@ -38,7 +40,7 @@ func runRandomCluster(t *rapid.T, size int, preVote, checkQuorum bool, unsafe Ab
 		c.ElectionTick = 4
 		c.PreVote, c.CheckQuorum = preVote, checkQuorum
 		c.MaxEntriesPerMsg, c.MaxInflightMsgs = maxEnts, maxInflight
-		c.Unsafe = unsafe
+		c.Ablations = abl
 	})
 	proposals := 0
 	peerGen := rapid.Uint64Range(1, uint64(size))

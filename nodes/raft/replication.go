@@ -1,5 +1,7 @@
 package raft
 
+import "github.com/kubesim/kubesim/ablation"
+
 // appendEntries appends new entries to the leader's log in its term.
 func (n *Node) appendEntries(ents ...Entry) {
 	li := n.log.lastIndex()
@@ -23,7 +25,7 @@ func (n *Node) sendAppend(i int, sendIfEmpty bool) bool {
 	}
 	last := n.log.lastIndex()
 	if pr.next > last+1 {
-		// Only an Unsafe ablation lets a follower acknowledge entries the
+		// Only an ablation lets a follower acknowledge entries the
 		// leader lacks; resynchronise from our own log.
 		pr.next = last + 1
 	}
@@ -102,7 +104,7 @@ func (n *Node) maybeCommit() bool {
 	if mci <= n.log.committed {
 		return false
 	}
-	if !n.cfg.Unsafe.CommitOldTerm {
+	if !n.cfg.Ablations.Has(ablation.CommitOldTerm) {
 		if t, ok := n.log.term(mci); !ok || t != n.term {
 			return false
 		}
@@ -328,7 +330,7 @@ func (n *Node) handleAppend(m *Message) error {
 	lastNew := m.Index + uint64(len(m.Entries))
 	if c := l.findConflict(m.Entries); c != 0 {
 		if c <= l.committed {
-			// Only possible with an Unsafe ablation: refuse to rewrite
+			// Only possible with an ablation: refuse to rewrite
 			// history, and leave the leader to keep retrying.
 			return ErrCommittedConflict
 		}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/kubesim/kubesim/ablation"
 )
 
 // Role is a node's part in the protocol.
@@ -223,7 +225,7 @@ func (n *Node) becomeLeader() {
 	self.match = n.log.stabled
 	self.state = stateReplicate
 	self.recentActive = true
-	if n.cfg.Unsafe.SkipEmptyEntry {
+	if n.cfg.Ablations.Has(ablation.SkipEmptyEntry) {
 		// Ablation: nothing of this term in the log until a proposal;
 		// followers still learn of the leader from its (empty) probes.
 		return

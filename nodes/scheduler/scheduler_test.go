@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiserver"
 	"github.com/kubesim/kubesim/nodes/spoketrace"
@@ -261,8 +262,8 @@ func TestTwoUnelectedSchedulersBindTwiceOnlyWithAblation(t *testing.T) {
 	// API server's conflict check lets one binding win (the other gets 409
 	// and drops the pod); with the scheduler-no-conflict-check ablation
 	// both succeed, and pods are bound twice.
-	for _, ablation := range []bool{false, true} {
-		tc := newTestCluster(t, 6, 1, func(c *apiserver.Config) { c.Ablations.BindNoConflictCheck = ablation })
+	for _, ablate := range []bool{false, true} {
+		tc := newTestCluster(t, 6, 1, func(c *apiserver.Config) { c.Ablations = ablation.When(ablate, ablation.BindNoConflictCheck) })
 		for _, n := range []string{"a", "b", "c", "d"} {
 			tc.createNode(nodeSpec{name: n, cpu: "4", memory: "8Gi"})
 		}
@@ -288,7 +289,7 @@ func TestTwoUnelectedSchedulersBindTwiceOnlyWithAblation(t *testing.T) {
 			}
 		}
 		require.Empty(t, tc.leading, "no leader election, no Leading events")
-		if !ablation {
+		if !ablate {
 			require.Zero(t, twice)
 			tc.requireBoundOnce()
 			continue

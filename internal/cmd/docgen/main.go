@@ -14,12 +14,7 @@ import (
 func main() {
 	out := flag.String("out", "docs", "the directory to write the pages into")
 	flag.Parse()
-	pages, err := docgen.Pages()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "docgen:", err)
-		os.Exit(1)
-	}
-	for _, p := range pages {
+	for _, p := range docgen.Pages() {
 		if err := os.WriteFile(filepath.Join(*out, p.Name), []byte(p.Body), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, "docgen:", err)
 			os.Exit(1)

@@ -5,217 +5,116 @@
 // (which read only them).
 //
 // Every type implements sim.Data; its text form is what the trace hash
-// covers.
+// covers. The trace tags of the fields define that form; zz_trace.go is
+// generated from them.
 package apitrace
 
-import (
-	"github.com/kubesim/kubesim/sim"
-)
-
-// The trace kinds, as returned by TraceKind.
-const (
-	KindCall      = "api.call"
-	KindReturn    = "api.return"
-	KindAdmit     = "api.admit"
-	KindInformer  = "informer.event"
-	KindRelist    = "informer.relist"
-	KindStore     = "informer.store"
-	KindServerSet = "api.state"
-)
+//go:generate go run github.com/kubesim/kubesim/internal/cmd/tracegen
 
 // Call is emitted by a client when it makes an API call. Value is the
 // workload's payload written by create/update/patch (a unique value, so
 // that a read names the write it saw); Precondition is the resourceVersion
 // an update or delete is conditional on ("" for none).
+//
+//trace:kind KindCall api.call
 type Call struct {
-	Client       string `json:"client"`
-	Op           uint64 `json:"op"`
-	User         string `json:"user"`
-	Verb         string `json:"verb"`
-	Resource     string `json:"resource"`
-	Key          string `json:"key"` // namespace/name, or name for cluster-scoped resources
-	RV           string `json:"rv,omitempty"`
-	Value        string `json:"value,omitempty"`
-	Precondition string `json:"precondition,omitempty"`
-}
-
-// TraceKind implements sim.Data.
-func (e *Call) TraceKind() string { return KindCall }
-
-// AppendText implements sim.Data.
-func (e *Call) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "client", e.Client)
-	b = sim.AppendUintField(b, "op", e.Op)
-	b = sim.AppendField(b, "user", e.User)
-	b = sim.AppendField(b, "verb", e.Verb)
-	b = sim.AppendField(b, "resource", e.Resource)
-	b = sim.AppendField(b, "key", e.Key)
-	b = sim.AppendFieldOpt(b, "rv", e.RV)
-	b = sim.AppendFieldOpt(b, "value", e.Value)
-	return sim.TrimSpaceRight(sim.AppendFieldOpt(b, "if-rv", e.Precondition))
+	Client       string `json:"client" trace:"client"`
+	Op           uint64 `json:"op" trace:"op"`
+	User         string `json:"user" trace:"user"`
+	Verb         string `json:"verb" trace:"verb"`
+	Resource     string `json:"resource" trace:"resource"`
+	Key          string `json:"key" trace:"key"` // namespace/name, or name for cluster-scoped resources
+	RV           string `json:"rv,omitempty" trace:"rv,omitempty"`
+	Value        string `json:"value,omitempty" trace:"value,omitempty"`
+	Precondition string `json:"precondition,omitempty" trace:"if-rv,omitempty"`
 }
 
 // Return is emitted by a client when a call ends. Code is the HTTP status
 // (0 when no answer came: the outcome is unknown). For reads and writes of
 // one object, Found/Value/RV describe the object in the answer.
+//
+//trace:kind KindReturn api.return
 type Return struct {
-	Client string `json:"client"`
-	Op     uint64 `json:"op"`
-	Code   int    `json:"code"`
-	Reason string `json:"reason,omitempty"`
-	Found  bool   `json:"found,omitempty"`
-	Value  string `json:"value,omitempty"`
-	RV     string `json:"rv,omitempty"`
-	Server string `json:"server,omitempty"`
-}
-
-// TraceKind implements sim.Data.
-func (e *Return) TraceKind() string { return KindReturn }
-
-// AppendText implements sim.Data.
-func (e *Return) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "client", e.Client)
-	b = sim.AppendUintField(b, "op", e.Op)
-	b = sim.AppendUintField(b, "code", uint64(e.Code))
-	b = sim.AppendFieldOpt(b, "reason", e.Reason)
-	if e.Found {
-		b = sim.AppendField(b, "value", e.Value)
-	}
-	b = sim.AppendFieldOpt(b, "rv", e.RV)
-	return sim.TrimSpaceRight(sim.AppendFieldOpt(b, "server", e.Server))
+	Client string `json:"client" trace:"client"`
+	Op     uint64 `json:"op" trace:"op"`
+	Code   int    `json:"code" trace:"code"`
+	Reason string `json:"reason,omitempty" trace:"reason,omitempty"`
+	Found  bool   `json:"found,omitempty" trace:"-"`
+	Value  string `json:"value,omitempty" trace:"value,if=Found"`
+	RV     string `json:"rv,omitempty" trace:"rv,omitempty"`
+	Server string `json:"server,omitempty" trace:"server,omitempty"`
 }
 
 // Admit is emitted by an API server when a write has passed
 // authentication, authorization and admission and goes to etcd. NodeName is
 // the node the written object is bound to or is (for pods and nodes), so
 // that the access check can apply the node restriction independently.
+//
+//trace:kind KindAdmit api.admit
 type Admit struct {
-	Server    string `json:"server"`
-	User      string `json:"user"`
-	Verb      string `json:"verb"`
-	Resource  string `json:"resource"`
-	Key       string `json:"key"`
-	NodeName  string `json:"node_name,omitempty"`
-	OldNode   string `json:"old_node,omitempty"` // for updates: the node of the stored object
-	Subresrc  string `json:"subresource,omitempty"`
-	Namespace string `json:"namespace,omitempty"`
-}
-
-// TraceKind implements sim.Data.
-func (e *Admit) TraceKind() string { return KindAdmit }
-
-// AppendText implements sim.Data.
-func (e *Admit) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "server", e.Server)
-	b = sim.AppendField(b, "user", e.User)
-	b = sim.AppendField(b, "verb", e.Verb)
-	b = sim.AppendField(b, "resource", e.Resource)
-	b = sim.AppendField(b, "key", e.Key)
-	b = sim.AppendFieldOpt(b, "node", e.NodeName)
-	b = sim.AppendFieldOpt(b, "old-node", e.OldNode)
-	return sim.TrimSpaceRight(sim.AppendFieldOpt(b, "sub", e.Subresrc))
+	Server    string `json:"server" trace:"server"`
+	User      string `json:"user" trace:"user"`
+	Verb      string `json:"verb" trace:"verb"`
+	Resource  string `json:"resource" trace:"resource"`
+	Key       string `json:"key" trace:"key"`
+	NodeName  string `json:"node_name,omitempty" trace:"node,omitempty"`
+	OldNode   string `json:"old_node,omitempty" trace:"old-node,omitempty"` // for updates: the node of the stored object
+	Subresrc  string `json:"subresource,omitempty" trace:"sub,omitempty"`
+	Namespace string `json:"namespace,omitempty" trace:"-"`
 }
 
 // InformerEvent is emitted by an informer when its store changes: a watch
 // event applied (add, update, delete) or an object replaced by a relist.
+//
+//trace:kind KindInformer informer.event
 type InformerEvent struct {
-	Informer string `json:"informer"`
-	Resource string `json:"resource"`
-	Type     string `json:"type"` // add, update, delete
-	Key      string `json:"key"`
-	RV       string `json:"rv"`
-	Value    string `json:"value,omitempty"`
-}
-
-// TraceKind implements sim.Data.
-func (e *InformerEvent) TraceKind() string { return KindInformer }
-
-// AppendText implements sim.Data.
-func (e *InformerEvent) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "informer", e.Informer)
-	b = sim.AppendField(b, "resource", e.Resource)
-	b = sim.AppendField(b, "type", e.Type)
-	b = sim.AppendField(b, "key", e.Key)
-	b = sim.AppendField(b, "rv", e.RV)
-	return sim.TrimSpaceRight(sim.AppendFieldOpt(b, "value", e.Value))
+	Informer string `json:"informer" trace:"informer"`
+	Resource string `json:"resource" trace:"resource"`
+	Type     string `json:"type" trace:"type"` // add, update, delete
+	Key      string `json:"key" trace:"key"`
+	RV       string `json:"rv" trace:"rv"`
+	Value    string `json:"value,omitempty" trace:"value,omitempty"`
 }
 
 // Relist is emitted by a reflector when it lists: at start, after a 410
 // Gone, or after an error. RV is the list's resourceVersion; Reason says why.
+//
+//trace:kind KindRelist informer.relist
 type Relist struct {
-	Informer string `json:"informer"`
-	Resource string `json:"resource"`
-	Reason   string `json:"reason"`
-	RV       string `json:"rv"`
-	Items    int    `json:"items"`
-}
-
-// TraceKind implements sim.Data.
-func (e *Relist) TraceKind() string { return KindRelist }
-
-// AppendText implements sim.Data.
-func (e *Relist) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "informer", e.Informer)
-	b = sim.AppendField(b, "resource", e.Resource)
-	b = sim.AppendField(b, "reason", e.Reason)
-	b = sim.AppendField(b, "rv", e.RV)
-	return sim.TrimSpaceRight(sim.AppendUintField(b, "items", uint64(e.Items)))
+	Informer string `json:"informer" trace:"informer"`
+	Resource string `json:"resource" trace:"resource"`
+	Reason   string `json:"reason" trace:"reason"`
+	RV       string `json:"rv" trace:"rv"`
+	Items    int    `json:"items" trace:"items"`
 }
 
 // Item is one object of a store snapshot: its key, resourceVersion and
-// workload value.
+// workload value. Its text form is key@rv.
+//
+//trace:item
 type Item struct {
-	Key   string `json:"key"`
-	RV    string `json:"rv"`
-	Value string `json:"value,omitempty"`
+	Key   string `json:"key" trace:""`
+	RV    string `json:"rv" trace:"@"`
+	Value string `json:"value,omitempty" trace:"-"`
 }
 
 // Store is an informer's whole store, emitted when a scenario asks (at the
 // end of a run), sorted by key.
+//
+//trace:kind KindStore informer.store
 type Store struct {
-	Informer string `json:"informer"`
-	Resource string `json:"resource"`
-	RV       string `json:"rv"` // the last resourceVersion the informer saw
-	Items    []Item `json:"items"`
-}
-
-// TraceKind implements sim.Data.
-func (e *Store) TraceKind() string { return KindStore }
-
-// AppendText implements sim.Data.
-func (e *Store) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "informer", e.Informer)
-	b = sim.AppendField(b, "resource", e.Resource)
-	b = sim.AppendField(b, "rv", e.RV)
-	for _, it := range e.Items {
-		b = append(b, it.Key...)
-		b = append(b, '@')
-		b = append(b, it.RV...)
-		b = append(b, ' ')
-	}
-	return sim.TrimSpaceRight(b)
+	Informer string `json:"informer" trace:"informer"`
+	Resource string `json:"resource" trace:"resource"`
+	RV       string `json:"rv" trace:"rv"` // the last resourceVersion the informer saw
+	Items    []Item `json:"items" trace:""`
 }
 
 // ServerState is the truth an informer store is compared with: a quorum
 // list of a resource at the end of a run, emitted by whoever asks.
+//
+//trace:kind KindServerSet api.state
 type ServerState struct {
-	Resource string `json:"resource"`
-	RV       string `json:"rv"`
-	Items    []Item `json:"items"`
-}
-
-// TraceKind implements sim.Data.
-func (e *ServerState) TraceKind() string { return KindServerSet }
-
-// AppendText implements sim.Data.
-func (e *ServerState) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "resource", e.Resource)
-	b = sim.AppendField(b, "rv", e.RV)
-	for _, it := range e.Items {
-		b = append(b, it.Key...)
-		b = append(b, '@')
-		b = append(b, it.RV...)
-		b = append(b, ' ')
-	}
-	return sim.TrimSpaceRight(b)
+	Resource string `json:"resource" trace:"resource"`
+	RV       string `json:"rv" trace:"rv"`
+	Items    []Item `json:"items" trace:""`
 }

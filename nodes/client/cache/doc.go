@@ -29,14 +29,14 @@
 //     wait.BackoffUntil, every restart of ListAndWatch waits for it.
 //
 // Two ablations remove a mechanism for the checks to catch:
-//   - NoResume (reflector-no-resume): a stream that broke is re-watched from
-//     "" ("now", with synthetic ADDED events of the current state) instead of
-//     from the last resourceVersion, and no relist happens: deletions in the
-//     gap are missed for good.
-//   - RelistRV0 (reflector-relist-rv0): relists after errors use "0", which a
-//     lagging replica serves from its stale cache, so the store can go back in
-//     time (Kubernetes issue 59848, the reason client-go relists from the last
-//     resourceVersion).
+//   - ablation.NoResume (reflector-no-resume): a stream that broke is
+//     re-watched from "" ("now", with synthetic ADDED events of the current
+//     state) instead of from the last resourceVersion, and no relist
+//     happens: deletions in the gap are missed for good.
+//   - ablation.RelistRV0 (reflector-relist-rv0): relists after errors use
+//     "0", which a lagging replica serves from its stale cache, so the
+//     store can go back in time (Kubernetes issue 59848, the reason
+//     client-go relists from the last resourceVersion).
 //
 // Poll mode (ReflectorConfig.PollInterval > 0) is the poll-not-watch
 // ablation, the design a watch replaces: the reflector never watches. It

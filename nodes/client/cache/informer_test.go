@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
 	"github.com/kubesim/kubesim/nodes/apiwire"
@@ -67,7 +68,7 @@ func TestRelistOnGone(t *testing.T) {
 }
 
 func testRelistOnGone(t *testing.T, rv0 bool) {
-	e := newEnv(4, 1, cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{RelistRV0: rv0}})
+	e := newEnv(4, 1, cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{Ablations: ablation.When(rv0, ablation.RelistRV0)}})
 	e.do(func() { e.create("a", nil); e.create("b", nil); e.create("c", nil) })
 	e.do(e.inf.Run)
 	e.do(func() { e.Server(0).DropWatchEvents = 1; e.del("b") })
@@ -98,7 +99,7 @@ func testRelistOnGone(t *testing.T, rv0 bool) {
 }
 
 func TestNoResumeAblationMissesEvents(t *testing.T) {
-	e := newEnv(3, 1, cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{NoResume: true}})
+	e := newEnv(3, 1, cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{Ablations: ablation.Of(ablation.NoResume)}})
 	e.do(func() { e.create("a", nil); e.create("b", nil); e.create("c", nil) })
 	e.do(e.inf.Run)
 	e.do(func() { e.Server(0).DropWatchEvents = 1; e.del("b") })

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
 	"github.com/kubesim/kubesim/nodes/apiwire"
@@ -48,10 +49,9 @@ type ReflectorConfig struct {
 	// ConsistentInitialList makes the first list a quorum read (RV "")
 	// instead of client-go's RV "0".
 	ConsistentInitialList bool
-	// NoResume is the reflector-no-resume ablation (see the package doc).
-	NoResume bool
-	// RelistRV0 is the reflector-relist-rv0 ablation (see the package doc).
-	RelistRV0 bool
+	// Ablations are the run's ablation switches; the reflector asks for
+	// ablation.NoResume and ablation.RelistRV0 (see the package doc).
+	Ablations ablation.Set
 	// PollInterval, when positive, puts the reflector in poll mode (the
 	// poll-not-watch ablation, see the package doc): it never watches, and
 	// lists with resourceVersion "" every PollInterval instead.
@@ -139,7 +139,7 @@ func (r *Reflector) relistResourceVersion() string {
 			return ""
 		}
 		return "0"
-	case r.cfg.RelistRV0:
+	case r.cfg.Ablations.Has(ablation.RelistRV0):
 		return "0"
 	}
 	return r.lastRV
@@ -269,7 +269,7 @@ func (r *Reflector) stopWatch() {
 
 // resume re-watches after a stream that ended cleanly.
 func (r *Reflector) resume() {
-	if r.cfg.NoResume {
+	if r.cfg.Ablations.Has(ablation.NoResume) {
 		r.watch("") // the ablation: from "now", missing the gap
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/client"
 )
 
@@ -58,11 +59,9 @@ type Config struct {
 	Callbacks LeaderCallbacks
 	// ReleaseOnCancel makes Stop release a held lease (holder cleared).
 	ReleaseOnCancel bool
-	// NoStepDown is the leader-no-step-down ablation: a leader that fails
-	// to renew within RenewDeadline goes on leading (and trying to renew)
-	// instead of stepping down. RenewDeadline < LeaseDuration is what
-	// makes a cut-off leader stop before anyone else may take its lease.
-	NoStepDown bool
+	// Ablations are the run's ablation switches; the elector asks for
+	// ablation.LeaderNoStepDown.
+	Ablations ablation.Set
 }
 
 func (cfg *Config) validate() error {

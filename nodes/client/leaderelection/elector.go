@@ -3,6 +3,7 @@ package leaderelection
 import (
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/sim"
@@ -151,7 +152,7 @@ func (le *LeaderElector) renewRound() {
 	le.gen++
 	gen := le.gen
 	deadline := le.h.After(le.cfg.RenewDeadline, "leaderelection-renew-deadline", func() {
-		if le.phase == leading && le.gen == gen && !le.cfg.NoStepDown {
+		if le.phase == leading && le.gen == gen && !le.cfg.Ablations.Has(ablation.LeaderNoStepDown) {
 			le.finish() // failed to renew within the deadline: leadership lost
 		}
 	})

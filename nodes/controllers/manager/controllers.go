@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/controllers"
 	"github.com/kubesim/kubesim/nodes/controllers/deployment"
 	"github.com/kubesim/kubesim/nodes/controllers/gc"
@@ -13,13 +14,12 @@ import (
 // are started.
 func newControllers(ctx *controllers.Context, cfg Config) []controllers.Controller {
 	cs := []controllers.Controller{
-		replicaset.New(ctx, replicaset.Config{Ablations: replicaset.Ablations{NoExpectations: cfg.Ablations.NoExpectations,
-			CountTerminating: cfg.Ablations.CountTerminating}}),
+		replicaset.New(ctx, replicaset.Config{Ablations: cfg.Ablations}),
 		deployment.New(ctx, deployment.Config{}),
-		nodelifecycle.New(ctx, nodelifecycle.Config{IgnoreTolerationSeconds: cfg.Ablations.EvictIgnoresToleration}),
+		nodelifecycle.New(ctx, nodelifecycle.Config{Ablations: cfg.Ablations}),
 		gc.New(ctx, gc.Config{}),
 	}
-	if !cfg.Ablations.NoPodGC {
+	if !cfg.Ablations.Has(ablation.NoPodGC) {
 		cs = append(cs, podgc.New(ctx, podgc.Config{}))
 	}
 	return cs

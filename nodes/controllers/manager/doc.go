@@ -39,8 +39,10 @@
 //
 // # Ablations
 //
-//   - NoExpectations (replicaset-no-expectations): the ReplicaSet
-//     controller ignores its expectations.
-//   - PollNotWatch (poll-not-watch): every informer polls with a quorum
-//     LIST every PollInterval (2 s) instead of watching.
+// Config.Ablations go unchanged to the controllers and the leader elector.
+// The manager itself asks for two:
+//   - ablation.PollNotWatch (poll-not-watch): every informer polls with a
+//     quorum LIST every PollInterval (2 s) instead of watching.
+//   - ablation.NoPodGC (pod-gc-disabled): the pod garbage collector does
+//     not run.
 package manager

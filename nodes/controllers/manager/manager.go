@@ -3,6 +3,7 @@ package manager
 import (
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/client/leaderelection"
@@ -41,8 +42,9 @@ type Config struct {
 	Name string
 	// Servers are the API server replicas.
 	Servers []sim.HostID
-	// Ablations remove mechanisms for the checks to catch.
-	Ablations Ablations
+	// Ablations are the run's ablation switches, handed unchanged to the
+	// controllers and the leader elector.
+	Ablations ablation.Set
 	// LeaseDuration, RenewDeadline and RetryPeriod default to 15 s, 10 s
 	// and 2 s (--leader-elect-* defaults).
 	LeaseDuration time.Duration
@@ -51,24 +53,6 @@ type Config struct {
 	// RestartDelay is how long the process stays down after exiting on a
 	// lost leadership; default DefaultRestartDelay.
 	RestartDelay time.Duration
-}
-
-// Ablations of the controller manager.
-type Ablations struct {
-	// NoExpectations is replicaset-no-expectations.
-	NoExpectations bool
-	// PollNotWatch is poll-not-watch: informers poll instead of watching.
-	PollNotWatch bool
-	// LeaderNoStepDown is leader-no-step-down
-	// (leaderelection.Config.NoStepDown).
-	LeaderNoStepDown bool
-	// EvictIgnoresToleration is eviction-ignores-toleration
-	// (nodelifecycle.Config.IgnoreTolerationSeconds).
-	EvictIgnoresToleration bool
-	// NoPodGC is pod-gc-disabled: the pod garbage collector does not run.
-	NoPodGC bool
-	// CountTerminating is replicaset-counts-terminating.
-	CountTerminating bool
 }
 
 func (cfg Config) withDefaults(h *sim.Host) Config {
@@ -174,7 +158,7 @@ func (p *process) start() {
 		LeaseDuration: m.cfg.LeaseDuration,
 		RenewDeadline: m.cfg.RenewDeadline,
 		RetryPeriod:   m.cfg.RetryPeriod,
-		NoStepDown:    m.cfg.Ablations.LeaderNoStepDown,
+		Ablations:     m.cfg.Ablations,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: p.handleStartedLeading,
 			OnStoppedLeading: p.handleStoppedLeading,
@@ -234,7 +218,7 @@ func (p *process) stop() {
 func (p *process) newContext() *controllers.Context {
 	m := p.m
 	ctx := controllers.NewContext(m.h, m.c, func(rc *cache.ReflectorConfig) {
-		if m.cfg.Ablations.PollNotWatch {
+		if m.cfg.Ablations.Has(ablation.PollNotWatch) {
 			rc.PollInterval = PollInterval
 		}
 	})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
 	"github.com/kubesim/kubesim/nodes/apiwire"
@@ -32,7 +33,7 @@ type env struct {
 	creates int // pod creates admitted for the controller manager
 }
 
-func newEnv(t *testing.T, seed uint64, n int, abl Ablations) *env {
+func newEnv(t *testing.T, seed uint64, n int, abl ablation.Set) *env {
 	e := &env{Cluster: apitest.New(seed, 1, 1, nil), t: t}
 	e.W.Subscribe(func(ev *sim.Event) {
 		switch d := ev.Data.(type) {
@@ -108,7 +109,7 @@ func (e *env) mustCreate(obj model.Object) {
 }
 
 func TestOneLeaderRunsTheControllers(t *testing.T) {
-	e := newEnv(t, 1, 2, Ablations{})
+	e := newEnv(t, 1, 2, 0)
 	e.Run(10 * time.Second)
 	require.Len(t, e.leading, 1, "one replica leads, the other stands by")
 	leader := e.leading[0].Identity
@@ -134,7 +135,7 @@ func TestOneLeaderRunsTheControllers(t *testing.T) {
 }
 
 func TestFailoverAfterLeaderCrash(t *testing.T) {
-	e := newEnv(t, 2, 2, Ablations{})
+	e := newEnv(t, 2, 2, 0)
 	e.Run(10 * time.Second)
 	require.Len(t, e.leaders(), 1)
 	first := e.leaders()[0]
@@ -161,7 +162,7 @@ func TestFailoverAfterLeaderCrash(t *testing.T) {
 }
 
 func TestLostLeadershipStopsEverythingAndRestarts(t *testing.T) {
-	e := newEnv(t, 3, 2, Ablations{})
+	e := newEnv(t, 3, 2, 0)
 	e.Run(10 * time.Second)
 	first := e.leaders()[0]
 	var m *Manager
@@ -200,7 +201,7 @@ func TestLostLeadershipStopsEverythingAndRestarts(t *testing.T) {
 }
 
 func TestPollNotWatch(t *testing.T) {
-	e := newEnv(t, 4, 1, Ablations{PollNotWatch: true})
+	e := newEnv(t, 4, 1, ablation.Of(ablation.PollNotWatch))
 	e.Run(10 * time.Second)
 	require.True(t, e.manager(1).Leading())
 	e.mustCreate(newRS("web", 3))
@@ -240,7 +241,7 @@ func (e *env) scale(name string, replicas int32) {
 // churn runs two replicas through a ReplicaSet, a scale-down, a leader
 // crash and a failover, and returns the trace hash.
 func churn(t *testing.T, seed uint64) uint64 {
-	e := newEnv(t, seed, 2, Ablations{})
+	e := newEnv(t, seed, 2, 0)
 	e.Run(10 * time.Second)
 	e.mustCreate(newRS("web", 4))
 	e.Run(3 * time.Second)

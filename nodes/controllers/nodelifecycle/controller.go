@@ -3,6 +3,7 @@ package nodelifecycle
 import (
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/client/workqueue"
@@ -72,12 +73,9 @@ type Config struct {
 	// than 2 of them) that makes a partial disruption
 	// (--unhealthy-zone-threshold, 0.55).
 	UnhealthyZoneThreshold float64
-	// IgnoreTolerationSeconds is the eviction-ignores-toleration ablation:
-	// the taint manager deletes every pod on a NoExecute-tainted node at
-	// once, as if no pod tolerated the taint for a while (the 300 s that
-	// the API server's DefaultTolerationSeconds admission gives every pod
-	// is what keeps a short network blip from evicting a whole node).
-	IgnoreTolerationSeconds bool
+	// Ablations are the run's ablation switches; the taint manager asks
+	// for ablation.EvictIgnoresToleration.
+	Ablations ablation.Set
 }
 
 func (cfg Config) withDefaults() Config {

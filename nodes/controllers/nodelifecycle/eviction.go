@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client"
@@ -176,7 +177,7 @@ func (e *taintEviction) handlePodEvent(oldObj, newObj model.Object) {
 func (e *taintEviction) processPod(pod *model.Pod, taints []model.Taint, now model.Time) {
 	key := cache.MetaNamespaceKeyFunc(pod)
 	all, used := model.GetMatchingTolerations(taints, pod.Spec.Tolerations)
-	if !all || e.c.cfg.IgnoreTolerationSeconds {
+	if !all || e.c.cfg.Ablations.Has(ablation.EvictIgnoresToleration) {
 		e.cancel(key)
 		e.schedule(key, now, now)
 		return

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/client/workqueue"
@@ -24,23 +25,12 @@ const (
 
 // Config configures the controller.
 type Config struct {
-	// Ablations remove mechanisms for the checks to catch.
-	Ablations Ablations
+	// Ablations are the run's ablation switches; the controller asks for
+	// ablation.NoExpectations and ablation.CountTerminating.
+	Ablations ablation.Set
 	// BurstReplicas caps the pods created or deleted per sync; default
 	// DefaultBurstReplicas.
 	BurstReplicas int
-}
-
-// Ablations of the ReplicaSet controller.
-type Ablations struct {
-	// NoExpectations (replicaset-no-expectations) manages replicas on every
-	// sync, whatever the informer has not yet observed.
-	NoExpectations bool
-	// CountTerminating (replicaset-counts-terminating) counts pods marked
-	// for deletion as replicas. The real controller does not, because a
-	// pod on a lost node stays Terminating for as long as its kubelet is
-	// gone: counted, it would never be replaced.
-	CountTerminating bool
 }
 
 // Controller is the ReplicaSet controller. Make it with New.

@@ -40,7 +40,7 @@
 // have passed. Deletions likewise, by pod key, observed when the pod's
 // deletionTimestamp is seen or it is gone.
 //
-// The ablation Ablations.NoExpectations (replicaset-no-expectations)
+// The ablation ablation.NoExpectations (replicaset-no-expectations)
 // ignores them: every sync trusts the informer's view, so while the watch
 // lags behind the creations, every sync of the ReplicaSet (its own status
 // update triggers one) creates the same missing pods again.

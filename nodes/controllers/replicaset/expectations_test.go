@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -55,11 +56,11 @@ func TestExpectations(t *testing.T) {
 func TestExpectationsPreventOverCreation(t *testing.T) {
 	cases := []struct {
 		name string
-		abl  Ablations
+		abl  ablation.Set
 		want int
 	}{
-		{"expectations", Ablations{}, 3},
-		{"no-expectations ablation", Ablations{NoExpectations: true}, 6},
+		{"expectations", 0, 3},
+		{"no-expectations ablation", ablation.Of(ablation.NoExpectations), 6},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

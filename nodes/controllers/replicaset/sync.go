@@ -3,6 +3,7 @@ package replicaset
 import (
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
@@ -20,7 +21,7 @@ func (c *Controller) syncReplicaSet(key string, done func(error)) {
 		return
 	}
 	rs := obj.(*model.ReplicaSet)
-	needsSync := c.cfg.Ablations.NoExpectations || c.exp.SatisfiedExpectations(key)
+	needsSync := c.cfg.Ablations.Has(ablation.NoExpectations) || c.exp.SatisfiedExpectations(key)
 	selector, err := rs.Spec.Selector.AsSelector()
 	if err != nil {
 		done(nil) // an invalid selector will not heal by retrying
@@ -33,7 +34,7 @@ func (c *Controller) syncReplicaSet(key string, done func(error)) {
 		all = append(all, o.(*model.Pod))
 	}
 	active := model.FilterActivePods(all)
-	if c.cfg.Ablations.CountTerminating {
+	if c.cfg.Ablations.Has(ablation.CountTerminating) {
 		active = active[:0]
 		for _, p := range all {
 			if !model.IsPodTerminal(p) {

@@ -4,66 +4,48 @@
 // them): a check never looks inside a member, only at these events.
 //
 // Every type implements sim.Data. Its text form is what the trace hash
-// covers, so it prints every field that matters for determinism.
+// covers, so it prints every field that matters for determinism. The trace
+// tags of the fields define that form; zz_trace.go is generated from them.
 package etcdtrace
 
-import (
-	"strconv"
-
-	"github.com/kubesim/kubesim/sim"
-)
-
-// The trace kinds, as returned by TraceKind.
-const (
-	KindRaftState = "raft.state"
-	KindApply     = "etcd.apply"
-	KindKVHash    = "etcd.kvhash"
-	KindCall      = "kv.call"
-	KindReturn    = "kv.return"
-	KindWatchOpen = "watch.open"
-	KindWatchResp = "watch.resp"
-)
+//go:generate go run github.com/kubesim/kubesim/internal/cmd/tracegen
 
 // RaftState is emitted by a member whenever its Raft term, role, leader or
 // commit index changes, and once at every boot.
+//
+//trace:kind KindRaftState raft.state notrim
 type RaftState struct {
-	Member string `json:"member"`
-	ID     uint64 `json:"id"`
+	Member string `json:"member" trace:"member"`
+	ID     uint64 `json:"id" trace:"-"`
 	// Incarnation is the member host's boot count: commit indexes only
 	// move forward within one incarnation.
-	Incarnation uint64 `json:"incarnation"`
-	Term        uint64 `json:"term"`
-	Role        string `json:"role"` // follower, pre-candidate, candidate or leader
-	Lead        uint64 `json:"lead"` // 0 when unknown
-	Commit      uint64 `json:"commit"`
+	Incarnation uint64 `json:"incarnation" trace:"inc"`
+	Term        uint64 `json:"term" trace:"term"`
+	Role        string `json:"role" trace:"role"` // follower, pre-candidate, candidate or leader
+	Lead        uint64 `json:"lead" trace:"lead"` // 0 when unknown
+	Commit      uint64 `json:"commit" trace:"commit"`
 	// LogHash hashes (index, term, data) of every log entry up to Commit.
-	LogHash uint64 `json:"log_hash"`
+	LogHash uint64 `json:"log_hash" trace:"loghash,hex"`
 }
 
-// TraceKind implements sim.Data.
-func (e *RaftState) TraceKind() string { return KindRaftState }
-
-// AppendText implements sim.Data.
-func (e *RaftState) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "member", e.Member)
-	b = sim.AppendUintField(b, "inc", e.Incarnation)
-	b = sim.AppendUintField(b, "term", e.Term)
-	b = sim.AppendField(b, "role", e.Role)
-	b = sim.AppendUintField(b, "lead", e.Lead)
-	b = sim.AppendUintField(b, "commit", e.Commit)
-	return sim.AppendHexField(b, "loghash", e.LogHash)
-}
+// The types of a Change.
+const (
+	ChangePut    = "put"
+	ChangeDelete = "delete"
+)
 
 // Change is one key change at a revision, as etcd's mvcc records it. For a
 // delete, Value is empty, CreateRev and Version are 0 and ModRev is the
-// revision of the deletion.
+// revision of the deletion. Its text form is `put "key"="value"@mod/create/version`.
+//
+//trace:item
 type Change struct {
-	Type      string `json:"type"` // put or delete
-	Key       string `json:"key"`
-	Value     string `json:"value,omitempty"`
-	CreateRev int64  `json:"create_rev,omitempty"`
-	ModRev    int64  `json:"mod_rev"`
-	Version   int64  `json:"version,omitempty"`
+	Type      string `json:"type" trace:""` // ChangePut or ChangeDelete
+	Key       string `json:"key" trace:" ,quote"`
+	Value     string `json:"value,omitempty" trace:"=,quote,cut=MaxTextValue,if=Type==ChangePut"`
+	ModRev    int64  `json:"mod_rev" trace:"@"`
+	CreateRev int64  `json:"create_rev,omitempty" trace:"/"`
+	Version   int64  `json:"version,omitempty" trace:"/"`
 }
 
 // MaxTextValue is how much of a value a Change's text form shows; a longer
@@ -72,86 +54,32 @@ type Change struct {
 // still covers all of it. The JSONL trace carries it whole.
 const MaxTextValue = 64
 
-// AppendText appends the change's one-line form.
-func (c *Change) AppendText(b []byte) []byte {
-	b = append(b, c.Type...)
-	b = append(b, ' ')
-	b = sim.AppendQuoted(b, c.Key)
-	if c.Type == "put" {
-		b = append(b, '=')
-		if len(c.Value) <= MaxTextValue {
-			b = sim.AppendQuoted(b, c.Value)
-		} else {
-			b = sim.AppendQuoted(b, c.Value[:MaxTextValue])
-			b = append(b, "...("...)
-			b = strconv.AppendInt(b, int64(len(c.Value)), 10)
-			b = append(b, " bytes fnv="...)
-			b = strconv.AppendUint(b, fnv64a(c.Value), 16)
-			b = append(b, ')')
-		}
-	}
-	b = append(b, '@')
-	b = strconv.AppendInt(b, c.ModRev, 10)
-	b = append(b, '/')
-	b = strconv.AppendInt(b, c.CreateRev, 10)
-	b = append(b, '/')
-	return strconv.AppendInt(b, c.Version, 10)
-}
-
 // Apply is emitted when a member applies a committed Raft entry to its
 // store. Rev is the store revision after the entry; Changes are the key
 // changes it made (none for a read-only or failed transaction, or a
 // compaction). Compact is the revision a compaction entry compacted to.
+//
+//trace:kind KindApply etcd.apply
 type Apply struct {
-	Member    string   `json:"member"`
-	Index     uint64   `json:"index"`
-	Term      uint64   `json:"term"`
-	EntryHash uint64   `json:"entry_hash"` // FNV-1a of the entry's data
-	Rev       int64    `json:"rev"`
-	Compact   int64    `json:"compact,omitempty"`
-	Changes   []Change `json:"changes,omitempty"`
-}
-
-// TraceKind implements sim.Data.
-func (e *Apply) TraceKind() string { return KindApply }
-
-// AppendText implements sim.Data.
-func (e *Apply) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "member", e.Member)
-	b = sim.AppendUintField(b, "index", e.Index)
-	b = sim.AppendUintField(b, "term", e.Term)
-	b = sim.AppendHexField(b, "entry", e.EntryHash)
-	b = sim.AppendIntField(b, "rev", e.Rev)
-	if e.Compact != 0 {
-		b = sim.AppendIntField(b, "compact", e.Compact)
-	}
-	for i := range e.Changes {
-		b = e.Changes[i].AppendText(b)
-		b = append(b, ' ')
-	}
-	return sim.TrimSpaceRight(b)
+	Member    string   `json:"member" trace:"member"`
+	Index     uint64   `json:"index" trace:"index"`
+	Term      uint64   `json:"term" trace:"term"`
+	EntryHash uint64   `json:"entry_hash" trace:"entry,hex"` // FNV-1a of the entry's data
+	Rev       int64    `json:"rev" trace:"rev"`
+	Compact   int64    `json:"compact,omitempty" trace:"compact,omitempty"`
+	Changes   []Change `json:"changes,omitempty" trace:""`
 }
 
 // KVHash is a member's store fingerprint, emitted by every live member when
 // a scenario asks for it (at the end of a run).
+//
+//trace:kind KindKVHash etcd.kvhash notrim
 type KVHash struct {
-	Member     string `json:"member"`
-	Applied    uint64 `json:"applied"`
-	Rev        int64  `json:"rev"`
-	CompactRev int64  `json:"compact_rev"`
-	Hash       uint64 `json:"hash"`
-}
-
-// TraceKind implements sim.Data.
-func (e *KVHash) TraceKind() string { return KindKVHash }
-
-// AppendText implements sim.Data.
-func (e *KVHash) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "member", e.Member)
-	b = sim.AppendUintField(b, "applied", e.Applied)
-	b = sim.AppendIntField(b, "rev", e.Rev)
-	b = sim.AppendIntField(b, "compact", e.CompactRev)
-	return sim.AppendHexField(b, "hash", e.Hash)
+	Member     string `json:"member" trace:"member"`
+	Applied    uint64 `json:"applied" trace:"applied"`
+	Rev        int64  `json:"rev" trace:"rev"`
+	CompactRev int64  `json:"compact_rev" trace:"compact"`
+	Hash       uint64 `json:"hash" trace:"hash,hex"`
 }
 
 // OpKind is the kind of a KV client operation.
@@ -167,36 +95,16 @@ const (
 
 // Call is emitted when a client invokes an operation. Op identifies the
 // call; its Return carries the same Client and Op.
+//
+//trace:kind KindCall kv.call
 type Call struct {
-	Client       string `json:"client"`
-	Op           uint64 `json:"op"`
-	Kind         OpKind `json:"kind"`
-	Key          string `json:"key"`
-	Value        string `json:"value,omitempty"`
-	Expect       string `json:"expect,omitempty"`
-	ExpectAbsent bool   `json:"expect_absent,omitempty"`
-}
-
-// TraceKind implements sim.Data.
-func (e *Call) TraceKind() string { return KindCall }
-
-// AppendText implements sim.Data.
-func (e *Call) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "client", e.Client)
-	b = sim.AppendUintField(b, "op", e.Op)
-	b = sim.AppendField(b, "kind", string(e.Kind))
-	b = sim.AppendField(b, "key", e.Key)
-	if e.Value != "" {
-		b = sim.AppendField(b, "value", e.Value)
-	}
-	if e.Kind == OpCAS {
-		if e.ExpectAbsent {
-			b = append(b, "expect=absent "...)
-		} else {
-			b = sim.AppendField(b, "expect", e.Expect)
-		}
-	}
-	return sim.TrimSpaceRight(b)
+	Client       string `json:"client" trace:"client"`
+	Op           uint64 `json:"op" trace:"op"`
+	Kind         OpKind `json:"kind" trace:"kind"`
+	Key          string `json:"key" trace:"key"`
+	Value        string `json:"value,omitempty" trace:"value,omitempty"`
+	Expect       string `json:"expect,omitempty" trace:"expect,if=Kind==OpCAS,if=!ExpectAbsent"`
+	ExpectAbsent bool   `json:"expect_absent,omitempty" trace:"expect=absent,flag,if=Kind==OpCAS"`
 }
 
 // Outcome says how a call ended.
@@ -215,116 +123,48 @@ const (
 )
 
 // Return is emitted when a call ends.
+//
+//trace:kind KindReturn kv.return
 type Return struct {
-	Client    string  `json:"client"`
-	Op        uint64  `json:"op"`
-	Outcome   Outcome `json:"outcome"`
-	Found     bool    `json:"found,omitempty"`     // get: the key existed
-	Value     string  `json:"value,omitempty"`     // get: its value
-	Version   int64   `json:"version,omitempty"`   // get: its version (puts since creation); 0 when not recorded
-	Succeeded bool    `json:"succeeded,omitempty"` // cas: the compare held; delete: a key was deleted
-	Rev       int64   `json:"rev,omitempty"`       // header revision of the answer
-	Member    string  `json:"member,omitempty"`    // which member answered
-	Err       string  `json:"err,omitempty"`
-}
-
-// TraceKind implements sim.Data.
-func (e *Return) TraceKind() string { return KindReturn }
-
-// AppendText implements sim.Data.
-func (e *Return) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "client", e.Client)
-	b = sim.AppendUintField(b, "op", e.Op)
-	b = sim.AppendField(b, "outcome", string(e.Outcome))
-	if e.Found {
-		b = sim.AppendField(b, "value", e.Value)
-		if e.Version != 0 {
-			b = sim.AppendIntField(b, "version", e.Version)
-		}
-	}
-	if e.Succeeded {
-		b = append(b, "succeeded "...)
-	}
-	if e.Rev != 0 {
-		b = sim.AppendIntField(b, "rev", e.Rev)
-	}
-	if e.Member != "" {
-		b = sim.AppendField(b, "member", e.Member)
-	}
-	if e.Err != "" {
-		b = sim.AppendField(b, "err", e.Err)
-	}
-	return sim.TrimSpaceRight(b)
+	Client    string  `json:"client" trace:"client"`
+	Op        uint64  `json:"op" trace:"op"`
+	Outcome   Outcome `json:"outcome" trace:"outcome"`
+	Found     bool    `json:"found,omitempty" trace:"-"`                            // get: the key existed
+	Value     string  `json:"value,omitempty" trace:"value,if=Found"`               // get: its value
+	Version   int64   `json:"version,omitempty" trace:"version,if=Found,omitempty"` // get: its version (puts since creation); 0 when not recorded
+	Succeeded bool    `json:"succeeded,omitempty" trace:"succeeded,flag"`           // cas: the compare held; delete: a key was deleted
+	Rev       int64   `json:"rev,omitempty" trace:"rev,omitempty"`                  // header revision of the answer
+	Member    string  `json:"member,omitempty" trace:"member,omitempty"`            // which member answered
+	Err       string  `json:"err,omitempty" trace:"err,omitempty"`
 }
 
 // WatchOpen is emitted when a watcher asks a member for a watch on
 // [Key, End) (End empty: the single key Key) starting at StartRev. Stream
 // numbers the watcher's successive watches, so that responses can be told
 // apart after a reconnect.
+//
+//trace:kind KindWatchOpen watch.open notrim
 type WatchOpen struct {
-	Watcher  string `json:"watcher"`
-	Stream   uint64 `json:"stream"`
-	Member   string `json:"member"`
-	Key      string `json:"key"`
-	End      string `json:"end,omitempty"`
-	StartRev int64  `json:"start_rev"`
-}
-
-// TraceKind implements sim.Data.
-func (e *WatchOpen) TraceKind() string { return KindWatchOpen }
-
-// AppendText implements sim.Data.
-func (e *WatchOpen) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "watcher", e.Watcher)
-	b = sim.AppendUintField(b, "stream", e.Stream)
-	b = sim.AppendField(b, "member", e.Member)
-	b = sim.AppendField(b, "key", e.Key)
-	b = sim.AppendField(b, "end", e.End)
-	return sim.AppendIntField(b, "start", e.StartRev)
+	Watcher  string `json:"watcher" trace:"watcher"`
+	Stream   uint64 `json:"stream" trace:"stream"`
+	Member   string `json:"member" trace:"member"`
+	Key      string `json:"key" trace:"key"`
+	End      string `json:"end,omitempty" trace:"end"`
+	StartRev int64  `json:"start_rev" trace:"start"`
 }
 
 // WatchResp is emitted when a watcher receives a watch response. A progress
 // notification has no events and Progress set. A cancellation for a
 // compacted start revision has Canceled and CompactRev set.
+//
+//trace:kind KindWatchResp watch.resp
 type WatchResp struct {
-	Watcher    string   `json:"watcher"`
-	Stream     uint64   `json:"stream"`
-	Member     string   `json:"member"`
-	Rev        int64    `json:"rev"` // header revision
-	Progress   bool     `json:"progress,omitempty"`
-	Canceled   bool     `json:"canceled,omitempty"`
-	CompactRev int64    `json:"compact_rev,omitempty"`
-	Events     []Change `json:"events,omitempty"`
-}
-
-// TraceKind implements sim.Data.
-func (e *WatchResp) TraceKind() string { return KindWatchResp }
-
-// AppendText implements sim.Data.
-func (e *WatchResp) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "watcher", e.Watcher)
-	b = sim.AppendUintField(b, "stream", e.Stream)
-	b = sim.AppendField(b, "member", e.Member)
-	b = sim.AppendIntField(b, "rev", e.Rev)
-	if e.Progress {
-		b = append(b, "progress "...)
-	}
-	if e.Canceled {
-		b = sim.AppendIntField(b, "canceled-compact", e.CompactRev)
-	}
-	for i := range e.Events {
-		b = e.Events[i].AppendText(b)
-		b = append(b, ' ')
-	}
-	return sim.TrimSpaceRight(b)
-}
-
-// fnv64a is FNV-1a over s, without the allocation of hash/fnv.
-func fnv64a(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
+	Watcher    string   `json:"watcher" trace:"watcher"`
+	Stream     uint64   `json:"stream" trace:"stream"`
+	Member     string   `json:"member" trace:"member"`
+	Rev        int64    `json:"rev" trace:"rev"` // header revision
+	Progress   bool     `json:"progress,omitempty" trace:"progress,flag"`
+	Canceled   bool     `json:"canceled,omitempty" trace:"-"`
+	CompactRev int64    `json:"compact_rev,omitempty" trace:"canceled-compact,if=Canceled"`
+	Events     []Change `json:"events,omitempty" trace:""`
 }

@@ -1,6 +1,10 @@
 package mvcc
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/kubesim/kubesim/ablation"
+)
 
 // CompareTarget is the field a Compare looks at; values match etcd's proto.
 type CompareTarget int32
@@ -59,7 +63,7 @@ type Compare struct {
 // txnPathOf decides every branch of req and its nested txns against the current
 // state, before anything is written (etcd's compareToPath).
 func (s *Store) txnPathOf(req *TxnRequest) *txnPath {
-	p := &txnPath{succeeded: s.Ablations.IgnoreCompare || s.applyCompares(req.Compares)}
+	p := &txnPath{succeeded: s.Ablations.Has(ablation.IgnoreCompare) || s.applyCompares(req.Compares)}
 	for _, op := range p.branch(req) {
 		if op.Type == OpTxn {
 			p.nested = append(p.nested, s.txnPathOf(op.Txn))

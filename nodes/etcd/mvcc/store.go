@@ -1,23 +1,18 @@
 package mvcc
 
+import "github.com/kubesim/kubesim/ablation"
+
 // DefaultMaxTxnOps is etcd's default --max-txn-ops: the most compares, or
 // operations in one branch, that a txn may carry.
 const DefaultMaxTxnOps = 128
-
-// Ablations switch off one mechanism each, so that a checker can prove it
-// notices the loss (design principle 5). All are off in the zero value.
-type Ablations struct {
-	// IgnoreCompare makes every Txn (nested ones too) take its Success branch
-	// whatever its compares say: compare-and-swap becomes last-write-wins.
-	IgnoreCompare bool
-}
 
 // Store is the MVCC key-value store of one etcd member, with its watchers.
 // It is a plain state machine: every method runs to completion on the caller's
 // goroutine, and the same calls always give the same answers. Create it with New.
 type Store struct {
-	// Ablations are deliberate faults for checker self-tests; off by default.
-	Ablations Ablations
+	// Ablations are the run's ablation switches; the store asks for
+	// ablation.IgnoreCompare. Off in the zero value.
+	Ablations ablation.Set
 	// MaxTxnOps bounds txn size as etcd's --max-txn-ops; 0 means
 	// DefaultMaxTxnOps.
 	MaxTxnOps int

@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/ablation"
 )
 
 // txnStore holds k = "v5" with create 2, mod 3, version 2, lease 7, and a
@@ -219,7 +221,7 @@ func TestTxnRequestChecks(t *testing.T) {
 func TestIgnoreCompareAblationBreaksCAS(t *testing.T) {
 	for _, ablate := range []bool{false, true} {
 		s := New()
-		s.Ablations.IgnoreCompare = ablate
+		s.Ablations = ablation.When(ablate, ablation.IgnoreCompare)
 		put(t, s, "counter", "0")
 		seen, _ := get(t, s, "counter", 0)
 		cas := func(v string) bool {

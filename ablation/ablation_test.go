@@ -1,0 +1,78 @@
+package ablation
+
+import (
+	"go/build"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRegistry: every user-facing entry is complete (a name, a mechanism,
+// a scenario, and a check or else metrics), names are unique, and each
+// entry's switch is its own.
+func TestRegistry(t *testing.T) {
+	all := All()
+	require.Len(t, all, len(registry)-1, "one internal switch (SkipEmptyEntry)")
+	seen := map[string]bool{}
+	for _, a := range all {
+		assert.Regexp(t, `^[a-z0-9]+(-[a-z0-9]+)+$`, a.Name)
+		assert.False(t, seen[a.Name], "duplicate %s", a.Name)
+		seen[a.Name] = true
+		assert.NotEmpty(t, a.Mechanism, a.Name)
+		assert.NotEmpty(t, a.Scenario, a.Name)
+		assert.True(t, (a.Check == "") != (a.Measure == ""), "%s: a check or else metrics", a.Name)
+		assert.Equal(t, a.Name, a.Switch.String())
+	}
+	assert.Equal(t, "raft-ack-before-fsync", all[0].Name, "documentation order")
+	assert.Equal(t, "poll-not-watch", all[len(all)-1].Name, "documentation order")
+}
+
+// TestParse: a name turns on its switch and what it implies, nothing else;
+// an internal or unknown name is an error that lists the known ones.
+func TestParse(t *testing.T) {
+	for _, a := range All() {
+		s, err := Parse([]string{a.Name})
+		require.NoError(t, err)
+		assert.True(t, s.Has(a.Switch), a.Name)
+		if a.Switch == CommitOldTerm {
+			assert.Equal(t, Of(CommitOldTerm, SkipEmptyEntry), s)
+		} else {
+			assert.Equal(t, Of(a.Switch), s, a.Name)
+		}
+	}
+	s, err := Parse([]string{"etcd-local-reads", "poll-not-watch"})
+	require.NoError(t, err)
+	assert.Equal(t, Of(LocalReads, PollNotWatch), s)
+	s, err = Parse(nil)
+	require.NoError(t, err)
+	assert.Zero(t, s)
+	for _, n := range []string{"bogus", "raft-skip-empty-entry"} {
+		_, err = Parse([]string{n})
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "unknown ablation "+strconv.Quote(n)+": run `kubesim ablations` to list them (raft-ack-before-fsync, raft-commit-old-term, ")
+	}
+}
+
+// TestSet: Of, When and Has agree, and the zero Set has nothing on.
+func TestSet(t *testing.T) {
+	s := Of(NoDedup, PollNotWatch)
+	for _, a := range registry {
+		assert.Equal(t, a.Switch == NoDedup || a.Switch == PollNotWatch, s.Has(a.Switch), a.Name)
+		assert.False(t, Set(0).Has(a.Switch))
+	}
+	assert.Equal(t, s, When(true, NoDedup, PollNotWatch))
+	assert.Zero(t, When(false, NoDedup))
+}
+
+// TestLeaf: the package imports nothing of kubesim, so that every layer,
+// the pure Raft core included, may import it.
+func TestLeaf(t *testing.T) {
+	pkg, err := build.ImportDir(".", 0)
+	require.NoError(t, err)
+	for _, imp := range pkg.Imports {
+		assert.False(t, strings.HasPrefix(imp, "github.com/kubesim/"), "imports %s", imp)
+	}
+}

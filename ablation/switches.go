@@ -1,0 +1,125 @@
+package ablation
+
+// The switches, in documentation order (README's ablation tables). Each
+// doc comment says where its mechanism's if is.
+
+// etcd: Raft, the member, MVCC and watch.
+var (
+	// AckBeforeFsync (nodes/etcd, the Ready loop) sends a Ready's messages
+	// (votes, append acknowledgements) before its entries and HardState
+	// are synced.
+	AckBeforeFsync = declare(Ablation{Name: "raft-ack-before-fsync", Mechanism: "Raft sends votes and append acks before its log and hard state are fsynced", Check: "raft-safety", Scenario: "etcd-power-loss"})
+	// SkipEmptyEntry (nodes/raft, becomeLeader) makes a new leader append
+	// no empty entry of its own term. On its own it is harmless: the
+	// current-term commit rule still keeps older entries uncommitted until
+	// an entry of the leader's term (a client's) reaches a quorum. Without
+	// that rule (CommitOldTerm) it exposes Figure 8, because the leader
+	// then commits older entries by counting replicas, with nothing of its
+	// own term to protect them. Internal: raft-commit-old-term turns it
+	// on; Raft's unit tests turn it on alone.
+	SkipEmptyEntry = declareInternal("raft-skip-empty-entry")
+	// CommitOldTerm (nodes/raft, maybeCommit) lets a leader advance its
+	// commit index by counting replicas of entries from earlier terms: the
+	// bug of the Raft paper's Figure 8 (§5.4.2). A committed entry can
+	// then be overwritten. Named, it also turns on SkipEmptyEntry: the
+	// empty entry a new leader appends almost hides the bug on its own (it
+	// rides in the same append as the older entries, so a quorum's match
+	// index practically never rests on an older-term entry), and Figure 8
+	// has no such entry.
+	CommitOldTerm = declare(Ablation{Name: "raft-commit-old-term", Mechanism: "the current-term commit rule is gone (a leader commits entries of older terms by counting replicas) and so is the empty entry a new leader appends, which Figure 8 of the Raft paper does not have", Check: "raft-safety", Scenario: "raft-figure-8"}, SkipEmptyEntry)
+	// LocalReads (nodes/etcd, the Range handler) answers a linearizable
+	// Range from the member's local applied state, without ReadIndex.
+	LocalReads = declare(Ablation{Name: "etcd-local-reads", Mechanism: "a linearizable read is answered from local state, without ReadIndex", Check: "linearizability", Scenario: "etcd-leader-partition"})
+	// WatchResumeFromNow (nodes/etcd, the Watch handler) starts a watch
+	// whose start revision is in the past at the current revision + 1.
+	WatchResumeFromNow = declare(Ablation{Name: "watch-resume-from-now", Mechanism: "a resumed watch starts at the current revision instead of the one asked for", Check: "watch-guarantees", Scenario: "etcd-leader-crash"})
+	// IgnoreCompare (nodes/etcd/mvcc, Txn) makes every Txn (nested ones
+	// too) take its Success branch whatever its compares say:
+	// compare-and-swap becomes last-write-wins.
+	IgnoreCompare = declare(Ablation{Name: "mvcc-ignore-compare", Mechanism: "a Txn ignores its compares and always takes the success branch", Check: "linearizability", Scenario: "etcd-flaky-network"})
+	// NoDedup (nodes/etcd, the apply layer) applies a request again when a
+	// duplicate of it is committed.
+	NoDedup = declare(Ablation{Name: "apply-duplicates", Mechanism: "the apply layer does not de-duplicate a request that arrives twice (a retry, or a duplicate on the network)", Check: "linearizability", Scenario: "etcd-flaky-network"})
+	// WriteWithoutQuorum (nodes/etcd, the write handler) makes a member
+	// that knows no leader apply a write to its own store at once and
+	// acknowledge it, as a store that stays writable in a minority would.
+	WriteWithoutQuorum = declare(Ablation{Name: "etcd-write-without-quorum", Mechanism: "a member that knows no leader applies a write to its own store and acknowledges it, instead of answering \"no leader\"", Check: "no-writes-without-quorum", Scenario: "etcd-majority-down"})
+)
+
+// The API layer: API servers and reflectors.
+var (
+	// LastWriteWins (nodes/apiserver: update, update-status and patch)
+	// ignores resourceVersion: the object is written with a plain put, so
+	// a stale update silently overwrites a newer one.
+	LastWriteWins = declare(Ablation{Name: "apiserver-last-write-wins", Mechanism: "update ignores resourceVersion: the API server writes with a plain put, so a stale read-modify-write overwrites a newer one", Check: "no-lost-updates", Scenario: "api-conflict-storm"})
+	// NoResume (nodes/client/cache, the reflector) re-watches a stream
+	// that broke from "" ("now", with synthetic ADDED events of the
+	// current state) instead of from the last resourceVersion, and does
+	// not relist: deletions in the gap are missed for good. The API
+	// scenarios' informers (nodes/apiload) carry it.
+	NoResume = declare(Ablation{Name: "reflector-no-resume", Mechanism: "after a broken watch the reflector re-watches from \"now\" instead of its last resourceVersion, without relisting", Check: "informer-replay", Scenario: "api-watch-disconnects"})
+	// CacheNo410 (nodes/apiserver, the watch cache) serves a watch from a
+	// start revision that has left the cache's window from whatever the
+	// cache still has, silently skipping the missing events.
+	CacheNo410 = declare(Ablation{Name: "cache-no-410", Mechanism: "a watch from a revision that has left the watch cache's window is served from whatever the cache has, instead of 410 Gone", Check: "informer-replay", Scenario: "api-compaction-410"})
+	// SkipAuthz (nodes/apiserver, authorization) makes authorization and
+	// the node restriction allow everything.
+	SkipAuthz = declare(Ablation{Name: "apiserver-skip-authz", Mechanism: "authorization and the node restriction allow everything", Check: "access", Scenario: "api-chaos"})
+	// RelistRV0 (nodes/client/cache, the reflector) relists after errors
+	// with "0", which a lagging replica serves from its stale cache, so
+	// the store can go back in time (Kubernetes issue 59848, the reason
+	// client-go relists from the last resourceVersion). The API
+	// scenarios' informers (nodes/apiload) carry it.
+	RelistRV0 = declare(Ablation{Name: "reflector-relist-rv0", Mechanism: "a reflector relists with resourceVersion \"0\", which a lagging replica serves from its stale cache (Kubernetes issue 59848)", Check: "time-travel", Scenario: "api-watch-disconnects"})
+)
+
+// The spokes: kubelets, the scheduler's binding, the controller manager.
+// The last two break no checked property and are measured.
+var (
+	// LivenessAsReadiness (nodes/kubelet, the prober) is the classic
+	// misconfiguration: a readiness probe that fails FailureThreshold
+	// times in a row kills and restarts its container as a liveness
+	// failure would (ContainerStop reason spoketrace.StopReadiness).
+	LivenessAsReadiness = declare(Ablation{Name: "liveness-as-readiness", Mechanism: "a kubelet treats a failing readiness probe like a failing liveness probe: a busy but healthy container is killed and restarted instead of being taken out of service", Check: "probe-restarts", Scenario: "liveness-under-load"})
+	// BindNoConflictCheck (nodes/apiserver, pods/binding) binds a pod
+	// already bound to a node, or being deleted, again, overwriting its
+	// spec.nodeName, instead of 409 Conflict. Two schedulers (or one that
+	// retries a bind whose answer it lost) can then bind a pod twice.
+	BindNoConflictCheck = declare(Ablation{Name: "scheduler-no-conflict-check", Mechanism: "the pods/binding subresource skips its conflict check: binding a pod that is already bound overwrites spec.nodeName", Check: "bound-once", Scenario: "scheduler-split-brain"})
+	// IgnoreDeletion (nodes/kubelet, pod sync) removes graceful deletion:
+	// the kubelet goes on running the containers of a pod marked for
+	// deletion and never finishes the deletion.
+	IgnoreDeletion = declare(Ablation{Name: "kubelet-ignore-deletion", Mechanism: "a kubelet goes on running the containers of a pod marked for deletion, as if it had no deletionTimestamp, and never finishes the deletion", Check: "double-running", Scenario: "controller-watch-lag"})
+	// FailClosed (nodes/kubelet, fenced) fences the node off when it loses
+	// the control plane: once its node Lease has gone unrenewed for the
+	// lease duration (40 s), the kubelet kills every container it runs and
+	// starts none until a renewal succeeds. The real kubelet fails static,
+	// because a control plane outage must not become a data plane outage.
+	FailClosed = declare(Ablation{Name: "kubelet-fail-closed", Mechanism: "a kubelet that cannot renew its node Lease for 40 s kills every container it runs (fencing itself off) instead of keeping them running without the control plane", Check: "steady-runtime", Scenario: "apiserver-down"})
+	// CountTerminating (nodes/controllers/replicaset, sync) counts pods
+	// marked for deletion as replicas. The real controller does not,
+	// because a pod on a lost node stays Terminating for as long as its
+	// kubelet is gone: counted, it would never be replaced.
+	CountTerminating = declare(Ablation{Name: "replicaset-counts-terminating", Mechanism: "the ReplicaSet controller counts pods marked for deletion as replicas, so the evicted pods of a lost node, Terminating for as long as their kubelet is gone, are never replaced", Check: "convergence", Scenario: "node-eviction"})
+	// EvictIgnoresToleration (nodes/controllers/nodelifecycle, the taint
+	// manager) deletes every pod on a NoExecute-tainted node at once, as if
+	// no pod tolerated the taint for a while (the 300 s that the API
+	// server's DefaultTolerationSeconds admission gives every pod is what
+	// keeps a short network blip from evicting a whole node).
+	EvictIgnoresToleration = declare(Ablation{Name: "eviction-ignores-toleration", Mechanism: "the taint manager evicts every pod of a NoExecute-tainted node at once, ignoring the 300 s tolerationSeconds every pod gets", Check: "eviction-timing", Scenario: "node-eviction"})
+	// LeaderNoStepDown (nodes/client/leaderelection, the elector): a
+	// leader that fails to renew within RenewDeadline goes on leading (and
+	// trying to renew). RenewDeadline < LeaseDuration is what makes a
+	// cut-off leader stop before anyone else may take its lease.
+	LeaderNoStepDown = declare(Ablation{Name: "leader-no-step-down", Mechanism: "a leader that cannot renew its Lease within the renew deadline goes on leading instead of stepping down", Check: "leader-takeover", Scenario: "controller-manager-failover"})
+	// NoPodGC (nodes/controllers/manager, the controllers it starts): the
+	// pod garbage collector does not run.
+	NoPodGC = declare(Ablation{Name: "pod-gc-disabled", Mechanism: "the pod garbage collector never deletes the pods of a Node that was deleted", Check: "self-healing", Scenario: "node-death"})
+	// NoExpectations (nodes/controllers/replicaset, sync) manages replicas
+	// on every sync, whatever the informer has not yet observed.
+	NoExpectations = declare(Ablation{Name: "replicaset-no-expectations", Mechanism: "the ReplicaSet controller ignores its expectations and acts on whatever its informer shows, even before it has seen its own creations and deletions", Measure: "cm_pod_creates", Scenario: "controller-watch-lag"})
+	// PollNotWatch (nodes/controllers/manager, its informers) puts every
+	// informer of the controller manager in poll mode: a quorum LIST every
+	// 2 s (manager.PollInterval) instead of a watch.
+	PollNotWatch = declare(Ablation{Name: "poll-not-watch", Mechanism: "the controller manager's informers list every 2 s instead of watching", Measure: "reaction_s,cm_requests_per_s", Scenario: "controller-manager-failover"})
+)
