@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestSlowDiskFollowerServesLinearizableReads(t *testing.T) {
 	for _, local := range []bool{false, true} {
 		t.Run(fmt.Sprintf("LocalReads=%v", local), func(t *testing.T) {
-			cl := newCluster(t, 8, 3, func(c *Config) { c.Ablations.LocalReads = local }, sim.DiskSpec{})
+			cl := newCluster(t, 8, 3, func(c *Config) { c.Ablations = ablation.When(local, ablation.LocalReads) }, sim.DiskSpec{})
 			lead := cl.waitLeader(5 * time.Second)
 			slow := (lead + 1) % 3
 			cSlow, cFast := cl.soloAndRest(slow, "c-slow", "c-fast")
