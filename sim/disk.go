@@ -119,8 +119,9 @@ func applyDiskOp(files map[string][][]byte, op diskOp) {
 func (d *Disk) Dirty() bool { return d.issued > d.synced }
 
 // Sync makes every write issued so far durable once the fsync completes,
-// after the disk's sync latency (stretched by a slow-disk fault), and then calls done (if the host is still the
-// same incarnation). Syncs complete in the order they were issued.
+// after the disk's sync latency (stretched by a slow-disk fault), and then
+// calls done (if the host is still the same incarnation). Syncs complete
+// in the order they were issued.
 func (d *Disk) Sync(done func()) {
 	h := d.host
 	upto := d.issued

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 )
@@ -21,6 +20,9 @@ const (
 func (t paramType) String() string {
 	return [...]string{"probability", "duration", "name", "rate", "±duration"}[t]
 }
+
+// The rates a clock-drift may set.
+const minRate, maxRate = 0.01, 100
 
 // faultParam is one key=value parameter of the text form. Each belongs to
 // one kind; the table drives printing, parsing and validation alike.
@@ -128,8 +130,9 @@ func (p faultParam) check(f *Fault) error {
 			return fmt.Errorf("invalid %s %q", p.key, v)
 		}
 	case paramRate:
-		if v := *p.f64(f); !(v > 0) || math.IsInf(v, 0) {
-			return fmt.Errorf("rate %v is not a positive number (1.05 runs 5%% fast, 0.95 5%% slow)", v)
+		// Bounded, so that a clock's readings stay far from overflow.
+		if v := *p.f64(f); !(v >= minRate && v <= maxRate) {
+			return fmt.Errorf("rate %v outside [%v, %v] (1.05 runs 5%% fast, 0.95 5%% slow)", v, minRate, maxRate)
 		}
 	}
 	return nil

@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Resolver maps a target name that is not a host name to hosts, when the
 // fault fires. It reports false for names it does not know.
@@ -78,7 +81,11 @@ func (w *World) checkFault(f Fault) error {
 				return bothSides(f.Kind, h.name)
 			}
 			if f.Kind == FaultRestartProcess && !h.declares(f.Process) {
-				return fmt.Errorf("host %s runs no process %q that restarts alone (it declares %v in HostSpec.Processes): name another process or host", h.name, f.Process, h.processes)
+				has := "it has none"
+				if len(h.processes) > 0 {
+					has = "it has " + strings.Join(h.processes, ", ")
+				}
+				return fmt.Errorf("host %s runs no process %q that restarts alone (%s): name another process or host", h.name, f.Process, has)
 			}
 		}
 		earlier = append(earlier, ids...)

@@ -16,7 +16,7 @@ import (
 //
 //	flaky            loss=<p> dup=<p> reorder=<p> delay=<duration>
 //	restart-process  process=<name> (required; no "for": it acts at once)
-//	clock-drift      rate=<r> (required: local seconds per second, e.g. 1.05 or 0.95)
+//	clock-drift      rate=<r> (required: local seconds per second, 0.01 to 100, e.g. 1.05 or 0.95)
 //	clock-jump       by=<±duration> (required: steps the wall clock; no "for")
 //	slow-disk        fsync=<duration> (required: what every fsync takes meanwhile)
 //
@@ -163,6 +163,9 @@ func parseFault(line string) (Fault, string, error) {
 			return f, key, fmt.Errorf("unknown parameter %q (want one of %s)", key, strings.Join(paramKeys(), ", "))
 		}
 		if err := p.parse(&f, val); err != nil {
+			return f, key, err
+		}
+		if err := p.check(&f); err != nil {
 			return f, key, err
 		}
 		rest = rest[1:]

@@ -156,9 +156,12 @@ func TestParseScheduleErrors(t *testing.T) {
 		{"1s crash a process=kubelet", `sched.txt:1: field "process": process belongs to restart-process only`},
 		{"1s restart-process a process=a|b", `sched.txt:1: field "process": invalid process "a|b"`},
 		{"1s clock-drift a", `sched.txt:1: field "rate": clock-drift needs rate=<rate>`},
-		{"1s clock-drift a rate=-1", `sched.txt:1: field "rate": rate -1 is not a positive number (1.05 runs 5% fast, 0.95 5% slow)`},
+		{"1s clock-drift a rate=-1", `sched.txt:1: field "rate": rate -1 outside [0.01, 100] (1.05 runs 5% fast, 0.95 5% slow)`},
 		{"1s clock-drift a rate=fast", `sched.txt:1: field "rate": invalid rate "fast"`},
-		{"1s clock-drift a rate=+Inf", `sched.txt:1: field "rate": rate +Inf is not a positive number`},
+		{"1s clock-drift a rate=0", `sched.txt:1: field "rate": rate 0 outside [0.01, 100]`},
+		{"1s clock-drift a rate=101", `sched.txt:1: field "rate": rate 101 outside [0.01, 100]`},
+		{"1s clock-drift a rate=NaN", `sched.txt:1: field "rate": rate NaN outside [0.01, 100]`},
+		{"1s clock-drift a rate=+Inf", `sched.txt:1: field "rate": rate +Inf outside [0.01, 100]`},
 		{"1s clock-jump a", `sched.txt:1: field "by": clock-jump needs by=<±duration>`},
 		{"1s clock-jump a by=soon", `sched.txt:1: field "by": invalid duration "soon" (want e.g. 2s or -500ms)`},
 		{"1s clock-jump a by=1s for 5s", `sched.txt:1: field "for": clock-jump acts at once: drop "for 5s"`},
@@ -199,7 +202,7 @@ func TestCheckTargetsNamesTheLine(t *testing.T) {
 		{"# header\n\n1s crash nobody\n", `sched.txt:3: crash at 1s: unknown fault target "nobody": name a host (such as a), "*" for every host, or a group the scenario defines`},
 		{"1s partition a|*\n", `sched.txt:1: partition at 1s: partition puts a on both sides: a host cannot be cut off from itself; name it on one side only`},
 		{"1s crash a\n2s oneway *>b\n", `sched.txt:2: oneway at 2s: oneway puts b on both sides`},
-		{"1s restart-process a process=kubelet\n", `sched.txt:1: restart-process at 1s: host a runs no process "kubelet" that restarts alone (it declares [] in HostSpec.Processes)`},
+		{"1s restart-process a process=kubelet\n", `sched.txt:1: restart-process at 1s: host a runs no process "kubelet" that restarts alone (it has none): name another process or host`},
 	}
 	for _, c := range cases {
 		s, err := sim.ParseSchedule("sched.txt", c.text)
