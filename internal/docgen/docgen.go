@@ -6,6 +6,7 @@ package docgen
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,15 +62,18 @@ func checksPage() Page {
 	b.WriteString("# Checks\n\n")
 	b.WriteString("A check reads the trace as it streams and gives a verdict at the end: a pass, or a failure with its first offending events (virtual time and trace position). ")
 	b.WriteString("Each is proven by an ablation that removes the mechanism it depends on ([ablations](ablations.md)).\n\n")
-	b.WriteString("| check | layer | a pass means | proven by |\n| --- | --- | --- | --- |\n")
+	b.WriteString("| check | runs in | a pass means | proven by |\n| --- | --- | --- | --- |\n")
 	proof := map[string][]string{}
 	for _, a := range scenarios.Ablations() {
 		if a.Check != "" {
 			proof[a.Check] = append(proof[a.Check], a.Name)
 		}
+		for _, also := range a.AlsoCaughtBy {
+			proof[also] = append(proof[also], a.Name)
+		}
 	}
 	for _, c := range checks.Registry() {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Name, c.Layer, cell(c.Judges), strings.Join(proof[c.Name], ", "))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Name, runsIn(c), cell(c.Judges), strings.Join(proof[c.Name], ", "))
 	}
 	return Page{Name: "checks.md", Body: b.String()}
 }
@@ -98,6 +102,36 @@ func ablationsPage() Page {
 		}
 	}
 	return Page{Name: "ablations.md", Body: b.String()}
+}
+
+// runsIn says which scenarios run a check.
+func runsIn(c checks.Info) string {
+	var users []string
+	for _, s := range scenarios.Catalogue() {
+		if !slices.Contains(c.In, s.Layer()) && slices.Contains(ownChecks(s), c.Name) {
+			users = append(users, s.Name)
+		}
+	}
+	switch {
+	case len(c.In) == 3:
+		return "every scenario"
+	case len(c.In) > 0:
+		return strings.Join(c.In, " and ") + " scenarios"
+	}
+	return strings.Join(users, ", ")
+}
+
+// ownChecks names the checks a scenario's Build hook makes.
+func ownChecks(s scenarios.Spec) []string {
+	p, err := scenarios.Prepare(scenarios.Options{Scenario: s.Name, Members: s.Members[0], Seed: 1})
+	if err != nil {
+		panic(fmt.Sprintf("docgen: %s: %v", s.Name, err))
+	}
+	var names []string
+	for _, c := range p.Checks {
+		names = append(names, c.Name())
+	}
+	return names
 }
 
 // cell makes text safe inside a markdown table cell.
