@@ -12,6 +12,7 @@ const EventResume = "resume"
 const (
 	healedSuffix     = "-healed"
 	unresolvedSuffix = "-unresolved"
+	invalidSuffix    = "-invalid"
 )
 
 // EndEvent names the fault event that closes a window k opened on a host:
@@ -40,8 +41,8 @@ type FaultEvent struct {
 	Kind FaultKind
 	// Ends says the event closes a window of Kind on its host.
 	Ends bool
-	// Unresolved says the fault's targets did not resolve: nothing
-	// happened.
+	// Unresolved says the fault's targets did not resolve, or the fault
+	// was invalid: nothing happened.
 	Unresolved bool
 }
 
@@ -50,6 +51,8 @@ func ParseFaultEvent(name string) FaultEvent {
 	switch {
 	case strings.HasSuffix(name, unresolvedSuffix):
 		return FaultEvent{Kind: FaultKind(strings.TrimSuffix(name, unresolvedSuffix)), Unresolved: true}
+	case strings.HasSuffix(name, invalidSuffix):
+		return FaultEvent{Kind: FaultKind(strings.TrimSuffix(name, invalidSuffix)), Unresolved: true}
 	case strings.HasSuffix(name, healedSuffix):
 		return FaultEvent{Kind: FaultKind(strings.TrimSuffix(name, healedSuffix)), Ends: true}
 	case name == EventResume:

@@ -102,11 +102,13 @@ func (w *World) Apply(s Schedule) {
 }
 
 // Inject performs f now. Targets that do not resolve are skipped, and the
-// trace says so. An invalid fault (see Fault.Validate) is a bug of the
-// code that made it, and panics.
+// trace says so. An invalid fault (see Fault.Validate; schedules are
+// validated when parsed and before a run, so only a nemesis's own code can
+// make one) does nothing, and the trace says so too: "<kind>-invalid".
 func (w *World) Inject(f Fault) {
 	if err := f.Validate(); err != nil {
-		panic(fmt.Sprintf("sim: invalid fault %q: %v", f.String(), err))
+		w.emit(KindFault, NoHost, NoHost, 0, "", string(f.Kind)+invalidSuffix)
+		return
 	}
 	groups := make([][]HostID, 0, len(f.Targets))
 	for _, g := range f.Targets {
