@@ -123,3 +123,13 @@ var (
 	// 2 s (manager.PollInterval) instead of a watch.
 	PollNotWatch = declare(Ablation{Name: "poll-not-watch", Mechanism: "the controller manager's informers list every 2 s instead of watching", Measure: "reaction_s,cm_requests_per_s", Scenario: "controller-manager-failover"})
 )
+
+// The spokes, issue 14: probes, scheduling pressure, ownership.
+var (
+	// ProbeCountsTotalFailures (nodes/kubelet, the prober's
+	// handleResult) counts a probe's failures since its worker started,
+	// instead of in a row: a success no longer resets the count, so an
+	// application whose liveness fails now and then, never
+	// failureThreshold times in a row, is killed anyway.
+	ProbeCountsTotalFailures = declare(Ablation{Name: "probe-counts-total-failures", Mechanism: "a kubelet counts a probe's failures since the container started instead of in a row: a success does not reset the count, so a liveness probe that fails now and then kills a container that never failed failureThreshold times in a row", Check: "probe-semantics", Scenario: "probe-flaps"})
+)

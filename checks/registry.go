@@ -99,6 +99,8 @@ func Registry() []Info {
 		{"self-healing", "stack", "after a node dies and its Node is deleted, each link of the chain (pod GC, ReplicaSet, scheduler, kubelet) acts within its bound", nil, nil},
 		{"leader-takeover", "stack", "when a leader is cut off, another replica leads within the bound client-go's Lease algorithm gives", nil, nil},
 		{"steady-runtime", "stack", "while the API servers are down, no container stops or starts: the data plane outlives the control plane", nil, nil},
+		{"probe-semantics", "stack", "a kubelet kills a container only after failureThreshold liveness failures in a row (and then at once), and reports a pod ready exactly when its containers run and each readiness probe is past its threshold: out after failureThreshold failures in a row, back after successThreshold successes",
+			stackLayer, func(Env) Check { return NewProbeSemantics() }},
 	}
 }
 

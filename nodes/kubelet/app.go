@@ -28,6 +28,14 @@ const (
 	// AnnotationShutdown is how long the application takes to exit after
 	// SIGTERM (a duration, default 1 s; 0 s: it dies of the signal).
 	AnnotationShutdown = "kubesim.io/shutdown"
+	// AnnotationLivenessPattern lists windows of world virtual time and a
+	// pattern of answers of the liveness endpoint, as "40s-100s=FFS": the
+	// probes that start in a window get the pattern's answers in turn
+	// (F a failure, S a success), cyclically, counted per container run.
+	AnnotationLivenessPattern = "kubesim.io/liveness-pattern"
+	// AnnotationReadinessPattern is AnnotationLivenessPattern for the
+	// readiness endpoint.
+	AnnotationReadinessPattern = "kubesim.io/readiness-pattern"
 )
 
 // Application defaults.
@@ -68,6 +76,16 @@ type appSpec struct {
 	exits        bool
 	load         []loadWindow
 	shutdown     time.Duration
+	// patterns are the answers of the liveness and readiness endpoints
+	// (indexed by probeKind).
+	patterns [2][]patternWindow
+}
+
+// patternWindow is one window of a probe pattern: the probes that start
+// in [from, to) get results in turn, cyclically (true: a success).
+type patternWindow struct {
+	from, to sim.Time
+	results  []bool
 }
 
 // parseApp reads the application annotations; rnd draws the default start
@@ -100,6 +118,12 @@ func parseApp(ann map[string]string, rnd *sim.Stream) appSpec {
 	if d, ok := parseDuration(ann[AnnotationShutdown]); ok {
 		app.shutdown = d
 	}
+	if w, ok := parsePattern(ann[AnnotationLivenessPattern]); ok {
+		app.patterns[liveness] = w
+	}
+	if w, ok := parsePattern(ann[AnnotationReadinessPattern]); ok {
+		app.patterns[readiness] = w
+	}
 	return app
 }
 
@@ -116,29 +140,73 @@ func parseDuration(s string) (time.Duration, bool) {
 	return d, true
 }
 
-// parseLoad parses "from-to=answer,..."; any malformed window (or one that
-// ends before it starts) invalidates the whole annotation.
-func parseLoad(s string) ([]loadWindow, bool) {
+// parseWindows splits "from-to=value,..." into windows, each value parsed
+// by val; any malformed window (or one that ends before it starts)
+// invalidates the whole annotation.
+func parseWindows[T any](s string, val func(string) (T, bool)) (from, to []sim.Time, vals []T, ok bool) {
 	if strings.TrimSpace(s) == "" {
-		return nil, false
+		return nil, nil, nil, false
 	}
-	var out []loadWindow
 	for _, part := range strings.Split(s, ",") {
-		span, ans, ok := strings.Cut(part, "=")
+		span, v, ok := strings.Cut(part, "=")
 		if !ok {
-			return nil, false
+			return nil, nil, nil, false
 		}
 		fromS, toS, ok := strings.Cut(span, "-")
 		if !ok {
+			return nil, nil, nil, false
+		}
+		f, ok1 := parseDuration(fromS)
+		t, ok2 := parseDuration(toS)
+		x, ok3 := val(v)
+		if !ok1 || !ok2 || !ok3 || t < f {
+			return nil, nil, nil, false
+		}
+		from, to, vals = append(from, sim.Time(f)), append(to, sim.Time(t)), append(vals, x)
+	}
+	return from, to, vals, true
+}
+
+// parsePattern parses "from-to=FFS,...": a window's pattern is a
+// non-empty string of F and S.
+func parsePattern(s string) ([]patternWindow, bool) {
+	from, to, pats, ok := parseWindows(s, func(v string) ([]bool, bool) {
+		v = strings.TrimSpace(v)
+		if v == "" {
 			return nil, false
 		}
-		from, ok1 := parseDuration(fromS)
-		to, ok2 := parseDuration(toS)
-		answer, ok3 := parseDuration(ans)
-		if !ok1 || !ok2 || !ok3 || to < from {
-			return nil, false
+		out := make([]bool, len(v))
+		for i, c := range v {
+			switch c {
+			case 'S':
+				out[i] = true
+			case 'F':
+			default:
+				return nil, false
+			}
 		}
-		out = append(out, loadWindow{from: sim.Time(from), to: sim.Time(to), answer: answer})
+		return out, true
+	})
+	if !ok {
+		return nil, false
+	}
+	out := make([]patternWindow, len(from))
+	for i := range from {
+		out[i] = patternWindow{from: from[i], to: to[i], results: pats[i]}
+	}
+	return out, true
+}
+
+// parseLoad parses "from-to=answer,..."; any malformed window (or one that
+// ends before it starts) invalidates the whole annotation.
+func parseLoad(s string) ([]loadWindow, bool) {
+	from, to, answers, ok := parseWindows(s, parseDuration)
+	if !ok {
+		return nil, false
+	}
+	out := make([]loadWindow, len(from))
+	for i := range from {
+		out[i] = loadWindow{from: from[i], to: to[i], answer: answers[i]}
 	}
 	return out, true
 }
@@ -152,4 +220,15 @@ func (a *appSpec) answerTime(t sim.Time) time.Duration {
 		}
 	}
 	return AppAnswerTime
+}
+
+// patternWindowAt returns the index of the first window of kind's pattern
+// that holds t, or -1.
+func (a *appSpec) patternWindowAt(kind probeKind, t sim.Time) int {
+	for i, w := range a.patterns[kind] {
+		if t >= w.from && t < w.to {
+			return i
+		}
+	}
+	return -1
 }

@@ -41,10 +41,26 @@
 //     SIGTERM (exit code 0); default 1 s. "0s" means it does not handle
 //     SIGTERM and dies of it at once (exit code 143). Past the grace period
 //     it is SIGKILLed (exit code 137).
+//   - AnnotationLivenessPattern and AnnotationReadinessPattern: windows of
+//     world virtual time and the answers of the application's liveness or
+//     readiness endpoint, as "40s-100s=FFS": the probes of that kind that
+//     start in the window are answered in turn by the pattern's letters,
+//     cyclically and counted per container run (F: a failure, as an HTTP
+//     500; S: a success). Outside every window the endpoint succeeds.
 //
-// A probe fails when the application hangs or its answer time exceeds the
-// probe's timeoutSeconds; it is answered after its answer time, or given up
-// after the timeout.
+// A probe fails when the application hangs, its answer time exceeds the
+// probe's timeoutSeconds, or its answer is a failure; it is answered after
+// its answer time, or given up after the timeout. An application that
+// hangs, or whose liveness endpoint last answered a failure, is unhealthy:
+// that is the ground truth ContainerStop.Healthy reports.
+//
+// # Trace
+//
+// The runtime traces what really runs: ContainerStart, ContainerKill (the
+// kubelet asked it to stop a running container) and ContainerStop. The
+// prober traces each worker it starts (ProbeWorker, with its thresholds)
+// and each probe's raw outcome (ProbeResult); the kubelet traces a pod's
+// readiness as it reports it (PodReady).
 //
 // # Simplifications
 //

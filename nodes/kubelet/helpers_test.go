@@ -38,6 +38,9 @@ func recordEvents(w *sim.World) *recorder {
 		case *spoketrace.NodeHeartbeat:
 			cp := *d
 			r.events = append(r.events, event{e.At, &cp})
+		case *spoketrace.ProbeResult:
+			cp := *d
+			r.events = append(r.events, event{e.At, &cp})
 		}
 	})
 	return r

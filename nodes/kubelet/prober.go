@@ -16,6 +16,14 @@ const (
 	readiness
 )
 
+// String is the kind's name in the trace.
+func (k probeKind) String() string {
+	if k == liveness {
+		return spoketrace.ProbeLiveness
+	}
+	return spoketrace.ProbeReadiness
+}
+
 // containerProbes are the probe workers of one container run.
 type containerProbes struct {
 	inst                *instance
@@ -46,10 +54,13 @@ type probeWorker struct {
 	grid   sim.Time // probes start at grid + k*period
 	result bool     // liveness: alive; readiness: ready
 	// The last raw result and how many times in a row it came.
-	last    bool
-	run     int
-	failed  bool // the failure that kills the container was set
-	stopped bool
+	last bool
+	run  int
+	// failures counts every failure since the worker started (only the
+	// ProbeCountsTotalFailures ablation reads it).
+	failures int
+	failed   bool // the failure that kills the container was set
+	stopped  bool
 }
 
 // defaultedProbe applies the API's probe defaults (period 10 s, timeout
@@ -124,6 +135,9 @@ func (p *process) newProbeWorker(ps *podState, in *instance, kind probeKind, spe
 	first = max(first, now)
 	w.grid = first
 	w.arm(first.Sub(now), w.tick)
+	p.h.Emit(&spoketrace.ProbeWorker{Node: p.cfg.Node, Pod: model.KeyOf(ps.pod).String(), UID: string(ps.uid),
+		Container: in.rec.name, Probe: kind.String(), SuccessThreshold: int(w.spec.SuccessThreshold),
+		FailureThreshold: int(w.spec.FailureThreshold), Initial: initial})
 	return w
 }
 
@@ -155,11 +169,12 @@ func (w *probeWorker) tick() {
 		return
 	}
 	timeout := time.Duration(w.spec.TimeoutSeconds) * time.Second
-	answer, ok := w.in.probe()
-	success := ok && answer <= timeout
+	answer, answered, success := w.in.probe(w.kind)
 	wait := timeout
-	if success {
-		wait = answer
+	if answered && answer <= timeout {
+		wait = answer // the answer, a success or a failure, comes in time
+	} else {
+		success = false // no answer within the timeout
 	}
 	w.arm(wait, func() { w.handleResult(success) })
 }
@@ -171,16 +186,23 @@ func (w *probeWorker) handleResult(success bool) {
 		w.stop()
 		return
 	}
+	w.p.h.Emit(&spoketrace.ProbeResult{Node: w.p.cfg.Node, Pod: model.KeyOf(w.ps.pod).String(), UID: string(w.ps.uid),
+		Container: w.in.rec.name, Probe: w.kind.String(), Success: success})
 	if w.run > 0 && w.last == success {
 		w.run++
 	} else {
 		w.last, w.run = success, 1
 	}
-	threshold := w.spec.FailureThreshold
+	threshold, run := w.spec.FailureThreshold, w.run
 	if success {
 		threshold = w.spec.SuccessThreshold
+	} else if w.p.cfg.Ablations.Has(ablation.ProbeCountsTotalFailures) {
+		// The ablation: failures are counted since the worker started, as
+		// if a success never broke a run of them.
+		w.failures++
+		run = w.failures
 	}
-	if w.run >= int(threshold) {
+	if run >= int(threshold) {
 		w.set(success)
 		if w.stopped {
 			return

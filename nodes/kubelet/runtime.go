@@ -69,11 +69,20 @@ type instance struct {
 	stopReason string
 	byProbe    bool // stopped after a probe failure
 	hungAtStop bool
-	killAt     sim.Time // SIGKILL deadline while stopping
+	// unhealthyAtStop: not healthy when the kubelet asked it to stop.
+	unhealthyAtStop bool
+	killAt          sim.Time // SIGKILL deadline while stopping
 
 	timer  *sim.Timer // the next transition: started, exited, killed
 	next   func()
 	nextAt sim.Time
+
+	// patternNext counts, per probe kind and pattern window, the probes
+	// answered from the window so far.
+	patternNext [2][]int
+	// failingLiveness: the liveness endpoint's last answer was a
+	// failure (a pattern's F): the application says it is unhealthy.
+	failingLiveness bool
 }
 
 func newRuntime(h *sim.Host, node string) *runtime {
@@ -224,14 +233,34 @@ func (in *instance) hung(t sim.Time) bool {
 	return in.state == stateRunning && in.app.hangs && t >= in.startedAt.Add(in.app.hangAfter)
 }
 
-// probe returns how long a probe started now takes to be answered, or
-// false when it will never be (the application hangs).
-func (in *instance) probe() (time.Duration, bool) {
+// probe answers a probe of kind started now: how long the answer takes
+// and whether it is a success; answered is false when no answer will ever
+// come (the application hangs).
+func (in *instance) probe(kind probeKind) (answer time.Duration, answered, success bool) {
 	now := in.rt.h.Now()
 	if in.state != stateRunning || in.hung(now) {
-		return 0, false
+		return 0, false, false
 	}
-	return in.app.answerTime(now), true
+	success = true
+	if w := in.app.patternWindowAt(kind, now); w >= 0 {
+		if in.patternNext[kind] == nil {
+			in.patternNext[kind] = make([]int, len(in.app.patterns[kind]))
+		}
+		results := in.app.patterns[kind][w].results
+		success = results[in.patternNext[kind][w]%len(results)]
+		in.patternNext[kind][w]++
+	}
+	if kind == liveness {
+		in.failingLiveness = !success
+	}
+	return in.app.answerTime(now), true, success
+}
+
+// healthy is the ground truth ContainerStop reports: the application
+// neither hangs nor says, through its liveness endpoint, that it is
+// unhealthy.
+func (in *instance) healthy(t sim.Time) bool {
+	return !in.hung(t) && !in.failingLiveness
 }
 
 // stop asks the runtime to stop a container, as CRI StopContainer: a
@@ -270,6 +299,9 @@ func (rt *runtime) stop(in *instance, grace time.Duration, reason string, byProb
 	}
 	in.stopping, in.stopReason, in.byProbe = true, reason, byProbe
 	in.hungAtStop = in.hung(now)
+	in.unhealthyAtStop = !in.healthy(now)
+	rt.h.Emit(&spoketrace.ContainerKill{Node: rt.node, Pod: in.sb.key, UID: string(in.sb.uid),
+		Container: in.rec.name, Reason: reason, Grace: int64(grace / time.Second)})
 	in.killAt = now.Add(grace)
 	switch {
 	case grace == 0:
@@ -293,9 +325,9 @@ func (in *instance) finish(code int, reason string) {
 	}
 	rt := in.rt
 	now := rt.h.Now()
-	healthy := !in.hung(now)
+	healthy := in.healthy(now)
 	if in.stopping {
-		healthy = !in.hungAtStop
+		healthy = !in.unhealthyAtStop
 	}
 	in.disarm()
 	in.state = stateExited

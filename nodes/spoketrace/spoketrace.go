@@ -45,9 +45,11 @@ type ContainerStart struct {
 // ContainerStop is emitted by a kubelet's runtime when a running container
 // stops, except when its host crashes (the crash itself, a kernel event on
 // the host of the same name, stops every container there). Healthy is the
-// runtime's ground truth at that moment: false when the application was
-// hung (it would never answer a probe again), true when it was working,
-// however slowly. A check may use it; the kubelet never decides on it.
+// runtime's ground truth when the kubelet decided to stop it (or when it
+// exited): false when the application was hung (it would never answer a
+// probe again) or its liveness endpoint was answering failures (it said
+// itself that it was unhealthy), true when it was working, however
+// slowly. A check may use it; the kubelet never decides on it.
 //
 //trace:kind KindContainerStop kubelet.container-stop
 type ContainerStop struct {
@@ -69,6 +71,61 @@ type PodReady struct {
 	Pod   string `json:"pod" trace:"pod"`
 	UID   string `json:"uid" trace:"uid"`
 	Ready bool   `json:"ready" trace:"ready"`
+}
+
+// Probe kinds (ProbeWorker.Probe, ProbeResult.Probe).
+const (
+	ProbeLiveness  = "liveness"
+	ProbeReadiness = "readiness"
+)
+
+// ProbeWorker is emitted by a kubelet when it starts probing one run of a
+// container (a probe worker, as the prober manager's): the run started,
+// or a restarted kubelet adopted it. A worker counts consecutive results
+// from zero. Initial is the result before the first probe: true for
+// liveness; false for readiness, except for a run a restarted kubelet
+// adopted while the API server showed it ready (KEP-4781).
+//
+//trace:kind KindProbeWorker kubelet.probe-worker
+type ProbeWorker struct {
+	Node             string `json:"node" trace:"node"`
+	Pod              string `json:"pod" trace:"pod"`
+	UID              string `json:"uid" trace:"uid"`
+	Container        string `json:"container" trace:"container"`
+	Probe            string `json:"probe" trace:"probe"`
+	SuccessThreshold int    `json:"success_threshold" trace:"success"`
+	FailureThreshold int    `json:"failure_threshold" trace:"failure"`
+	Initial          bool   `json:"initial" trace:"initial"`
+}
+
+// ProbeResult is emitted by a kubelet for every probe of a container's
+// liveness or readiness, with its raw outcome before any threshold: a
+// failure is an answer that says so, or none within timeoutSeconds.
+//
+//trace:kind KindProbeResult kubelet.probe
+type ProbeResult struct {
+	Node      string `json:"node" trace:"node"`
+	Pod       string `json:"pod" trace:"pod"`
+	UID       string `json:"uid" trace:"uid"`
+	Container string `json:"container" trace:"container"`
+	Probe     string `json:"probe" trace:"probe"`
+	Success   bool   `json:"success" trace:"success"`
+}
+
+// ContainerKill is emitted by a kubelet's runtime when the kubelet asks
+// it to stop a running container (SIGTERM, or SIGKILL with grace 0): the
+// moment of the decision, as the real kubelet's "Killing" event. Reason
+// is the ContainerStop reason to come (StopLiveness, StopDeleted, ...);
+// the ContainerStop follows once the container exited.
+//
+//trace:kind KindContainerKill kubelet.container-kill
+type ContainerKill struct {
+	Node      string `json:"node" trace:"node"`
+	Pod       string `json:"pod" trace:"pod"`
+	UID       string `json:"uid" trace:"uid"`
+	Container string `json:"container" trace:"container"`
+	Reason    string `json:"reason" trace:"reason"`
+	Grace     int64  `json:"grace_s" trace:"grace"`
 }
 
 // NodeHeartbeat is emitted by a kubelet when the API server acknowledged a

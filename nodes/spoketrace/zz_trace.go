@@ -16,6 +16,12 @@ const (
 	KindContainerStop = "kubelet.container-stop"
 	// KindPodReady is the TraceKind of PodReady.
 	KindPodReady = "kubelet.pod-ready"
+	// KindProbeWorker is the TraceKind of ProbeWorker.
+	KindProbeWorker = "kubelet.probe-worker"
+	// KindProbeResult is the TraceKind of ProbeResult.
+	KindProbeResult = "kubelet.probe"
+	// KindContainerKill is the TraceKind of ContainerKill.
+	KindContainerKill = "kubelet.container-kill"
 	// KindNodeHeartbeat is the TraceKind of NodeHeartbeat.
 	KindNodeHeartbeat = "kubelet.heartbeat"
 	// KindNodeTaint is the TraceKind of NodeTaint.
@@ -68,6 +74,50 @@ func (e *PodReady) AppendText(b []byte) []byte {
 	b = sim.AppendField(b, "pod", e.Pod)
 	b = sim.AppendField(b, "uid", e.UID)
 	b = sim.AppendBoolField(b, "ready", e.Ready)
+	return sim.TrimSpaceRight(b)
+}
+
+// TraceKind implements sim.Data.
+func (e *ProbeWorker) TraceKind() string { return KindProbeWorker }
+
+// AppendText implements sim.Data.
+func (e *ProbeWorker) AppendText(b []byte) []byte {
+	b = sim.AppendField(b, "node", e.Node)
+	b = sim.AppendField(b, "pod", e.Pod)
+	b = sim.AppendField(b, "uid", e.UID)
+	b = sim.AppendField(b, "container", e.Container)
+	b = sim.AppendField(b, "probe", e.Probe)
+	b = sim.AppendIntField(b, "success", int64(e.SuccessThreshold))
+	b = sim.AppendIntField(b, "failure", int64(e.FailureThreshold))
+	b = sim.AppendBoolField(b, "initial", e.Initial)
+	return sim.TrimSpaceRight(b)
+}
+
+// TraceKind implements sim.Data.
+func (e *ProbeResult) TraceKind() string { return KindProbeResult }
+
+// AppendText implements sim.Data.
+func (e *ProbeResult) AppendText(b []byte) []byte {
+	b = sim.AppendField(b, "node", e.Node)
+	b = sim.AppendField(b, "pod", e.Pod)
+	b = sim.AppendField(b, "uid", e.UID)
+	b = sim.AppendField(b, "container", e.Container)
+	b = sim.AppendField(b, "probe", e.Probe)
+	b = sim.AppendBoolField(b, "success", e.Success)
+	return sim.TrimSpaceRight(b)
+}
+
+// TraceKind implements sim.Data.
+func (e *ContainerKill) TraceKind() string { return KindContainerKill }
+
+// AppendText implements sim.Data.
+func (e *ContainerKill) AppendText(b []byte) []byte {
+	b = sim.AppendField(b, "node", e.Node)
+	b = sim.AppendField(b, "pod", e.Pod)
+	b = sim.AppendField(b, "uid", e.UID)
+	b = sim.AppendField(b, "container", e.Container)
+	b = sim.AppendField(b, "reason", e.Reason)
+	b = sim.AppendIntField(b, "grace", e.Grace)
 	return sim.TrimSpaceRight(b)
 }
 
