@@ -132,4 +132,12 @@ var (
 	// application whose liveness fails now and then, never
 	// failureThreshold times in a row, is killed anyway.
 	ProbeCountsTotalFailures = declare(Ablation{Name: "probe-counts-total-failures", Mechanism: "a kubelet counts a probe's failures since the container started instead of in a row: a success does not reset the count, so a liveness probe that fails now and then kills a container that never failed failureThreshold times in a row", Check: "probe-semantics", Scenario: "probe-flaps"})
+	// SchedulerIgnoresAssumed (nodes/scheduler, the cache's assumePod)
+	// counts an assumed pod on its node only once the informer shows it
+	// bound: the next scheduling cycles, which run before the binding
+	// comes back through the watch, see the node emptier than it is.
+	SchedulerIgnoresAssumed = declare(Ablation{Name: "scheduler-ignores-assumed", Mechanism: "the scheduler forgets the pods it assumed until its informer shows them bound: a burst of pods is scheduled onto the same node as if the earlier ones were not there, past its allocatable", Check: "node-capacity", Scenario: "scheduling-pressure"})
+	// KubeletNoAdmission (nodes/kubelet, admit) admits every pod: the
+	// kubelet runs what it is given, whatever its node has left.
+	KubeletNoAdmission = declare(Ablation{Name: "kubelet-no-admission", Mechanism: "a kubelet runs every pod bound to its node without checking that it fits beside the pods it runs: when two schedulers bind one node's last room twice, the node runs more than it has", Check: "node-capacity", Scenario: "scheduling-pressure"})
 )

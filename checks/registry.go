@@ -101,6 +101,8 @@ func Registry() []Info {
 		{"steady-runtime", "stack", "while the API servers are down, no container stops or starts: the data plane outlives the control plane", nil, nil},
 		{"probe-semantics", "stack", "a kubelet kills a container only after failureThreshold liveness failures in a row (and then at once), and reports a pod ready exactly when its containers run and each readiness probe is past its threshold: out after failureThreshold failures in a row, back after successThreshold successes",
 			stackLayer, func(Env) Check { return NewProbeSemantics() }},
+		{"node-capacity", "stack", "the pods running on a node never request more than its allocatable (the kubelet's admission), and no scheduler binds a pod where the pods it bound there itself would then request more (its assume cache)",
+			stackLayer, func(Env) Check { return NewNodeCapacity() }},
 	}
 }
 

@@ -112,14 +112,14 @@ func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Durati
 	}
 	for i := 1; i <= n(top.Schedulers, DefaultSchedulers); i++ {
 		name := fmt.Sprintf("scheduler-%d", i)
-		cfg := scheduler.Config{Name: name, Servers: servers}
+		cfg := scheduler.Config{Name: name, Servers: servers, Ablations: abl}
 		if err := add(&l.Schedulers, name, RoleScheduler, scheduler.Boot(cfg)); err != nil {
 			return nil, err
 		}
 	}
 	for i := 1; i <= top.Unelected; i++ {
 		name := fmt.Sprintf("scheduler-unelected-%d", i)
-		cfg := scheduler.Config{Name: name, Servers: servers, DisableLeaderElection: true}
+		cfg := scheduler.Config{Name: name, Servers: servers, DisableLeaderElection: true, Ablations: abl}
 		if err := add(&l.Schedulers, name, RoleScheduler, scheduler.Boot(cfg)); err != nil {
 			return nil, err
 		}

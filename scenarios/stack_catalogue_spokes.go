@@ -6,13 +6,14 @@ import (
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiload"
 	"github.com/kubesim/kubesim/nodes/kubelet"
+	"github.com/kubesim/kubesim/sim"
 )
 
 // spokeCatalogue returns the full-stack scenarios that press on the
 // spokes' own mechanisms: probe thresholds, scheduling under pressure and
 // overlapping ownership.
 func spokeCatalogue() []Spec {
-	return []Spec{probeFlaps()}
+	return []Spec{probeFlaps(), schedulingPressure()}
 }
 
 // probeFlaps runs applications whose health endpoints fail now and then:
@@ -39,5 +40,27 @@ func probeFlaps() Spec {
 		Stack: &StackTopology{Nodes: 3, Script: func(*StackLayer) []apiload.Step {
 			return []apiload.Step{createStep(15*time.Second, blinky), createStep(15*time.Second, flappy), createStep(15*time.Second, crashy)}
 		}},
+	}
+}
+
+// schedulingPressure fills small nodes exactly, then asks for more than
+// they have, with two schedulers racing for every pod.
+func schedulingPressure() Spec {
+	// Each node fits two big pods, or one big and two small: exactly, in
+	// cpu and memory both.
+	big := newReplicaSet("big", 8, AppSpec{CPU: "1", Memory: "1Gi"})
+	small := newReplicaSet("small", 4, AppSpec{CPU: "500m", Memory: "1536Mi"})
+	return Spec{Name: "scheduling-pressure", Description: "four nodes of 2 cpu and 4Gi, and two schedulers racing for every pod (the elected leader and one deployed without leader election): big's 8 pods (1 cpu, 1Gi) fill the nodes exactly; small's 4 (500m, 1.5Gi) find no room and stay Pending until big is scaled to 6 at 75 s; big scaled to 10 at 105 s leaves 4 Pending; at 135 s small goes and big is scaled to 8, which fits exactly again; the scheduler leader crashes at 90 s for 10 s. " +
+		"Two schedulers can bind one node's last room twice: its kubelet rejects the second pod (OutOfcpu, Failed) and its ReplicaSet replaces it; no node ever runs more than it has, and no scheduler binds past what it bound itself",
+		Duration: 260 * time.Second, Settle: 120 * time.Second,
+		Stack: &StackTopology{Nodes: 4, Unelected: 1, Capacity: model.ResourceListOf("cpu", "2", "memory", "4Gi", "pods", "110"),
+			Script: func(*StackLayer) []apiload.Step {
+				return []apiload.Step{createStep(15*time.Second, big), createStep(45*time.Second, small),
+					scaleReplicaSet(75*time.Second, "big", 6), scaleReplicaSet(105*time.Second, "big", 10),
+					scaleReplicaSet(135*time.Second, "small", 0), scaleReplicaSet(135*time.Second, "big", 8)}
+			}},
+		Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			return sim.Schedule{{At: 90 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{"scheduler-leader"}}, For: 10 * time.Second}}
+		},
 	}
 }

@@ -70,6 +70,16 @@
 // container started running (for an adopted container, after a random part
 // of the period, as the real prober does after a kubelet restart), then every
 // periodSeconds. Once the kubelet decided to stop a container, the container
-// is not ready and no longer probed. Pod admission (resource fit) and
-// container restarts on image updates are not modelled.
+// is not ready and no longer probed. Container restarts on image updates
+// are not modelled.
+//
+// # Admission
+//
+// A pod bound to the node is admitted before it runs (admit.go): in
+// creation order, against what the active pods request of the node's
+// allocatable (the pods count, then cpu, memory and any other resource).
+// A pod that does not fit is rejected, phase Failed with reason OutOfpods,
+// OutOfcpu or OutOfmemory, and never runs: two schedulers that bind to one
+// node at once cannot overcommit it. The kubelet traces its allocatable
+// when its process starts (NodeAllocatable) and each decision (PodAdmit).
 package kubelet

@@ -41,6 +41,9 @@ func recordEvents(w *sim.World) *recorder {
 		case *spoketrace.ProbeResult:
 			cp := *d
 			r.events = append(r.events, event{e.At, &cp})
+		case *spoketrace.PodAdmit:
+			cp := *d
+			r.events = append(r.events, event{e.At, &cp})
 		}
 	})
 	return r

@@ -8,6 +8,7 @@ import (
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
+	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -123,6 +124,9 @@ func nodeIP(id sim.HostID) string {
 }
 
 func (p *process) start() {
+	alloc := p.cfg.Capacity
+	p.h.Emit(&spoketrace.NodeAllocatable{Node: p.cfg.Node, CPU: int64(alloc[model.ResourceCPU]),
+		Memory: int64(alloc[model.ResourceMemory]), Pods: int64(alloc[model.ResourcePods])})
 	p.flushTimer = p.newTimer("kubelet-sync", p.flush)
 	p.rt.notify = p.handleRuntimeEvent
 	p.pods = cache.NewInformer(p.client, cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{
@@ -202,6 +206,7 @@ func (p *process) flush() {
 	batch := p.dirty
 	p.dirty = nil
 	p.flushArmed = false
+	p.admitBatch(batch)
 	for _, uid := range batch {
 		delete(p.dirtySet, uid)
 		p.syncPod(uid)

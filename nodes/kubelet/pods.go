@@ -21,6 +21,11 @@ type podState struct {
 	backoffTimer *sim.Timer
 	finalize     bool // deleting, and every container stopped
 
+	// Admission: admitted to run, or rejected with the Failed status
+	// rejection.
+	admitted, rejected bool
+	rejection          *model.PodStatus
+
 	// Status manager.
 	desired          *model.PodStatus
 	version, acked   uint64
@@ -129,8 +134,14 @@ func (p *process) syncPod(uid model.UID) {
 	if ps == nil || p.fenced() {
 		return
 	}
+	if ps.rejected {
+		p.syncRejected(ps)
+		return
+	}
 	sb := p.rt.sandbox(uid)
 	switch {
+	case sb == nil && !ps.admitted && ps.pod.DeletionTimestamp == nil && !model.IsPodTerminal(ps.pod):
+		return // not admitted yet: its batch's admission comes first
 	case ps.pod.DeletionTimestamp != nil && !p.cfg.Ablations.Has(ablation.IgnoreDeletion):
 		p.syncTerminating(ps, sb)
 	case sb == nil && model.IsPodTerminal(ps.pod):

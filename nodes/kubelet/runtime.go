@@ -34,11 +34,13 @@ type runtime struct {
 
 // sandbox is one pod's sandbox: its identity, IP and containers.
 type sandbox struct {
-	uid     model.UID
-	key     string // namespace/name
-	owner   string // controller owner's UID
-	ip      string
-	records []*record // in creation order
+	uid   model.UID
+	key   string // namespace/name
+	owner string // controller owner's UID
+	ip    string
+	// requests are the pod's, for the admission of other pods.
+	requests model.ResourceList
+	records  []*record // in creation order
 }
 
 // record is one container of a sandbox across its runs.
@@ -103,7 +105,7 @@ func (rt *runtime) ensureSandbox(pod *model.Pod) *sandbox {
 	if sb := rt.sandboxes[pod.UID]; sb != nil {
 		return sb
 	}
-	sb := &sandbox{uid: pod.UID, key: model.KeyOf(pod).String(), ip: rt.allocateIP()}
+	sb := &sandbox{uid: pod.UID, key: model.KeyOf(pod).String(), ip: rt.allocateIP(), requests: model.PodRequests(pod)}
 	if ref := model.GetControllerOf(pod); ref != nil {
 		sb.owner = string(ref.UID)
 	}

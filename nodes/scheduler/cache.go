@@ -69,6 +69,9 @@ type podState struct {
 	// expires, when bindingFinished and a TTL is set, is when an assumption
 	// the informer never confirmed is dropped.
 	expires sim.Time
+	// unplaced: an assumption that does not count on its node (only the
+	// SchedulerIgnoresAssumed ablation makes one).
+	unplaced bool
 }
 
 // schedCache is kube-scheduler's cache: nodes and the pods that count on
@@ -78,10 +81,13 @@ type podState struct {
 type schedCache struct {
 	nodes map[string]*nodeInfo
 	pods  map[model.UID]*podState
+	// ignoreAssumed is the SchedulerIgnoresAssumed ablation: an assumed
+	// pod counts on its node only once the informer shows it bound.
+	ignoreAssumed bool
 }
 
-func newSchedCache() *schedCache {
-	return &schedCache{nodes: make(map[string]*nodeInfo), pods: make(map[model.UID]*podState)}
+func newSchedCache(ignoreAssumed bool) *schedCache {
+	return &schedCache{nodes: make(map[string]*nodeInfo), pods: make(map[model.UID]*podState), ignoreAssumed: ignoreAssumed}
 }
 
 func (c *schedCache) nodeInfoOf(name string) *nodeInfo {
@@ -135,7 +141,7 @@ func (c *schedCache) unplace(pod *model.Pod) {
 // assumption (on the informer's node, should it differ) or replaces the
 // pod's previous state.
 func (c *schedCache) setPod(pod *model.Pod) {
-	if old := c.pods[pod.UID]; old != nil {
+	if old := c.pods[pod.UID]; old != nil && !old.unplaced {
 		c.unplace(old.pod)
 	}
 	c.pods[pod.UID] = &podState{pod: pod}
@@ -145,7 +151,9 @@ func (c *schedCache) setPod(pod *model.Pod) {
 // removePod forgets a pod that is gone (or terminal).
 func (c *schedCache) removePod(uid model.UID) {
 	if st := c.pods[uid]; st != nil {
-		c.unplace(st.pod)
+		if !st.unplaced {
+			c.unplace(st.pod)
+		}
 		delete(c.pods, uid)
 	}
 }
@@ -154,8 +162,10 @@ func (c *schedCache) removePod(uid model.UID) {
 // is bound.
 func (c *schedCache) assumePod(pod *model.Pod) {
 	c.removePod(pod.UID)
-	c.pods[pod.UID] = &podState{pod: pod, assumed: true}
-	c.place(pod)
+	c.pods[pod.UID] = &podState{pod: pod, assumed: true, unplaced: c.ignoreAssumed}
+	if !c.ignoreAssumed {
+		c.place(pod)
+	}
 }
 
 // isAssumed reports an assumption the informer has not confirmed yet.

@@ -54,7 +54,7 @@ func TestCacheAssumptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newSchedCache()
+			c := newSchedCache(false)
 			for _, n := range []string{"a", "b"} {
 				c.setNode(&model.Node{ObjectMeta: model.ObjectMeta{Name: n}})
 			}
@@ -69,7 +69,7 @@ func TestCacheAssumptions(t *testing.T) {
 }
 
 func TestCacheNodeLifecycle(t *testing.T) {
-	c := newSchedCache()
+	c := newSchedCache(false)
 	c.setPod(boundPod("x", "gone", "1"))
 	require.Empty(t, c.nodeList(), "a node only pods name is not schedulable")
 	c.setNode(&model.Node{ObjectMeta: model.ObjectMeta{Name: "gone"}})
@@ -81,4 +81,25 @@ func TestCacheNodeLifecycle(t *testing.T) {
 	require.Contains(t, c.nodes, "gone", "its pod still counts there")
 	c.removePod("x")
 	require.NotContains(t, c.nodes, "gone")
+}
+
+// TestCacheIgnoreAssumedAblation: with scheduler-ignores-assumed an
+// assumed pod counts nowhere until the informer shows it bound, then it
+// counts once; forgetting or removing it never takes off what was not
+// counted.
+func TestCacheIgnoreAssumedAblation(t *testing.T) {
+	c := newSchedCache(true)
+	c.setNode(&model.Node{ObjectMeta: model.ObjectMeta{Name: "a"}})
+	c.assumePod(boundPod("x", "a", "500m"))
+	require.True(t, c.isAssumed("x"))
+	require.Equal(t, model.Quantity(0), c.nodes["a"].requested[model.ResourceCPU])
+	c.setPod(boundPod("x", "a", "500m"))
+	require.Equal(t, model.Quantity(500), c.nodes["a"].requested[model.ResourceCPU])
+	c.removePod("x")
+	require.Equal(t, model.Quantity(0), c.nodes["a"].requested[model.ResourceCPU])
+
+	c.assumePod(boundPod("y", "a", "250m"))
+	c.forgetPod("y")
+	require.Equal(t, model.Quantity(0), c.nodes["a"].requested[model.ResourceCPU])
+	require.Equal(t, 0, c.nodes["a"].numPods)
 }

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client/leaderelection"
 	"github.com/kubesim/kubesim/sim"
@@ -101,6 +102,9 @@ type Config struct {
 	// its binding finished if the informer has not shown it bound by then.
 	// Default 0: never (the real default since 1.23).
 	AssumedPodTTL time.Duration
+	// Ablations are the run's ablation switches; the scheduler asks for
+	// ablation.SchedulerIgnoresAssumed.
+	Ablations ablation.Set
 }
 
 // withDefaults fills zero fields.

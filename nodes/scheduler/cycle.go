@@ -92,7 +92,9 @@ func (l *schedulingLoop) bind(qp *queuedPod, assumed *model.Pod) {
 			return
 		}
 		if err == nil {
-			s.h.Emit(&spoketrace.Bound{Scheduler: s.cfg.Name, Pod: qp.key, UID: string(assumed.UID), Node: assumed.Spec.NodeName})
+			req := model.PodRequests(assumed)
+			s.h.Emit(&spoketrace.Bound{Scheduler: s.cfg.Name, Pod: qp.key, UID: string(assumed.UID), Node: assumed.Spec.NodeName,
+				CPU: int64(req[model.ResourceCPU]), Memory: int64(req[model.ResourceMemory])})
 			var expires sim.Time
 			if s.cfg.AssumedPodTTL > 0 {
 				expires = s.h.Now().Add(s.cfg.AssumedPodTTL)

@@ -12,7 +12,8 @@
 //   - spoketrace.Leading{Component: "kube-scheduler"} when a replica starts
 //     and stops leading. A crash emits nothing: the host's crash ends the
 //     leadership with it.
-//   - spoketrace.Bound when the API server answered 200 to a binding.
+//   - spoketrace.Bound when the API server answered 200 to a binding,
+//     with the pod's cpu and memory requests.
 //
 // # Leader election and restarts
 //
@@ -94,4 +95,10 @@
 // The API server's conflict check is what keeps two schedulers (say, a
 // deposed leader's late binding and its successor's) from binding one pod
 // twice; the apiserver's BindNoConflictCheck ablation removes it.
+// The assumption is what keeps a burst of pods off one node: the
+// SchedulerIgnoresAssumed ablation counts an assumed pod only once the
+// informer shows it bound, and the node-capacity check catches the
+// scheduler binding past a node's allocatable. Two schedulers do not see
+// each other's assumptions: between them they can bind a node's last room
+// twice, and its kubelet's admission rejects the second pod (OutOfcpu).
 package scheduler

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/sim"
@@ -24,7 +25,7 @@ type schedulingLoop struct {
 
 func newSchedulingLoop(p *instance) *schedulingLoop {
 	s := p.s
-	l := &schedulingLoop{p: p, s: s, h: s.h, cache: newSchedCache()}
+	l := &schedulingLoop{p: p, s: s, h: s.h, cache: newSchedCache(s.cfg.Ablations.Has(ablation.SchedulerIgnoresAssumed))}
 	l.queue = newSchedulingQueue(s.cfg, s.h.Now)
 	l.cycleTimer = l.newTimer("scheduler-cycle", l.scheduleOne)
 	l.backoffTimer = l.newTimer("scheduler-flush-backoff", l.handleFlushBackoff)

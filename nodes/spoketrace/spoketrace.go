@@ -150,7 +150,8 @@ type NodeTaint struct {
 }
 
 // Bound is emitted by a scheduler when the API server answered 200 to its
-// binding of pod UID to Node.
+// binding of pod UID to Node. CPU (millicores) and Memory (bytes) are the
+// pod's requests, summed over its containers.
 //
 //trace:kind KindBound scheduler.bound
 type Bound struct {
@@ -158,6 +159,44 @@ type Bound struct {
 	Pod       string `json:"pod" trace:"pod"`
 	UID       string `json:"uid" trace:"uid"`
 	Node      string `json:"node" trace:"node"`
+	CPU       int64  `json:"cpu_m,omitempty" trace:"cpu-m,omitempty"`
+	Memory    int64  `json:"memory,omitempty" trace:"mem,omitempty"`
+}
+
+// NodeAllocatable is emitted by a kubelet when its process starts: what
+// its node offers pods (status.allocatable): CPU in millicores, Memory in
+// bytes, Pods the most pods it runs.
+//
+//trace:kind KindNodeAllocatable kubelet.allocatable
+type NodeAllocatable struct {
+	Node   string `json:"node" trace:"node"`
+	CPU    int64  `json:"cpu_m" trace:"cpu-m"`
+	Memory int64  `json:"memory" trace:"mem"`
+	Pods   int64  `json:"pods" trace:"pods"`
+}
+
+// Reasons a kubelet rejects a pod at admission (PodAdmit.Reason), as the
+// real kubelet's lifecycle.OutOfCPU, OutOfMemory and OutOfPods.
+const (
+	RejectOutOfCPU    = "OutOfcpu"
+	RejectOutOfMemory = "OutOfmemory"
+	RejectOutOfPods   = "OutOfpods"
+)
+
+// PodAdmit is emitted by a kubelet when it decides whether to run a pod
+// bound to its node: Admitted, or rejected for Reason (the pod's phase
+// becomes Failed and it never runs). CPU (millicores) and Memory (bytes)
+// are the pod's requests.
+//
+//trace:kind KindPodAdmit kubelet.admit
+type PodAdmit struct {
+	Node     string `json:"node" trace:"node"`
+	Pod      string `json:"pod" trace:"pod"`
+	UID      string `json:"uid" trace:"uid"`
+	CPU      int64  `json:"cpu_m,omitempty" trace:"cpu-m,omitempty"`
+	Memory   int64  `json:"memory,omitempty" trace:"mem,omitempty"`
+	Admitted bool   `json:"admitted" trace:"admitted"`
+	Reason   string `json:"reason,omitempty" trace:"reason,omitempty"`
 }
 
 // Leading is emitted by a leader-elected component (Component is e.g.

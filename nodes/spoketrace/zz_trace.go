@@ -28,6 +28,10 @@ const (
 	KindNodeTaint = "nodelifecycle.taint"
 	// KindBound is the TraceKind of Bound.
 	KindBound = "scheduler.bound"
+	// KindNodeAllocatable is the TraceKind of NodeAllocatable.
+	KindNodeAllocatable = "kubelet.allocatable"
+	// KindPodAdmit is the TraceKind of PodAdmit.
+	KindPodAdmit = "kubelet.admit"
 	// KindLeading is the TraceKind of Leading.
 	KindLeading = "leader.leading"
 	// KindClusterState is the TraceKind of ClusterState.
@@ -150,6 +154,45 @@ func (e *Bound) AppendText(b []byte) []byte {
 	b = sim.AppendField(b, "pod", e.Pod)
 	b = sim.AppendField(b, "uid", e.UID)
 	b = sim.AppendField(b, "node", e.Node)
+	if e.CPU != 0 {
+		b = sim.AppendIntField(b, "cpu-m", e.CPU)
+	}
+	if e.Memory != 0 {
+		b = sim.AppendIntField(b, "mem", e.Memory)
+	}
+	return sim.TrimSpaceRight(b)
+}
+
+// TraceKind implements sim.Data.
+func (e *NodeAllocatable) TraceKind() string { return KindNodeAllocatable }
+
+// AppendText implements sim.Data.
+func (e *NodeAllocatable) AppendText(b []byte) []byte {
+	b = sim.AppendField(b, "node", e.Node)
+	b = sim.AppendIntField(b, "cpu-m", e.CPU)
+	b = sim.AppendIntField(b, "mem", e.Memory)
+	b = sim.AppendIntField(b, "pods", e.Pods)
+	return sim.TrimSpaceRight(b)
+}
+
+// TraceKind implements sim.Data.
+func (e *PodAdmit) TraceKind() string { return KindPodAdmit }
+
+// AppendText implements sim.Data.
+func (e *PodAdmit) AppendText(b []byte) []byte {
+	b = sim.AppendField(b, "node", e.Node)
+	b = sim.AppendField(b, "pod", e.Pod)
+	b = sim.AppendField(b, "uid", e.UID)
+	if e.CPU != 0 {
+		b = sim.AppendIntField(b, "cpu-m", e.CPU)
+	}
+	if e.Memory != 0 {
+		b = sim.AppendIntField(b, "mem", e.Memory)
+	}
+	b = sim.AppendBoolField(b, "admitted", e.Admitted)
+	if e.Reason != "" {
+		b = sim.AppendField(b, "reason", e.Reason)
+	}
 	return sim.TrimSpaceRight(b)
 }
 
