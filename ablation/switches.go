@@ -140,4 +140,8 @@ var (
 	// KubeletNoAdmission (nodes/kubelet, admit) admits every pod: the
 	// kubelet runs what it is given, whatever its node has left.
 	KubeletNoAdmission = declare(Ablation{Name: "kubelet-no-admission", Mechanism: "a kubelet runs every pod bound to its node without checking that it fits beside the pods it runs: when two schedulers bind one node's last room twice, the node runs more than it has", Check: "node-capacity", Scenario: "scheduling-pressure"})
+	// ReplicaSetAdoptsOwned (nodes/controllers/replicaset, claimPod)
+	// claims a pod that another controller owns when its selector matches
+	// it, replacing the other's controller reference with its own.
+	ReplicaSetAdoptsOwned = declare(Ablation{Name: "replicaset-adopts-owned", Mechanism: "the ReplicaSet controller adopts a pod its selector matches even when another controller owns it, replacing that controller's reference: ReplicaSets whose selectors overlap steal each other's pods", Check: "ownership", Scenario: "overlapping-owners"})
 )

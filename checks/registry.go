@@ -103,6 +103,8 @@ func Registry() []Info {
 			stackLayer, func(Env) Check { return NewProbeSemantics() }},
 		{"node-capacity", "stack", "the pods running on a node never request more than its allocatable (the kubelet's admission), and no scheduler binds a pod where the pods it bound there itself would then request more (its assume cache)",
 			stackLayer, func(Env) Check { return NewNodeCapacity() }},
+		{"ownership", "stack", "as the API servers committed it, no object has two controllers, a controller adopts only what has none and its selector matches, a ReplicaSet deletes only pods it controls, and an owner reference goes (or the garbage collector deletes a dependent) only once the owner is gone, unless a controller released what its selector no longer matches",
+			stackLayer, func(Env) Check { return NewOwnership() }},
 	}
 }
 

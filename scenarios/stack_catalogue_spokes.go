@@ -13,7 +13,7 @@ import (
 // spokes' own mechanisms: probe thresholds, scheduling under pressure and
 // overlapping ownership.
 func spokeCatalogue() []Spec {
-	return []Spec{probeFlaps(), schedulingPressure()}
+	return []Spec{probeFlaps(), schedulingPressure(), overlappingOwners()}
 }
 
 // probeFlaps runs applications whose health endpoints fail now and then:
@@ -62,5 +62,29 @@ func schedulingPressure() Spec {
 		Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 			return sim.Schedule{{At: 90 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{"scheduler-leader"}}, For: 10 * time.Second}}
 		},
+	}
+}
+
+// overlappingOwners gives the controllers objects that several of them
+// could claim, objects none owns, and owners replaced under their
+// dependents.
+func overlappingOwners() Spec {
+	api := newDeployment("api", 3, AppSpec{CPU: "100m", Memory: "128Mi"})
+	return Spec{Name: "overlapping-owners", Description: "ReplicaSets and Deployments whose selectors overlap (web and web-canary, whose pods match web's selector too; api and api-canary), stray pods the operator creates by hand that match them (one matches both web and web-canary: exactly one adopts it), a web pod relabelled to take it out for debugging (web releases it and replaces it; the operator deletes it later), and the api Deployment deleted and created again at once while its old ReplicaSet and pods run (the garbage collector deletes them, the new Deployment's ReplicaSet takes over, under another name if the old one is still there); " +
+		"no pod ever has two controllers or changes controller in one write, adoptions follow selectors, a ReplicaSet deletes only its own pods, and nothing loses an owner that still exists",
+		Duration: 240 * time.Second, Settle: 120 * time.Second,
+		Stack: &StackTopology{Nodes: 4, Script: func(*StackLayer) []apiload.Step {
+			return []apiload.Step{
+				createStep(15*time.Second, web(4)),
+				createStep(15*time.Second, newCanary("web", 1, AppSpec{})),
+				createStep(15*time.Second, api),
+				createStep(15*time.Second, newCanaryDeployment("api", 1, AppSpec{CPU: "100m", Memory: "128Mi"})),
+				createStep(40*time.Second, barePod("stray-web", map[string]string{"app": "web"})),
+				createStep(40*time.Second, barePod("stray-canary", map[string]string{"app": "web", "track": "canary"})),
+				relabelPod(60*time.Second, "app=web,track!=canary", map[string]string{"app": "debug"}),
+				deletePods(80*time.Second, "app=debug"),
+				replaceDeployment(90*time.Second, api),
+			}
+		}},
 	}
 }

@@ -92,6 +92,7 @@ func (op *createOp) store() {
 			c.fail(alreadyExists(c.res, m.Name))
 		default:
 			m.ResourceVersion = formatRV(r.Revision)
+			c.traceOwners(nil, obj, false)
 			c.ok(obj)
 		}
 	})

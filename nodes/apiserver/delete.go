@@ -15,6 +15,8 @@ type deleteOp struct {
 	c        *call
 	key      string
 	attempts int
+	// old is the object the current try read, for the trace.
+	old model.Object
 }
 
 // delete serves delete: preconditions (UID, resourceVersion: 409 Conflict),
@@ -64,6 +66,7 @@ func (op *deleteOp) try(kv mvcc.KeyValue) {
 			return
 		}
 	}
+	op.old = cur
 	grace := gracePeriod(cur, c.req.GracePeriodSeconds)
 	if grace == 0 && len(m.Finalizers) == 0 {
 		c.admit(cur, nil)
@@ -95,6 +98,7 @@ func (op *deleteOp) done(obj model.Object, r etcd.TxnResult, err error) {
 		c.fail(etcdStatus(err))
 		return
 	case r.Succeeded:
+		c.traceOwners(op.old, obj, obj == op.old) // the same object: removed, not marked
 		if obj.GetObjectMeta().DeletionTimestamp != nil {
 			obj.GetObjectMeta().ResourceVersion = formatRV(r.Revision)
 		}

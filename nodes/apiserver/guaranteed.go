@@ -85,6 +85,7 @@ func (op *updateOp) try(kv mvcc.KeyValue) {
 		case err != nil:
 			c.fail(etcdStatus(err))
 		case r.Succeeded:
+			c.traceOwners(cur, next, readyToDelete(next))
 			next.GetObjectMeta().ResourceVersion = formatRV(r.Revision)
 			c.ok(next)
 		default:

@@ -210,6 +210,27 @@ type Leading struct {
 	Leading   bool   `json:"leading" trace:"leading"`
 }
 
+// Controllers that trace their deletions (ControllerDelete.Controller).
+const (
+	ControllerReplicaSet       = "replicaset"
+	ControllerGarbageCollector = "garbage-collector"
+)
+
+// ControllerDelete is emitted by a controller when the API server answered
+// 200 to its deletion of a dependent (Resource, Key, UID): for the
+// ReplicaSet controller, a pod of the ReplicaSet Owner (its UID) it
+// scaled down; for the garbage collector, an object whose owners (Owner:
+// their UIDs, comma-separated) it found gone.
+//
+//trace:kind KindControllerDelete controller.delete
+type ControllerDelete struct {
+	Controller string `json:"controller" trace:"controller"`
+	Owner      string `json:"owner,omitempty" trace:"owner,omitempty"`
+	Resource   string `json:"resource" trace:"resource"`
+	Key        string `json:"key" trace:"key"`
+	UID        string `json:"uid" trace:"uid"`
+}
+
 // PodState is one pod of ClusterState.
 //
 //trace:item

@@ -34,6 +34,8 @@ const (
 	KindPodAdmit = "kubelet.admit"
 	// KindLeading is the TraceKind of Leading.
 	KindLeading = "leader.leading"
+	// KindControllerDelete is the TraceKind of ControllerDelete.
+	KindControllerDelete = "controller.delete"
 	// KindClusterState is the TraceKind of ClusterState.
 	KindClusterState = "cluster.state"
 )
@@ -204,6 +206,21 @@ func (e *Leading) AppendText(b []byte) []byte {
 	b = sim.AppendField(b, "component", e.Component)
 	b = sim.AppendField(b, "identity", e.Identity)
 	b = sim.AppendBoolField(b, "leading", e.Leading)
+	return sim.TrimSpaceRight(b)
+}
+
+// TraceKind implements sim.Data.
+func (e *ControllerDelete) TraceKind() string { return KindControllerDelete }
+
+// AppendText implements sim.Data.
+func (e *ControllerDelete) AppendText(b []byte) []byte {
+	b = sim.AppendField(b, "controller", e.Controller)
+	if e.Owner != "" {
+		b = sim.AppendField(b, "owner", e.Owner)
+	}
+	b = sim.AppendField(b, "resource", e.Resource)
+	b = sim.AppendField(b, "key", e.Key)
+	b = sim.AppendField(b, "uid", e.UID)
 	return sim.TrimSpaceRight(b)
 }
 

@@ -118,3 +118,26 @@ type ServerState struct {
 	RV       string `json:"rv" trace:"rv"`
 	Items    []Item `json:"items" trace:""`
 }
+
+// Owners is emitted by an API server when etcd confirmed a write of a pod,
+// ReplicaSet or Deployment that created it, marked it for deletion,
+// removed it, or changed its ownerReferences or labels: the object and its
+// owners before and after the write (ownerReferences as "Kind/uid", the
+// controller's marked "*"), its labels after ("k=v,..."), and for a
+// ReplicaSet or Deployment its selector. It is the ground truth of who
+// owns what, for the ownership check.
+//
+//trace:kind KindOwners api.owners
+type Owners struct {
+	Server    string `json:"server" trace:"server"`
+	Verb      string `json:"verb" trace:"verb"`
+	Resource  string `json:"resource" trace:"resource"`
+	Key       string `json:"key" trace:"key"`
+	UID       string `json:"uid" trace:"uid"`
+	OldOwners string `json:"old_owners,omitempty" trace:"old-owners,omitempty"`
+	Owners    string `json:"owners,omitempty" trace:"owners,omitempty"`
+	Labels    string `json:"labels,omitempty" trace:"labels,omitempty"`
+	Selector  string `json:"selector,omitempty" trace:"selector,omitempty"`
+	Deleting  bool   `json:"deleting,omitempty" trace:"deleting,omitempty"` // deletionTimestamp set
+	Removed   bool   `json:"removed,omitempty" trace:"removed,omitempty"`   // gone from storage
+}

@@ -22,6 +22,8 @@ const (
 	KindStore = "informer.store"
 	// KindServerSet is the TraceKind of ServerState.
 	KindServerSet = "api.state"
+	// KindOwners is the TraceKind of Owners.
+	KindOwners = "api.owners"
 )
 
 // TraceKind implements sim.Data.
@@ -154,6 +156,37 @@ func (e *ServerState) AppendText(b []byte) []byte {
 	for i := range e.Items {
 		b = e.Items[i].AppendText(b)
 		b = append(b, ' ')
+	}
+	return sim.TrimSpaceRight(b)
+}
+
+// TraceKind implements sim.Data.
+func (e *Owners) TraceKind() string { return KindOwners }
+
+// AppendText implements sim.Data.
+func (e *Owners) AppendText(b []byte) []byte {
+	b = sim.AppendField(b, "server", e.Server)
+	b = sim.AppendField(b, "verb", e.Verb)
+	b = sim.AppendField(b, "resource", e.Resource)
+	b = sim.AppendField(b, "key", e.Key)
+	b = sim.AppendField(b, "uid", e.UID)
+	if e.OldOwners != "" {
+		b = sim.AppendField(b, "old-owners", e.OldOwners)
+	}
+	if e.Owners != "" {
+		b = sim.AppendField(b, "owners", e.Owners)
+	}
+	if e.Labels != "" {
+		b = sim.AppendField(b, "labels", e.Labels)
+	}
+	if e.Selector != "" {
+		b = sim.AppendField(b, "selector", e.Selector)
+	}
+	if e.Deleting {
+		b = sim.AppendBoolField(b, "deleting", e.Deleting)
+	}
+	if e.Removed {
+		b = sim.AppendBoolField(b, "removed", e.Removed)
 	}
 	return sim.TrimSpaceRight(b)
 }

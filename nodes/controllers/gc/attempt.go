@@ -1,9 +1,13 @@
 package gc
 
 import (
+	"strings"
+
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client"
+	"github.com/kubesim/kubesim/nodes/client/cache"
+	"github.com/kubesim/kubesim/nodes/spoketrace"
 )
 
 // processKey is attemptToDeleteItem for one dependent: done gets the error
@@ -60,7 +64,7 @@ func (c *Controller) processKey(key string, done func(error)) {
 			case len(solid) > 0:
 				c.dropReferences(rc, latest, dangling, finish)
 			default:
-				c.deleteDependent(rc, latest, finish)
+				c.deleteDependent(rc, resource, latest, dangling, finish)
 			}
 		})
 	})
@@ -133,10 +137,18 @@ func (c *Controller) classify(obj model.Object, done func(solid, dangling []mode
 
 // deleteDependent deletes obj, an orphan of gone owners, on condition that
 // it is still the same object (UID).
-func (c *Controller) deleteDependent(rc *client.ResourceClient, obj model.Object, done func(error)) {
+func (c *Controller) deleteDependent(rc *client.ResourceClient, resource string, obj model.Object, gone []model.OwnerReference, done func(error)) {
 	m := obj.GetObjectMeta()
 	opts := client.DeleteOptions{Preconditions: &apiwire.Preconditions{UID: m.UID}}
 	rc.Delete(m.Name, opts, func(_ model.Object, err error) {
+		if err == nil && !c.stopped {
+			uids := make([]string, len(gone))
+			for i, r := range gone {
+				uids[i] = string(r.UID)
+			}
+			c.ctx.Host.Emit(&spoketrace.ControllerDelete{Controller: spoketrace.ControllerGarbageCollector, Owner: strings.Join(uids, ","),
+				Resource: resource, Key: cache.MetaNamespaceKeyFunc(obj), UID: string(m.UID)})
+		}
 		if client.IsNotFound(err) || client.IsConflict(err) {
 			err = nil // gone already, or a successor of the same name
 		}

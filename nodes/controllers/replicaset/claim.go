@@ -2,7 +2,9 @@ package replicaset
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 )
@@ -44,6 +46,9 @@ func (c *Controller) claimPod(rs *model.ReplicaSet, sel model.Selector, pod *mod
 	match := sel.Matches(pod.Labels)
 	if ref := model.GetControllerOf(pod); ref != nil {
 		switch {
+		case ref.UID != rs.UID && c.cfg.Ablations.Has(ablation.ReplicaSetAdoptsOwned) && match &&
+			rs.DeletionTimestamp == nil && pod.DeletionTimestamp == nil && pod.Namespace == rs.Namespace:
+			c.adoptPod(rs, pod, adoptable, func(err error) { done(err == nil, err) }) // the ablation: take it
 		case ref.UID != rs.UID:
 			done(false, nil) // someone else's
 		case match:
@@ -111,6 +116,10 @@ func (c *Controller) adoptPod(rs *model.ReplicaSet, pod *model.Pod, a *adoptChec
 			return
 		}
 		cp := pod.DeepCopy()
+		if c.cfg.Ablations.Has(ablation.ReplicaSetAdoptsOwned) {
+			// The ablation: the other controller's reference goes.
+			cp.OwnerReferences = slices.DeleteFunc(cp.OwnerReferences, func(r model.OwnerReference) bool { return model.Deref(r.Controller, false) })
+		}
 		cp.OwnerReferences = append(cp.OwnerReferences, *model.NewControllerRef(rs, model.KindReplicaSet))
 		c.ctx.Client.Pods(pod.Namespace).Update(cp, func(_ model.Object, err error) {
 			if !c.stopped {

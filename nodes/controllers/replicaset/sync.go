@@ -7,6 +7,7 @@ import (
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
+	"github.com/kubesim/kubesim/nodes/spoketrace"
 )
 
 // syncReplicaSet is the controller's syncHandler for one key: claim the
@@ -113,7 +114,7 @@ func (c *Controller) manageReplicas(active []*model.Pod, rs *model.ReplicaSet, d
 			keys[i] = cache.MetaNamespaceKeyFunc(p)
 		}
 		c.exp.ExpectDeletions(key, keys)
-		c.deletePods(key, victims, done)
+		c.deletePods(key, rs.UID, victims, done)
 	default:
 		done(nil)
 	}
@@ -168,7 +169,7 @@ func (c *Controller) slowStartBatch(count, initial int, fn func(done func(error)
 // deletePods deletes victims at once; done gets the first error once every
 // delete answered. A failed delete will never be observed, so its
 // expectation is lowered; NotFound is no error (someone else deleted it).
-func (c *Controller) deletePods(key string, victims []*model.Pod, done func(error)) {
+func (c *Controller) deletePods(key string, ownerUID model.UID, victims []*model.Pod, done func(error)) {
 	pending := len(victims)
 	var first error
 	for _, p := range victims {
@@ -176,6 +177,10 @@ func (c *Controller) deletePods(key string, victims []*model.Pod, done func(erro
 		c.ctx.Client.Pods(p.Namespace).Delete(p.Name, client.DeleteOptions{}, func(_ model.Object, err error) {
 			if c.stopped {
 				return
+			}
+			if err == nil {
+				c.ctx.Host.Emit(&spoketrace.ControllerDelete{Controller: spoketrace.ControllerReplicaSet, Owner: string(ownerUID),
+					Resource: model.ResourcePodsName, Key: podKey, UID: string(p.UID)})
 			}
 			if err != nil {
 				c.exp.DeletionObserved(key, podKey)
