@@ -54,7 +54,9 @@ func TestOwnersTrace(t *testing.T) {
 		mutate(p)
 		wait(func(done client.ObjectCallback) { c.Admin().Pods("default").Update(p, done) })
 	}
-	update(func(p *model.Pod) { p.OwnerReferences = []model.OwnerReference{*model.NewControllerRef(rs, model.KindReplicaSet)} })
+	update(func(p *model.Pod) {
+		p.OwnerReferences = []model.OwnerReference{*model.NewControllerRef(rs, model.KindReplicaSet)}
+	})
 	update(func(p *model.Pod) { p.Annotations = map[string]string{"note": "no owner change"} })
 	update(func(p *model.Pod) { p.Labels = map[string]string{"app": "debug"} })
 	wait(func(done client.ObjectCallback) { c.Admin().Pods("default").Delete("p", client.DeleteOptions{}, done) })
