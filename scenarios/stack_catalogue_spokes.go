@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"slices"
 	"time"
 
 	"github.com/kubesim/kubesim/model"
@@ -35,11 +36,21 @@ func probeFlaps() Spec {
 	crashy := newReplicaSet("crashy", 2, AppSpec{
 		Annotations: annotations(kubelet.AnnotationLivenessPattern, "40s-100s=FFFS"),
 		Liveness:    &model.Probe{PeriodSeconds: 5, FailureThreshold: 3}})
-	return Spec{Name: "probe-flaps", Description: "three applications whose health endpoints fail now and then from 40 s: blinky's liveness fails twice in a row then passes (failureThreshold 3: never killed), flappy's readiness fails and passes alone and in pairs (successThreshold 2, failureThreshold 2: its pods leave service only after two failures in a row and come back only after two successes), and crashy's liveness fails three times in a row for a minute (each run is killed at its third failure and restarted after CrashLoopBackOff); every probe result is traced and the kubelet's kills and readiness must follow the thresholds exactly",
+	return Spec{Name: "probe-flaps", Description: "three applications whose health endpoints fail now and then from 40 s, while a kubelet restarts every 25 to 35 s (its new prober adopts the running containers and counts from zero): blinky's liveness fails twice in a row then passes (failureThreshold 3: never killed), flappy's readiness fails and passes alone and in pairs (successThreshold 2, failureThreshold 2: its pods leave service only after two failures in a row and come back only after two successes), and crashy's liveness fails three times in a row for a minute (each run is killed at its third failure and restarted after CrashLoopBackOff); every probe result is traced and the kubelet's kills and readiness must follow the thresholds exactly",
 		Duration: 300 * time.Second, Settle: 150 * time.Second,
 		Stack: &StackTopology{Nodes: 3, Script: func(*StackLayer) []apiload.Step {
 			return []apiload.Step{createStep(15*time.Second, blinky), createStep(15*time.Second, flappy), createStep(15*time.Second, crashy)}
 		}},
+		// Kubelets restart now and then: a new prober adopts the running
+		// containers and counts from zero.
+		Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			var s sim.Schedule
+			for at := 45*time.Second + time.Duration(rng.Int64N(int64(10*time.Second))); at < end; at += 25*time.Second + time.Duration(rng.Int64N(int64(10*time.Second))) {
+				node := c.Stack.Nodes[rng.IntN(len(c.Stack.Nodes))]
+				s = append(s, sim.Fault{At: at, Kind: sim.FaultRestartProcess, Targets: [][]string{{node}}, Process: kubelet.Process})
+			}
+			return s
+		},
 	}
 }
 
@@ -50,7 +61,7 @@ func schedulingPressure() Spec {
 	// cpu and memory both.
 	big := newReplicaSet("big", 8, AppSpec{CPU: "1", Memory: "1Gi"})
 	small := newReplicaSet("small", 4, AppSpec{CPU: "500m", Memory: "1536Mi"})
-	return Spec{Name: "scheduling-pressure", Description: "four nodes of 2 cpu and 4Gi, and two schedulers racing for every pod (the elected leader and one deployed without leader election): big's 8 pods (1 cpu, 1Gi) fill the nodes exactly; small's 4 (500m, 1.5Gi) find no room and stay Pending until big is scaled to 6 at 75 s; big scaled to 10 at 105 s leaves 4 Pending; at 135 s small goes and big is scaled to 8, which fits exactly again; the scheduler leader crashes at 90 s for 10 s. " +
+	return Spec{Name: "scheduling-pressure", Description: "four nodes of 2 cpu and 4Gi, and two schedulers racing for every pod (the elected leader and one deployed without leader election): big's 8 pods (1 cpu, 1Gi) fill the nodes exactly; small's 4 (500m, 1.5Gi) find no room and stay Pending until big is scaled to 6 at 75 s; big scaled to 10 at 105 s leaves 4 Pending; at 135 s small goes and big is scaled to 8, which fits exactly again; the scheduler leader crashes at 90 s for 10 s, and a node at 120 s for 10 s (back, its kubelet admits its pods again, in creation order). " +
 		"Two schedulers can bind one node's last room twice: its kubelet rejects the second pod (OutOfcpu, Failed) and its ReplicaSet replaces it; no node ever runs more than it has, and no scheduler binds past what it bound itself",
 		Duration: 260 * time.Second, Settle: 120 * time.Second,
 		Stack: &StackTopology{Nodes: 4, Unelected: 1, Capacity: model.ResourceListOf("cpu", "2", "memory", "4Gi", "pods", "110"),
@@ -60,7 +71,9 @@ func schedulingPressure() Spec {
 					scaleReplicaSet(135*time.Second, "small", 0), scaleReplicaSet(135*time.Second, "big", 8)}
 			}},
 		Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-			return sim.Schedule{{At: 90 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{"scheduler-leader"}}, For: 10 * time.Second}}
+			node := c.Stack.Nodes[rng.IntN(len(c.Stack.Nodes))]
+			return sim.Schedule{{At: 90 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{"scheduler-leader"}}, For: 10 * time.Second},
+				{At: 120 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{node}}, For: 10 * time.Second}}
 		},
 	}
 }
@@ -71,7 +84,7 @@ func schedulingPressure() Spec {
 func overlappingOwners() Spec {
 	api := newDeployment("api", 3, AppSpec{CPU: "100m", Memory: "128Mi"})
 	return Spec{Name: "overlapping-owners", Description: "ReplicaSets and Deployments whose selectors overlap (web and web-canary, whose pods match web's selector too; api and api-canary), stray pods the operator creates by hand that match them (one matches both web and web-canary: exactly one adopts it), a web pod relabelled to take it out for debugging (web releases it and replaces it; the operator deletes it later), and the api Deployment deleted and created again at once while its old ReplicaSet and pods run (the garbage collector deletes them, the new Deployment's ReplicaSet takes over, under another name if the old one is still there); " +
-		"no pod ever has two controllers or changes controller in one write, adoptions follow selectors, a ReplicaSet deletes only its own pods, and nothing loses an owner that still exists",
+		"meanwhile four faults from 30 s cut off the controller manager's leader, slow its links, crash an API server or cut one off from etcd; no pod ever has two controllers or changes controller in one write, adoptions follow selectors, a ReplicaSet deletes only its own pods, and nothing loses an owner that still exists",
 		Duration: 240 * time.Second, Settle: 120 * time.Second,
 		Stack: &StackTopology{Nodes: 4, Script: func(*StackLayer) []apiload.Step {
 			return []apiload.Step{
@@ -86,5 +99,33 @@ func overlappingOwners() Spec {
 				replaceDeployment(90*time.Second, api),
 			}
 		}},
+		Faults: ownershipFaults,
 	}
+}
+
+// ownershipFaults draws four faults between 30 s and the end of the
+// faults that make the controllers act on stale or lost views: the
+// controller manager's leader cut off, its links slow and reordering
+// (watches break and lag), an API server crashed, or cut off from etcd.
+func ownershipFaults(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+	var s sim.Schedule
+	for i := 0; i < 4; i++ {
+		at := 30*time.Second + time.Duration(rng.Int64N(int64(80*time.Second)))
+		f := sim.Fault{At: at, For: 5*time.Second + time.Duration(rng.Int64N(int64(15*time.Second)))}
+		switch rng.IntN(4) {
+		case 0:
+			f.Kind, f.Targets = sim.FaultIsolate, [][]string{{"controller-manager-leader"}}
+		case 1:
+			f.Kind, f.Targets, f.Delay, f.Reorder = sim.FaultFlaky, [][]string{{"controller-managers"}}, 500*time.Millisecond, 0.1
+		case 2:
+			f.Kind, f.Targets = sim.FaultCrash, [][]string{{c.Stack.Servers[rng.IntN(len(c.Stack.Servers))]}}
+		default:
+			f.Kind, f.Targets = sim.FaultPartition, [][]string{{c.Stack.Servers[rng.IntN(len(c.Stack.Servers))]}, {"etcd"}}
+		}
+		if at+f.For <= end {
+			s = append(s, f)
+		}
+	}
+	slices.SortStableFunc(s, func(a, b sim.Fault) int { return int(a.At - b.At) })
+	return s
 }
