@@ -44,7 +44,7 @@ type Convergence struct {
 	opts    ConvergenceOptions
 	rt      *runtimeTruth
 	owners  map[string]*ownerServing // owner UID -> its pods running and ready
-	serving map[string]bool          // pod UID -> counted in its owner's serving
+	serving map[string]string        // pod UID -> the owner it is counted for as serving
 	state   *spoketrace.ClusterState // the last one
 	stateAt sim.Time
 	stateSq uint64
@@ -64,7 +64,7 @@ type ownerServing struct {
 // NewConvergence returns the "convergence" check.
 func NewConvergence(opts ConvergenceOptions) *Convergence {
 	return &Convergence{opts: opts, rt: newRuntimeTruth(), owners: map[string]*ownerServing{},
-		serving: map[string]bool{}}
+		serving: map[string]string{}}
 }
 
 // Name implements Check.
@@ -83,28 +83,33 @@ func (c *Convergence) Observe(e *sim.Event) {
 	}
 }
 
-// syncServing recounts pod p in its owner's serving pods.
+// syncServing recounts pod p in its owner's serving pods (its owner may
+// have changed: a pod adopted or released).
 func (c *Convergence) syncServing(at sim.Time, p *podTruth) {
-	if p.owner == "" {
+	now := ""
+	if p.owner != "" && c.rt.serving(p) {
+		now = p.owner
+	}
+	prev := c.serving[p.uid]
+	if now == prev {
 		return
 	}
-	now := c.rt.serving(p)
-	if now == c.serving[p.uid] {
-		return
-	}
-	o := c.owners[p.owner]
-	if o == nil {
-		o = &ownerServing{}
-		c.owners[p.owner] = o
-	}
-	if now {
-		o.n++
-		c.serving[p.uid] = true
-	} else {
+	if prev != "" {
+		o := c.owners[prev]
 		o.n--
+		o.since = at
 		delete(c.serving, p.uid)
 	}
-	o.since = at
+	if now != "" {
+		o := c.owners[now]
+		if o == nil {
+			o = &ownerServing{}
+			c.owners[now] = o
+		}
+		o.n++
+		o.since = at
+		c.serving[p.uid] = now
+	}
 }
 
 // copyClusterState copies d, which is valid only during Observe.

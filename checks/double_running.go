@@ -72,7 +72,9 @@ func parseReplicaSetValue(v string) (uid string, replicas int, ok bool) {
 // ReplicaSet run more than spec.replicas while a node is partitioned away:
 // the pod on the lost node keeps running (its kubelet cannot learn that it
 // was evicted) while its replacement runs elsewhere. Per owner (the
-// controlling owner UID of ContainerStart):
+// controller the API servers last committed for the pod, apitrace.Owners,
+// so that an adopted or released pod changes owner; before any such
+// commit, the controlling owner UID of ContainerStart):
 //   - running(t) is the number of its pods with a container running on an
 //     up host (a crashed host runs nothing; a paused one is frozen), a pod
 //     running on two nodes counting twice;
@@ -97,7 +99,7 @@ type DoubleRunning struct {
 	opts    DoubleRunningOptions
 	rt      *runtimeTruth
 	faults  faultActivity
-	contrib map[string]int // pod UID -> copies counted in its owner's running
+	contrib map[string]runContrib // pod UID -> copies counted in its owner's running
 	owners  map[string]*runOwner
 	rsKeys  map[string]string // ReplicaSet key -> UID
 	rsSeen  bool
@@ -111,6 +113,13 @@ type DoubleRunning struct {
 	nextDeadline sim.Time
 	integral     float64 // replica-nanoseconds
 	maxExcess    int
+}
+
+// runContrib is what one pod counts in its owner's running: n copies
+// for owner (a pod adopted or released changes owner while it runs).
+type runContrib struct {
+	n     int
+	owner string
 }
 
 // runOwner is what the check knows of one owner.
@@ -134,7 +143,7 @@ func NewDoubleRunning(opts DoubleRunningOptions) *DoubleRunning {
 		opts.Grace = DefaultDoubleRunningGrace
 	}
 	return &DoubleRunning{opts: opts, rt: newRuntimeTruth(), faults: newFaultActivity(),
-		contrib: map[string]int{}, owners: map[string]*runOwner{}, rsKeys: map[string]string{}}
+		contrib: map[string]runContrib{}, owners: map[string]*runOwner{}, rsKeys: map[string]string{}}
 }
 
 // Name implements Check.
@@ -167,14 +176,24 @@ func (c *DoubleRunning) Observe(e *sim.Event) {
 		return
 	}
 	for _, p := range c.rt.observe(e) {
-		n := c.rt.copies(p)
-		if n == c.contrib[p.uid] || p.owner == "" {
+		n, cur := c.rt.copies(p), c.contrib[p.uid]
+		if p.owner == "" {
+			n = 0
+		}
+		if n == cur.n && (n == 0 || p.owner == cur.owner) {
 			continue
 		}
-		o := c.owner(p.owner)
-		o.running += n - c.contrib[p.uid]
-		c.contrib[p.uid] = n
-		c.syncExcess(o, e)
+		if cur.n > 0 { // take it off the owner it counted for (it may have changed)
+			o := c.owner(cur.owner)
+			o.running -= cur.n
+			c.syncExcess(o, e)
+		}
+		c.contrib[p.uid] = runContrib{n, p.owner}
+		if n > 0 {
+			o := c.owner(p.owner)
+			o.running += n
+			c.syncExcess(o, e)
+		}
 	}
 }
 

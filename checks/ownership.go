@@ -30,10 +30,22 @@ import (
 //     cluster's state at the end of the run (spoketrace.ClusterState): an
 //     owner that exists then existed all along, since a UID never comes
 //     back.
+//
+// And on that final state, once the cluster settled, it fails when an
+// object that is not being deleted (as its last commit left it):
+//   - has a controller whose selector no longer matches it (a controller
+//     releases what it no longer selects);
+//   - has no controller while a ReplicaSet (for a pod) or a Deployment
+//     (for a ReplicaSet), not being deleted, selects it (a controller
+//     adopts the orphans it selects);
+//   - references a ReplicaSet or Deployment owner that is gone (the
+//     garbage collector deletes the dependents of a deleted owner).
 type Ownership struct {
 	objs    map[string]*ownObj // by UID
 	claims  []goneClaim
-	alive   map[string]bool // UIDs in the last ClusterState
+	alive   map[string]bool // UIDs in the last ClusterState -> not being deleted
+	final   *spoketrace.ClusterState
+	finalAt probeTouch
 	state   bool            // a ClusterState came
 	rec     earliestOffenses
 	adopted int
@@ -132,12 +144,13 @@ func (c *Ownership) Observe(e *sim.Event) {
 		c.observeDelete(e, d)
 	case *spoketrace.ClusterState:
 		c.state = true
+		c.final, c.finalAt = copyClusterState(d), probeTouch{e.At, e.Seq}
 		clear(c.alive)
 		for _, p := range d.Pods {
-			c.alive[p.UID] = true
+			c.alive[p.UID] = !p.Deleting
 		}
 		for _, rs := range d.ReplicaSets {
-			c.alive[rs.UID] = true
+			c.alive[rs.UID] = !rs.Deleting
 		}
 		for _, dp := range d.Deployments {
 			c.alive[dp.UID] = true
@@ -259,16 +272,75 @@ func singular(resource string) string { return strings.TrimSuffix(resource, "s")
 // Finish implements Check.
 func (c *Ownership) Finish() Result {
 	for _, cl := range c.claims {
-		if c.alive[cl.owner] {
+		if _, ok := c.alive[cl.owner]; ok {
 			c.rec.add(cl.at, cl.seq, "%s still exists at the end of the run", cl.what)
 		}
 	}
+	c.judgeSettled()
 	judged := "owners claimed gone are gone at the end"
 	if !c.state {
 		judged = "no cluster state came: owners claimed gone not judged"
 	}
 	return c.rec.result(c.Name(), fmt.Sprintf("%d object(s); %d adoption(s), %d reference(s) dropped, %d replicaset pod deletion(s), %d garbage collection(s): one controller each, selectors matched, %s",
 		len(c.objs), c.adopted, c.release, c.rsDel, c.gcDel, judged))
+}
+
+// judgeSettled judges the objects of the final state that are not being
+// deleted.
+func (c *Ownership) judgeSettled() {
+	if c.final == nil {
+		return
+	}
+	var pods, replicaSets []string
+	for _, p := range c.final.Pods {
+		if !p.Deleting {
+			pods = append(pods, p.UID)
+		}
+	}
+	for _, rs := range c.final.ReplicaSets {
+		if !rs.Deleting {
+			replicaSets = append(replicaSets, rs.UID)
+		}
+	}
+	var deployments []string
+	for _, d := range c.final.Deployments {
+		deployments = append(deployments, d.UID)
+	}
+	c.judgeSettledOf(pods, replicaSets)
+	c.judgeSettledOf(replicaSets, deployments)
+}
+
+// judgeSettledOf judges dependents against the owners that may control
+// them.
+func (c *Ownership) judgeSettledOf(dependents, owners []string) {
+	at := c.finalAt
+	for _, uid := range dependents {
+		o := c.objs[uid]
+		if o == nil {
+			continue // its commits were not seen
+		}
+		what := fmt.Sprintf("%s %s", singular(o.resource), o.key)
+		for _, r := range o.owners {
+			if _, ok := c.alive[r.uid]; !ok && (r.kind == "ReplicaSet" || r.kind == "Deployment") {
+				c.rec.add(at.at, at.seq, "%s still references its owner %s, which is gone: it was never garbage collected", what, c.describe(r.uid))
+			}
+		}
+		ctl, _ := controllerOf(o.owners)
+		if ctl != "" {
+			if owner := c.objs[ctl]; c.alive[ctl] && owner != nil && owner.selector != nil && !owner.selector.Matches(o.labels) {
+				c.rec.add(at.at, at.seq, "%s (labels %q) is still controlled by %s, whose selector %q no longer matches it: never released",
+					what, model.SelectorFromSet(o.labels).String(), c.describe(ctl), owner.selText)
+			}
+			continue
+		}
+		for _, ouid := range owners {
+			if owner := c.objs[ouid]; c.alive[ouid] && owner != nil && owner.selector != nil && !owner.selector.Empty() && owner.selector.Matches(o.labels) {
+				c.rec.add(at.at, at.seq, "%s (labels %q) has no controller, but %s selects it: never adopted",
+					what, model.SelectorFromSet(o.labels).String(), c.describe(ouid))
+				break
+			}
+		}
+	}
 }
 
 var _ Check = (*Ownership)(nil)

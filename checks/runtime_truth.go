@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
 	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -27,6 +28,10 @@ type runtimeTruth struct {
 // podTruth is the runtime truth of one pod UID.
 type podTruth struct {
 	uid, key, owner string
+	// apiOwner: owner is the controller the API servers last committed
+	// (apitrace.Owners), which a ContainerStart's owner (the kubelet's
+	// view when the pod's sandbox was made) no longer overrides.
+	apiOwner bool
 	running         map[string]map[string]bool // node -> running containers
 	ready           bool                       // the kubelet's last PodReady
 	readyNode       string                     // the node that reported it
@@ -84,7 +89,7 @@ func (t *runtimeTruth) observe(e *sim.Event) []*podTruth {
 		t.learn(d.Node, e.Host)
 		p := t.pod(d.UID)
 		p.key = d.Pod
-		if d.Owner != "" {
+		if d.Owner != "" && !p.apiOwner {
 			p.owner = d.Owner
 		}
 		cs := p.running[d.Node]
@@ -115,6 +120,18 @@ func (t *runtimeTruth) observe(e *sim.Event) []*podTruth {
 		return []*podTruth{p}
 	case *spoketrace.NodeHeartbeat:
 		t.learn(d.Node, e.Host)
+	case *apitrace.Owners:
+		// A pod adopted or released changes owner while it runs.
+		if d.Resource != "pods" || d.Removed {
+			return nil
+		}
+		ctl, _ := controllerOf(parseOwners(d.Owners))
+		p := t.pod(d.UID)
+		p.key, p.apiOwner = d.Key, true
+		if p.owner != ctl {
+			p.owner = ctl
+			return []*podTruth{p}
+		}
 	}
 	return nil
 }

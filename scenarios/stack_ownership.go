@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"maps"
-	"slices"
 	"time"
 
 	"github.com/kubesim/kubesim/model"
@@ -71,35 +70,6 @@ func relabelPod(at time.Duration, selector string, labels map[string]string) api
 				pods.Update(p, func(_ model.Object, err error) { try(err) })
 			})
 		}, done)
-	}}
-}
-
-// deletePods deletes every pod selector matches.
-func deletePods(at time.Duration, selector string) apiload.Step {
-	return apiload.Step{At: at, Name: "delete-pods-" + selector, Do: func(c *client.Client, done func(error)) {
-		pods := c.Pods(workloadNamespace)
-		pods.List(client.ListOptions{LabelSelector: selector}, func(l *client.ObjectList, err error) {
-			if err != nil || len(l.Items) == 0 {
-				done(err)
-				return
-			}
-			var names []string
-			for _, obj := range l.Items {
-				names = append(names, obj.GetObjectMeta().Name)
-			}
-			slices.Sort(names)
-			left, first := len(names), error(nil)
-			for _, n := range names {
-				pods.Delete(n, client.DeleteOptions{}, func(_ model.Object, err error) {
-					if err != nil && !client.IsNotFound(err) && first == nil {
-						first = err
-					}
-					if left--; left == 0 {
-						done(first)
-					}
-				})
-			}
-		})
 	}}
 }
 
