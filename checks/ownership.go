@@ -46,7 +46,7 @@ type Ownership struct {
 	alive   map[string]bool // UIDs in the last ClusterState -> not being deleted
 	final   *spoketrace.ClusterState
 	finalAt probeTouch
-	state   bool            // a ClusterState came
+	state   bool // a ClusterState came
 	rec     earliestOffenses
 	adopted int
 	release int

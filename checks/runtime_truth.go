@@ -31,10 +31,10 @@ type podTruth struct {
 	// apiOwner: owner is the controller the API servers last committed
 	// (apitrace.Owners), which a ContainerStart's owner (the kubelet's
 	// view when the pod's sandbox was made) no longer overrides.
-	apiOwner bool
-	running         map[string]map[string]bool // node -> running containers
-	ready           bool                       // the kubelet's last PodReady
-	readyNode       string                     // the node that reported it
+	apiOwner  bool
+	running   map[string]map[string]bool // node -> running containers
+	ready     bool                       // the kubelet's last PodReady
+	readyNode string                     // the node that reported it
 }
 
 // runningPod is a pod with a container running on an up node.
