@@ -241,3 +241,53 @@ func TestPropertyStackConvergence(t *testing.T) {
 		}
 	})
 }
+
+// spokeWorkloads are the full-stack scenarios whose workloads press on
+// the spokes' own mechanisms, with the hosts a fault may hit besides the
+// etcd members and API servers: their nodes, and their schedulers and
+// controller managers.
+var spokeWorkloads = []struct {
+	scenario   string
+	nodes      int
+	schedulers []string
+}{
+	{"overlapping-owners", 4, []string{"scheduler-1", "scheduler-2"}},
+	{"scheduling-pressure", 4, []string{"scheduler-1", "scheduler-2", "scheduler-unelected-1"}},
+	{"probe-flaps", 3, []string{"scheduler-1", "scheduler-2"}},
+}
+
+// TestPropertySpokeWorkloads is TestPropertyStackConvergence on the
+// workloads of overlapping-owners (overlapping selectors, stray pods, a
+// relabelled pod, a Deployment replaced), scheduling-pressure (nodes
+// filled exactly, bursts past their capacity, two schedulers) and
+// probe-flaps (probes failing now and then): a generated fault schedule
+// replaces each scenario's own, and every check must hold, ownership,
+// node-capacity and probe-semantics above all.
+func TestPropertySpokeWorkloads(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		w := rapid.SampledFrom(spokeWorkloads).Draw(t, "workload")
+		members := rapid.SampledFrom([]int{3, 5}).Draw(t, "members")
+		seed := rapid.Uint64Range(1, 1<<20).Draw(t, "seed")
+		hosts := memberNames(members)
+		for i := 1; i <= 3; i++ {
+			hosts = append(hosts, fmt.Sprintf("apiserver-%d", i))
+		}
+		var nodes []string
+		for i := 1; i <= w.nodes; i++ {
+			nodes = append(nodes, fmt.Sprintf("node-%d", i))
+		}
+		hosts = append(append(append(hosts, nodes...), w.schedulers...), "controller-manager-1", "controller-manager-2")
+		schedule := sim.Schedule(rapid.SliceOfN(rapid.Custom(func(t *rapid.T) sim.Fault {
+			return genStackFault(t, hosts, nodes)
+		}), 0, 8).Draw(t, "schedule"))
+		opts := scenarios.Options{Scenario: w.scenario, Members: members, Seed: seed, Duration: stackPropertyRun, Schedule: schedule}
+		res, err := scenarios.Run(opts)
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+		if !res.OK {
+			t.Fatalf("%s\nschedule (for a corpus entry's \"schedule\" field, or kubesim run --schedule FILE):\n%s",
+				scenarios.FailureReport(res, opts, scenarios.Artifacts{}), schedule.String())
+		}
+	})
+}
