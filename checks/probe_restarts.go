@@ -26,7 +26,8 @@ type ProbeRestartsOptions struct {
 // every spoketrace.ContainerStop with
 //   - reason Readiness: a readiness failure restarted a container;
 //   - reason Liveness of a container the runtime says was healthy (working,
-//     however slowly): a liveness probe killed a busy container.
+//     however slowly, and not answering its liveness endpoint with
+//     failures): a liveness probe killed a busy container.
 //
 // It measures "probe_restarts", the containers killed by a probe (liveness
 // or readiness), "healthy_restarts", those of them that were healthy, and
@@ -103,7 +104,7 @@ func (c *ProbeRestarts) Finish() Result {
 	if c.opts.MeasureOnly {
 		return Result{Name: c.Name(), OK: true, Detail: "measured only: " + detail}
 	}
-	return c.rec.Result(c.Name(), detail+"; every probe restart was of a hung container")
+	return c.rec.Result(c.Name(), detail+"; every probe restart was of an unhealthy container")
 }
 
 // Measures implements Measurer: probe_restarts and healthy_restarts.

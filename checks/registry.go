@@ -89,7 +89,7 @@ func Registry() []Info {
 			stackLayer, func(e Env) Check { return NewConvergence(ConvergenceOptions{FaultEnd: e.FaultEnd}) }},
 		{"bound-once", "stack", "no pod is bound twice or runs on two nodes, and no binding of a bound pod reaches etcd",
 			stackLayer, func(Env) Check { return NewBoundOnce() }},
-		{"probe-restarts", "stack", "a probe restarts only a container that is really hung",
+		{"probe-restarts", "stack", "a probe restarts only a container that is really unhealthy: hung, or failing its own liveness endpoint",
 			stackLayer, func(e Env) Check { return NewProbeRestarts(ProbeRestartsOptions{Exempt: e.ProbeExempt}) }},
 		{"double-running", "stack", "a ReplicaSet runs more pods than it wants only while a fault lasts or a kubelet cannot yet know",
 			stackLayer, func(e Env) Check {

@@ -80,3 +80,23 @@ func TestAdmissionAfterKubeletRestart(t *testing.T) {
 	require.Len(t, starts, 1, "a runs on, adopted")
 	require.True(t, e.podReadyInAPI("a"))
 }
+
+// TestAdmissionInCreationOrder: pods that arrive together (the first list
+// of a kubelet back from a crash) are admitted oldest first, whatever
+// their names: the older z runs, the newer a that no longer fits beside it
+// is rejected.
+func TestAdmissionInCreationOrder(t *testing.T) {
+	e := newEnv(t, 9, 1, Config{Capacity: model.ResourceListOf("cpu", "1", "memory", "1Gi", "pods", "110")})
+	e.node.Crash()
+	e.create(newPod("z", nil, withRequests("600m", "100Mi")))
+	e.Run(time.Second)
+	e.create(newPod("a", nil, withRequests("600m", "100Mi")))
+	e.node.Restart()
+	e.runUntil(30*time.Second, "a failed", func() bool { p := e.getPod("a"); return p != nil && p.Status.Phase == model.PodFailed })
+	e.runUntil(30*time.Second, "z ready", func() bool { return e.podReadyInAPI("z") })
+	var got []string
+	for _, a := range e.rec.admissions() {
+		got = append(got, a.Pod+" "+a.Reason)
+	}
+	require.Equal(t, []string{"default/z ", "default/a OutOfcpu"}, got)
+}
