@@ -292,32 +292,39 @@ func (c *Ownership) judgeSettled() {
 		return
 	}
 	var pods, replicaSets []string
+	finalOwner := map[string]string{} // looked up, never ranged
 	for _, p := range c.final.Pods {
 		if !p.Deleting {
 			pods = append(pods, p.UID)
+			finalOwner[p.UID] = p.Owner
 		}
 	}
 	for _, rs := range c.final.ReplicaSets {
 		if !rs.Deleting {
 			replicaSets = append(replicaSets, rs.UID)
+			finalOwner[rs.UID] = rs.Owner
 		}
 	}
 	var deployments []string
 	for _, d := range c.final.Deployments {
 		deployments = append(deployments, d.UID)
 	}
-	c.judgeSettledOf(pods, replicaSets)
-	c.judgeSettledOf(replicaSets, deployments)
+	c.judgeSettledOf(pods, replicaSets, finalOwner)
+	c.judgeSettledOf(replicaSets, deployments, finalOwner)
 }
 
 // judgeSettledOf judges dependents against the owners that may control
 // them.
-func (c *Ownership) judgeSettledOf(dependents, owners []string) {
+func (c *Ownership) judgeSettledOf(dependents, owners []string, finalOwner map[string]string) {
 	at := c.finalAt
 	for _, uid := range dependents {
 		o := c.objs[uid]
 		if o == nil {
 			continue // its commits were not seen
+		}
+		ctl, _ := controllerOf(o.owners)
+		if ctl != finalOwner[uid] {
+			continue // its last commit was not seen (its API server never heard back from etcd)
 		}
 		what := fmt.Sprintf("%s %s", singular(o.resource), o.key)
 		for _, r := range o.owners {
@@ -325,7 +332,6 @@ func (c *Ownership) judgeSettledOf(dependents, owners []string) {
 				c.rec.add(at.at, at.seq, "%s still references its owner %s, which is gone: it was never garbage collected", what, c.describe(r.uid))
 			}
 		}
-		ctl, _ := controllerOf(o.owners)
 		if ctl != "" {
 			if owner := c.objs[ctl]; c.alive[ctl] && owner != nil && owner.selector != nil && !owner.selector.Matches(o.labels) {
 				c.rec.add(at.at, at.seq, "%s (labels %q) is still controlled by %s, whose selector %q no longer matches it: never released",

@@ -35,13 +35,14 @@ func ctlDelete(ms int64, controller, owner, name string) sev {
 }
 
 // endState is the final cluster state: the ReplicaSets and pods of those
-// UIDs ("<name>-uid" pods are named "p:<name>-uid").
+// UIDs (pods are named "p:<name>-uid", or "p:<name>-uid@<owner uid>").
 func endState(ms int64, rsUIDs ...string) sev {
 	cs := &spoketrace.ClusterState{}
 	var rest []string
 	for _, u := range rsUIDs {
 		if p, ok := strings.CutPrefix(u, "p:"); ok {
-			cs.Pods = append(cs.Pods, spoketrace.PodState{Key: "default/" + p, UID: p})
+			p, owner, _ := strings.Cut(p, "@")
+			cs.Pods = append(cs.Pods, spoketrace.PodState{Key: "default/" + p, UID: p, Owner: owner})
 		} else {
 			rest = append(rest, u)
 		}
@@ -86,12 +87,15 @@ func TestOwnership(t *testing.T) {
 			ownCommit(2, "update", "pods", "w1", web, web, "app=debug", ""), ownCommit(3, "update", "pods", "w1", web, "", "app=debug", ""),
 			endState(9, "web-uid", "canary-uid", "p:w1-uid")), true, "1 reference(s) dropped"},
 		{"settled: never released", with(ownCommit(1, "create", "pods", "w1", "", web, "app=web", ""),
-			ownCommit(2, "update", "pods", "w1", web, web, "app=debug", ""), endState(9, "web-uid", "canary-uid", "p:w1-uid")),
+			ownCommit(2, "update", "pods", "w1", web, web, "app=debug", ""), endState(9, "web-uid", "canary-uid", "p:w1-uid@web-uid")),
 			false, "pod default/w1 (labels \"app=debug\") is still controlled by replicaset default/web (uid web-uid), whose selector \"app=web\" no longer matches it: never released"},
 		{"settled: never adopted", with(ownCommit(1, "create", "pods", "o1", "", "", "app=web,track=canary", ""), endState(9, "web-uid", "canary-uid", "p:o1-uid")),
 			false, "has no controller, but replicaset default/web (uid web-uid) selects it: never adopted"},
-		{"settled: never garbage collected", with(ownCommit(1, "create", "pods", "w1", "", web, "app=web", ""), endState(9, "canary-uid", "p:w1-uid")),
+		{"settled: never garbage collected", with(ownCommit(1, "create", "pods", "w1", "", web, "app=web", ""), endState(9, "canary-uid", "p:w1-uid@web-uid")),
 			false, "pod default/w1 still references its owner replicaset default/web (uid web-uid), which is gone: it was never garbage collected"},
+		{"settled: a view whose last commit was not seen is not judged", with(ownCommit(1, "create", "pods", "w1", "", web, "app=web", ""),
+			ownCommit(2, "update", "pods", "w1", web, web, "app=debug", ""), endState(9, "web-uid", "canary-uid", "p:w1-uid")),
+			true, "0 reference(s) dropped"},
 		{"two controllers", with(ownCommit(1, "update", "pods", "o1", "", web+","+canary, "app=web,track=canary", "")),
 			false, "pod default/o1 has 2 controller owners"},
 		{"a controller replaced in one write", with(ownCommit(1, "create", "pods", "c1", "", canary, "app=web,track=canary", ""),
