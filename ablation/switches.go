@@ -115,17 +115,6 @@ var (
 	// NoPodGC (nodes/controllers/manager, the controllers it starts): the
 	// pod garbage collector does not run.
 	NoPodGC = declare(Ablation{Name: "pod-gc-disabled", Mechanism: "the pod garbage collector never deletes the pods of a Node that was deleted", Check: "self-healing", Scenario: "node-death"})
-	// NoExpectations (nodes/controllers/replicaset, sync) manages replicas
-	// on every sync, whatever the informer has not yet observed.
-	NoExpectations = declare(Ablation{Name: "replicaset-no-expectations", Mechanism: "the ReplicaSet controller ignores its expectations and acts on whatever its informer shows, even before it has seen its own creations and deletions", Measure: "cm_pod_creates", Scenario: "controller-watch-lag"})
-	// PollNotWatch (nodes/controllers/manager, its informers) puts every
-	// informer of the controller manager in poll mode: a quorum LIST every
-	// 2 s (manager.PollInterval) instead of a watch.
-	PollNotWatch = declare(Ablation{Name: "poll-not-watch", Mechanism: "the controller manager's informers list every 2 s instead of watching", Measure: "reaction_s,cm_requests_per_s", Scenario: "controller-manager-failover"})
-)
-
-// The spokes, issue 14: probes, scheduling pressure, ownership.
-var (
 	// ProbeCountsTotalFailures (nodes/kubelet, the prober's
 	// handleResult) counts a probe's failures since its worker started,
 	// instead of in a row: a success no longer resets the count, so an
@@ -144,4 +133,11 @@ var (
 	// claims a pod that another controller owns when its selector matches
 	// it, replacing the other's controller reference with its own.
 	ReplicaSetAdoptsOwned = declare(Ablation{Name: "replicaset-adopts-owned", Mechanism: "the ReplicaSet controller adopts a pod its selector matches even when another controller owns it, replacing that controller's reference: ReplicaSets whose selectors overlap steal each other's pods", Check: "ownership", Scenario: "overlapping-owners"})
+	// NoExpectations (nodes/controllers/replicaset, sync) manages replicas
+	// on every sync, whatever the informer has not yet observed.
+	NoExpectations = declare(Ablation{Name: "replicaset-no-expectations", Mechanism: "the ReplicaSet controller ignores its expectations and acts on whatever its informer shows, even before it has seen its own creations and deletions", Measure: "cm_pod_creates", Scenario: "controller-watch-lag"})
+	// PollNotWatch (nodes/controllers/manager, its informers) puts every
+	// informer of the controller manager in poll mode: a quorum LIST every
+	// 2 s (manager.PollInterval) instead of a watch.
+	PollNotWatch = declare(Ablation{Name: "poll-not-watch", Mechanism: "the controller manager's informers list every 2 s instead of watching", Measure: "reaction_s,cm_requests_per_s", Scenario: "controller-manager-failover"})
 )
