@@ -133,6 +133,11 @@ var (
 	// claims a pod that another controller owns when its selector matches
 	// it, replacing the other's controller reference with its own.
 	ReplicaSetAdoptsOwned = declare(Ablation{Name: "replicaset-adopts-owned", Mechanism: "the ReplicaSet controller adopts a pod its selector matches even when another controller owns it, replacing that controller's reference: ReplicaSets whose selectors overlap steal each other's pods", Check: "ownership", Scenario: "overlapping-owners"})
+	// GCOwnerByName (nodes/controllers/gc, classify) takes an owner for
+	// present when an object of its name exists, whatever its UID: the
+	// dependents of a Deployment deleted and created again under the same
+	// name are never collected.
+	GCOwnerByName = declare(Ablation{Name: "gc-owner-by-name", Mechanism: "the garbage collector finds an owner by name, not UID: when a Deployment is deleted and created again under its name, the old one's ReplicaSet and pods live on, owned by nothing that exists", Check: "ownership", Scenario: "overlapping-owners"})
 	// NoExpectations (nodes/controllers/replicaset, sync) manages replicas
 	// on every sync, whatever the informer has not yet observed.
 	NoExpectations = declare(Ablation{Name: "replicaset-no-expectations", Mechanism: "the ReplicaSet controller ignores its expectations and acts on whatever its informer shows, even before it has seen its own creations and deletions", Measure: "cm_pod_creates", Scenario: "controller-watch-lag"})

@@ -3,6 +3,7 @@ package gc
 import (
 	"strings"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client"
@@ -123,7 +124,7 @@ func (c *Controller) classify(obj model.Object, done func(solid, dangling []mode
 			case err != nil:
 				done(nil, nil, err) // unsure: retry later
 				return
-			case owner.GetObjectMeta().UID != r.UID:
+			case owner.GetObjectMeta().UID != r.UID && !c.cfg.Ablations.Has(ablation.GCOwnerByName):
 				c.markAbsent(r.UID) // the name now belongs to a successor
 				dangling = append(dangling, r)
 			default:

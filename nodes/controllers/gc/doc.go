@@ -26,6 +26,9 @@
 // same name is never hit), or, when some owners remain, updated to drop the
 // dangling references (with its resourceVersion; the real collector
 // patches). An owner of a kind kubesim does not know counts as present.
+// The GCOwnerByName ablation takes an object of the owner's name for the
+// owner whatever its UID, so the dependents of an owner deleted and
+// created again under its name are never collected.
 //
 // Dependents are pods, ReplicaSets, Deployments and node Leases (those of
 // the Context's informers that are set). Foreground deletion and the orphan

@@ -2,6 +2,8 @@ package gc
 
 import (
 	"strings"
+
+	"github.com/kubesim/kubesim/ablation"
 	"time"
 
 	"github.com/kubesim/kubesim/model"
@@ -23,13 +25,17 @@ const (
 	cacheSyncPoll        = 100 * time.Millisecond
 )
 
-// Config configures the collector (nothing yet: the defaults are the real
-// ones).
-type Config struct{}
+// Config configures the collector (the defaults are the real ones).
+type Config struct {
+	// Ablations are the run's ablation switches; the collector asks for
+	// ablation.GCOwnerByName.
+	Ablations ablation.Set
+}
 
 // Controller is the garbage collector. Make it with New.
 type Controller struct {
 	ctx     *controllers.Context
+	cfg     Config
 	queue   *workqueue.Queue
 	stopped bool
 	running bool
@@ -46,8 +52,8 @@ type Controller struct {
 var _ controllers.Controller = (*Controller)(nil)
 
 // New makes the collector on ctx; Run starts it.
-func New(ctx *controllers.Context, _ Config) *Controller {
-	return &Controller{ctx: ctx, queue: workqueue.New(ctx.Host, "garbagecollector", nil),
+func New(ctx *controllers.Context, cfg Config) *Controller {
+	return &Controller{ctx: ctx, cfg: cfg, queue: workqueue.New(ctx.Host, "garbagecollector", nil),
 		dependents: map[model.UID]map[string]bool{}, absent: map[model.UID]bool{}}
 }
 

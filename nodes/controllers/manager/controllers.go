@@ -17,7 +17,7 @@ func newControllers(ctx *controllers.Context, cfg Config) []controllers.Controll
 		replicaset.New(ctx, replicaset.Config{Ablations: cfg.Ablations}),
 		deployment.New(ctx, deployment.Config{}),
 		nodelifecycle.New(ctx, nodelifecycle.Config{Ablations: cfg.Ablations}),
-		gc.New(ctx, gc.Config{}),
+		gc.New(ctx, gc.Config{Ablations: cfg.Ablations}),
 	}
 	if !cfg.Ablations.Has(ablation.NoPodGC) {
 		cs = append(cs, podgc.New(ctx, podgc.Config{}))
