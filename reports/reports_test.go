@@ -15,6 +15,7 @@ import (
 
 	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 )
 
 func TestQuorumUpProbability(t *testing.T) {
@@ -57,7 +58,7 @@ func TestUpProbabilityAndFaultRate(t *testing.T) {
 		{"flaky-network", 0, false, 0, "", false, 0, false},
 	}
 	for _, c := range cases {
-		p, err := scenarios.ParseProfile(c.profile)
+		p, err := nemesis.ParseProfile(c.profile)
 		require.NoError(t, err)
 		up, ok := UpProbability(p)
 		assert.Equal(t, c.hasUp, ok, c.profile)
@@ -115,7 +116,7 @@ func result(scenario string, members int, seed uint64, profile string, quorum, w
 	}
 	r.WriteLatencyHist[members] = 10
 	if profile != "" {
-		p, err := scenarios.ParseProfile(profile)
+		p, err := nemesis.ParseProfile(profile)
 		if err != nil {
 			panic(err)
 		}
@@ -286,7 +287,7 @@ func TestClaims(t *testing.T) {
 func sweepDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	p, err := scenarios.ParseProfile(crash)
+	p, err := nemesis.ParseProfile(crash)
 	require.NoError(t, err)
 	var rs []scenarios.Result
 	for _, m := range []int{3, 4, 5} {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 )
 
 // Grid is a sweep: every combination of profile, member count and seed.
@@ -24,7 +25,7 @@ type Grid struct {
 	Members   []int
 	Seeds     int
 	SeedBase  uint64 // the first seed; seeds are SeedBase .. SeedBase+Seeds-1
-	Profiles  []scenarios.Profile
+	Profiles  []nemesis.Profile
 	Duration  time.Duration // 0: the scenario's
 	Ablations []string
 }
@@ -35,7 +36,7 @@ func (g Grid) Jobs() []scenarios.Options {
 	var out []scenarios.Options
 	profiles := g.Profiles
 	if len(profiles) == 0 {
-		profiles = []scenarios.Profile{{}}
+		profiles = []nemesis.Profile{{}}
 	}
 	for _, p := range profiles {
 		for _, m := range g.Members {
@@ -53,7 +54,7 @@ func (g Grid) Jobs() []scenarios.Options {
 }
 
 // RunKey identifies a run across shards and restarts.
-func RunKey(scenario string, members int, seed uint64, profile *scenarios.Profile, ablations []string) string {
+func RunKey(scenario string, members int, seed uint64, profile *nemesis.Profile, ablations []string) string {
 	prof := ""
 	if profile != nil {
 		prof = profile.String()

@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 )
 
 // benchGrid is 24 runs of one virtual minute of etcd-profile.
 func benchGrid(base uint64) Grid {
-	p, _ := scenarios.ParseProfile(scenarios.DefaultProfile)
+	p, _ := nemesis.ParseProfile(scenarios.DefaultProfile)
 	return Grid{Scenario: "etcd-profile", Members: []int{3, 5}, Seeds: 12, SeedBase: base,
-		Profiles: []scenarios.Profile{p}, Duration: time.Minute}
+		Profiles: []nemesis.Profile{p}, Duration: time.Minute}
 }
 
 // BenchmarkSweep measures sweep throughput in runs per second on one core

@@ -11,12 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 )
 
 func smallGrid() Grid {
-	p, _ := scenarios.ParseProfile("crash-restart:mttf=20s,mttr=5s")
+	p, _ := nemesis.ParseProfile("crash-restart:mttf=20s,mttr=5s")
 	return Grid{Scenario: "etcd-profile", Members: []int{1, 3}, Seeds: 3, SeedBase: 1,
-		Profiles: []scenarios.Profile{p}, Duration: 30 * time.Second}
+		Profiles: []nemesis.Profile{p}, Duration: 30 * time.Second}
 }
 
 func lines(t *testing.T, path string) []string {

@@ -11,6 +11,7 @@ import (
 	"github.com/kubesim/kubesim/nodes/controllers/manager"
 	"github.com/kubesim/kubesim/nodes/kubelet"
 	"github.com/kubesim/kubesim/nodes/scheduler"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -33,6 +34,12 @@ const (
 	// rsObserver is the informer whose events carry every ReplicaSet's
 	// UID and spec.replicas, for the double-running check.
 	rsObserver = "observer/replicasets"
+)
+
+// The leader-elected components, as spoketrace.Leading names them.
+const (
+	ComponentScheduler         = scheduler.Component
+	ComponentControllerManager = manager.Component
 )
 
 // StackTopology sizes a full-stack scenario: the API layer, the
@@ -63,8 +70,8 @@ type StackLayer struct {
 	*APILayer
 	Schedulers, ControllerManagers, Nodes []string
 	ServerIDs                             []sim.HostID
-	Leaders                               *SpokeLeaders
-	Placement                             *Placement
+	Leaders                               *nemesis.SpokeLeaders
+	Placement                             *nemesis.Placement
 	Control                               *ControlMetrics
 	// Dead are the nodes a nemesis crashed for good, for the operator's
 	// script (which deletes their Node objects, as a cloud provider would).
@@ -87,9 +94,9 @@ func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Durati
 		return nil, err
 	}
 	l := &StackLayer{APILayer: api, ServerIDs: servers}
-	l.Leaders = NewSpokeLeaders(w)
+	l.Leaders = nemesis.NewSpokeLeaders(w)
 	w.Subscribe(l.Leaders.Observe)
-	l.Placement = NewPlacement()
+	l.Placement = nemesis.NewPlacement()
 	w.Subscribe(l.Placement.Observe)
 	c.Stack = l
 	add := func(list *[]string, name, role string, boot func(*sim.Host), processes ...string) error {

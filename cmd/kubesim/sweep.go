@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubesim/kubesim/reports"
 	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 )
 
 // parseMembers parses "3,4,5".
@@ -56,7 +57,7 @@ func (f *sweepFlags) register(fs *flag.FlagSet) {
 
 func profileNames() []string {
 	var out []string
-	for _, l := range scenarios.ProfileNames() {
+	for _, l := range nemesis.ProfileNames() {
 		out = append(out, strings.Fields(l)[0])
 	}
 	return out
@@ -87,14 +88,14 @@ func (f *sweepFlags) config() (reports.SweepConfig, error) {
 	if _, err := scenarios.ResolveAblations(f.ablate); err != nil {
 		return cfg, usagef("sweep: %v", err)
 	}
-	var profiles []scenarios.Profile
+	var profiles []nemesis.Profile
 	faults := f.faults
 	if len(faults) == 0 && f.scenario == "etcd-profile" {
 		// Recorded in every result, so that the report can predict.
 		faults = stringList{scenarios.DefaultProfile}
 	}
 	for _, text := range faults {
-		p, err := scenarios.ParseProfile(text)
+		p, err := nemesis.ParseProfile(text)
 		if err != nil {
 			return cfg, usagef("sweep: --faults: %v", err)
 		}
