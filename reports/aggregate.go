@@ -99,7 +99,7 @@ type Group struct {
 	Passed, Failed int
 	Checks         []CheckCount // by check name
 	// LatencyHist is the sum of the runs' write latency histograms, per
-	// scenarios.LatencyBucketsMs bucket (the last one unbounded).
+	// metrics.LatencyBucketsMs bucket (the last one unbounded).
 	LatencyHist []int
 	// Prediction is the binomial probability that a quorum is up, when
 	// HasPrediction (the profile has mttf and mttr).

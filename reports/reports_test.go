@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/checks"
+	"github.com/kubesim/kubesim/metrics"
 	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/scenarios/nemesis"
 )
@@ -112,7 +113,7 @@ func result(scenario string, members int, seed uint64, profile string, quorum, w
 			"leader_elections": float64(seed), "faults": 2, "faults_unrecovered": 0,
 			"recovery_mean_s": 1.5, "recovery_max_s": float64(seed),
 		},
-		WriteLatencyHist: make([]int, len(scenarios.LatencyBucketsMs)+1),
+		WriteLatencyHist: make([]int, len(metrics.LatencyBucketsMs)+1),
 	}
 	r.WriteLatencyHist[members] = 10
 	if profile != "" {

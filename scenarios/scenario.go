@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/checks"
+	"github.com/kubesim/kubesim/metrics"
 	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -117,7 +118,8 @@ type Result struct {
 	OK             bool               `json:"ok"`
 	Checks         []checks.Result    `json:"checks"`
 	Metrics        map[string]float64 `json:"metrics"`
-	// WriteLatencyHist counts successful writes per LatencyBucketsMs bucket.
+	// WriteLatencyHist counts successful writes per
+	// metrics.LatencyBucketsMs bucket.
 	WriteLatencyHist []int            `json:"write_latency_hist"`
 	Profile          *nemesis.Profile `json:"profile,omitempty"`
 	Schedule         string           `json:"schedule,omitempty"`
@@ -169,8 +171,8 @@ type Prepared struct {
 	Cluster  *Cluster
 	Schedule sim.Schedule
 	Checks   []checks.Check
-	Metrics  *Metrics
-	Quorum   *QuorumTracker
+	Metrics  *metrics.Workload
+	Quorum   *metrics.QuorumTracker
 	duration time.Duration
 	flush    []func() error
 }
@@ -254,9 +256,9 @@ func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
 	}
 	p.Checks = append(EtcdChecks(c), layerChecks...)
 	checks.Attach(w, p.Checks...)
-	p.Metrics = NewMetrics()
+	p.Metrics = metrics.NewWorkload()
 	w.Subscribe(p.Metrics.Observe)
-	p.Quorum = NewQuorumTracker(w, c.MemberIDs(), sim.Time(faultEnd))
+	p.Quorum = metrics.NewQuorumTracker(w, c.MemberIDs(), sim.Time(faultEnd))
 	w.Subscribe(p.Quorum.Observe)
 	w.Apply(p.Schedule)
 	if spec.Driver != nil && opts.Schedule == nil && opts.Profile == nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/checks"
+	"github.com/kubesim/kubesim/metrics"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiload"
 	"github.com/kubesim/kubesim/nodes/controllers/manager"
@@ -72,7 +73,7 @@ type StackLayer struct {
 	ServerIDs                             []sim.HostID
 	Leaders                               *nemesis.SpokeLeaders
 	Placement                             *nemesis.Placement
-	Control                               *ControlMetrics
+	Control                               *metrics.Control
 	// Dead are the nodes a nemesis crashed for good, for the operator's
 	// script (which deletes their Node objects, as a cloud provider would).
 	Dead []string
@@ -159,7 +160,7 @@ func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Durati
 		return nil, err
 	}
 	w.AddResolver(l.resolveStack)
-	l.Control = NewControlMetrics(w, l.ControllerManagers, l.Servers)
+	l.Control = metrics.NewControl(w, l.ControllerManagers, l.Servers)
 	w.Subscribe(l.Control.Observe)
 	return l, nil
 }
