@@ -170,7 +170,7 @@ func TestLoadMergesShards(t *testing.T) {
 	assert.Len(t, set.Sources, 3)
 	var got []string
 	for _, r := range set.Results {
-		got = append(got, RunKey(r.Scenario, r.Members, r.Seed, r.Profile, r.Ablations))
+		got = append(got, r.Key())
 	}
 	assert.Equal(t, []string{
 		"etcd-profile|3|1|crash-restart:mttf=1m0s,mttr=20s|",

@@ -1,4 +1,4 @@
-package reports
+package sweep
 
 import (
 	"runtime"
@@ -34,7 +34,7 @@ func BenchmarkSweep(b *testing.B) {
 			}
 			runs, base := 0, uint64(1)
 			for b.Loop() {
-				sum, err := Sweep(SweepConfig{Grid: benchGrid(base), Parallel: c.parallel, Out: b.TempDir()})
+				sum, err := Run(Config{Grid: benchGrid(base), Parallel: c.parallel, Out: b.TempDir()})
 				if err != nil {
 					b.Fatal(err)
 				}
