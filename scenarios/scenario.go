@@ -2,6 +2,8 @@
 // is data (topology, member count, workload, fault schedule, duration, checks
 // and ablations), and Run builds the world from one seed, runs it and judges
 // it. The catalogue holds the named scenarios; a user can build their own.
+// Package nemesis draws and drives their faults, package metrics measures
+// their runs, and package checks judges them.
 package scenarios
 
 import (
