@@ -24,6 +24,9 @@ type Ablation struct {
 	Measure string
 	// Scenario is the scenario TestAblations runs the switch on.
 	Scenario string
+	// AlsoCaughtBy names other checks that catch the removal in the run
+	// where Check does: they are proven by this switch too.
+	AlsoCaughtBy []string
 
 	implies  Set  // internal switches that naming this one turns on too
 	internal bool // no name turns it on alone (see declareInternal)

@@ -26,7 +26,7 @@ var (
 	// rides in the same append as the older entries, so a quorum's match
 	// index practically never rests on an older-term entry), and Figure 8
 	// has no such entry.
-	CommitOldTerm = declare(Ablation{Name: "raft-commit-old-term", Mechanism: "the current-term commit rule is gone (a leader commits entries of older terms by counting replicas) and so is the empty entry a new leader appends, which Figure 8 of the Raft paper does not have", Check: "raft-safety", Scenario: "raft-figure-8"}, SkipEmptyEntry)
+	CommitOldTerm = declare(Ablation{Name: "raft-commit-old-term", Mechanism: "the current-term commit rule is gone (a leader commits entries of older terms by counting replicas) and so is the empty entry a new leader appends, which Figure 8 of the Raft paper does not have", Check: "raft-safety", Scenario: "raft-figure-8", AlsoCaughtBy: []string{"kv-agreement"}}, SkipEmptyEntry)
 	// LocalReads (nodes/etcd, the Range handler) answers a linearizable
 	// Range from the member's local applied state, without ReadIndex.
 	LocalReads = declare(Ablation{Name: "etcd-local-reads", Mechanism: "a linearizable read is answered from local state, without ReadIndex", Check: "linearizability", Scenario: "etcd-leader-partition"})
@@ -51,7 +51,7 @@ var (
 	// LastWriteWins (nodes/apiserver: update, update-status and patch)
 	// ignores resourceVersion: the object is written with a plain put, so
 	// a stale update silently overwrites a newer one.
-	LastWriteWins = declare(Ablation{Name: "apiserver-last-write-wins", Mechanism: "update ignores resourceVersion: the API server writes with a plain put, so a stale read-modify-write overwrites a newer one", Check: "no-lost-updates", Scenario: "api-conflict-storm"})
+	LastWriteWins = declare(Ablation{Name: "apiserver-last-write-wins", Mechanism: "update ignores resourceVersion: the API server writes with a plain put, so a stale read-modify-write overwrites a newer one", Check: "no-lost-updates", Scenario: "api-conflict-storm", AlsoCaughtBy: []string{"api-linearizability"}})
 	// NoResume (nodes/client/cache, the reflector) re-watches a stream
 	// that broke from "" ("now", with synthetic ADDED events of the
 	// current state) instead of from the last resourceVersion, and does

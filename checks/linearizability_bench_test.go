@@ -13,8 +13,8 @@ import (
 )
 
 // BenchmarkLinearizability10k checks generated, valid histories of 10,000
-// operations by 20 clients (DESIGN.md: "a 10k-operation history checks in
-// about a second"), spread over 50 keys and, harder, over 5 keys.
+// operations by 20 clients (the aim: a 10k-operation history checks in
+// about a second), spread over 50 keys and, harder, over 5 keys.
 func BenchmarkLinearizability10k(b *testing.B) {
 	for _, keys := range []int{50, 5} {
 		b.Run(fmt.Sprintf("keys=%d", keys), func(b *testing.B) {

@@ -1,39 +1,117 @@
 package checks
 
-// Info describes one check for people: its name (what Check.Name returns),
-// the layer whose trace it reads, and the property it judges. The
-// documentation (docs/checks.md) is generated from Registry, and a test ties
-// every entry to a check that a catalogue scenario really runs.
+import (
+	"slices"
+	"time"
+
+	"github.com/kubesim/kubesim/sim"
+)
+
+// Info describes one check: its name (what Check.Name returns), the layer
+// whose trace it reads, the property it judges, and, for a check that
+// every scenario of some layers runs, where and how it is made. The
+// documentation (docs/checks.md) is generated from Registry, and the
+// scenarios build their layers' checks from it, so adding a check means
+// writing it and adding its entry here.
 type Info struct {
 	Name string
-	// Layer is "etcd", "api" or "stack": the scenarios that run it.
+	// Layer is "etcd", "api" or "stack": the layer whose trace it reads.
 	Layer string
 	// Judges says what a pass means, in a sentence.
 	Judges string
+	// In lists the layers (Spec.Layer) whose every scenario runs the
+	// check; empty for a check a scenario asks for itself (its Build hook
+	// makes it, with the scenario's parameters).
+	In []string
+	// New makes the check for a run; nil when In is empty.
+	New func(Env) Check
 }
 
-// Registry lists every check, in the order the documentation gives them.
+// Env is what a check's constructor may need to know of the world it
+// judges, known once the world is built.
+type Env struct {
+	// Members are the etcd members' hosts.
+	Members []sim.HostID
+	// APIServers are the API servers' host names: the only hosts that may
+	// reach etcd's client port.
+	APIServers []string
+	// HostName names a host.
+	HostName func(sim.HostID) string
+	// FaultEnd is when the faults end.
+	FaultEnd sim.Time
+	// ReplicaSetInformer names the observer informer of ReplicaSets
+	// (apitrace.InformerEvent.Informer), for double-running.
+	ReplicaSetInformer string
+	// ProbeExempt names pods whose probe restarts are measured, not judged.
+	ProbeExempt func(pod string) bool
+}
+
+// APILinearizabilityTimeout bounds porcupine's search per object in the
+// scenarios' api-linearizability: a history that is not linearizable can
+// make porcupine search for long, and the bound turns that into a failure.
+const APILinearizabilityTimeout = 10 * time.Second
+
+var (
+	everyLayer = []string{"etcd", "api", "stack"}
+	apiLayer   = []string{"api"}
+	stackLayer = []string{"stack"}
+)
+
+// Registry lists every check, in the order the documentation and the
+// results give them.
 func Registry() []Info {
 	return []Info{
-		{"raft-safety", "etcd", "election safety (at most one leader per term), commit monotonicity, state machine safety (one entry per index on every member) and agreement of the committed prefix"},
-		{"linearizability", "etcd", "porcupine on the KV history, partitioned by key, with each key's version: every response is explained by one order of the operations; a write whose outcome is unknown may take effect at any later time"},
-		{"watch-guarantees", "etcd", "every watch stream is ordered, unique, atomic (a revision's events arrive together), reliable (no committed event is skipped), resumable and bookmarkable, against the committed history"},
-		{"kv-agreement", "etcd", "every live member's store hash agrees at the end (at a common revision when the control plane never stops writing)"},
-		{"no-writes-without-quorum", "etcd", "no write invoked while a quorum of members is down succeeds"},
-		{"api-linearizability", "api", "porcupine on the API server's quorum reads and writes of objects, 409 Conflicts included"},
-		{"no-lost-updates", "api", "concurrent RetryOnConflict writers: the final counter accounts for every acknowledged increment"},
-		{"informer-replay", "api", "per object, an informer sees resourceVersions strictly increase, misses and duplicates nothing committed, relists equal etcd at their revision, and its final store equals the API servers' state"},
-		{"time-travel", "api", "no informer's view goes back to an older resourceVersion"},
-		{"access", "api", "only API servers reached etcd, and no write that the roles and the node restriction forbid was admitted"},
-		{"convergence", "stack", "after the settle window every ReplicaSet has its replicas Running and Ready on live Ready nodes that really run them, every Deployment is complete, and no pod is bound to a deleted node"},
-		{"bound-once", "stack", "no pod is bound twice or runs on two nodes, and no binding of a bound pod reaches etcd"},
-		{"probe-restarts", "stack", "a probe restarts only a container that is really hung"},
-		{"double-running", "stack", "a ReplicaSet runs more pods than it wants only while a fault lasts or a kubelet cannot yet know"},
-		{"eviction-timing", "stack", "the pods of an unreachable node are evicted within the window the node lifecycle algorithm gives: the 50 s grace, a monitor pass and the 300 s toleration"},
-		{"self-healing", "stack", "after a node dies and its Node is deleted, each link of the chain (pod GC, ReplicaSet, scheduler, kubelet) acts within its bound"},
-		{"leader-takeover", "stack", "when a leader is cut off, another replica leads within the bound client-go's Lease algorithm gives"},
-		{"steady-runtime", "stack", "while the API servers are down, no container stops or starts: the data plane outlives the control plane"},
+		{"raft-safety", "etcd", "election safety (at most one leader per term), commit monotonicity, state machine safety (one entry per index on every member) and agreement of the committed prefix",
+			everyLayer, func(Env) Check { return NewRaftSafety() }},
+		{"linearizability", "etcd", "porcupine on the KV history, partitioned by key, with each key's version: every response is explained by one order of the operations; a write whose outcome is unknown may take effect at any later time",
+			everyLayer, func(Env) Check { return NewLinearizability(LinearizabilityOptions{}) }},
+		{"watch-guarantees", "etcd", "every watch stream is ordered, unique, atomic (a revision's events arrive together), reliable (no committed event is skipped), resumable and bookmarkable, against the committed history",
+			everyLayer, func(Env) Check { return NewWatchGuarantees() }},
+		{"kv-agreement", "etcd", "every live member's store hash agrees at the end (at a common revision when the control plane never stops writing)",
+			everyLayer, func(Env) Check { return NewKVAgreement() }},
+		{"no-writes-without-quorum", "etcd", "no KV write invoked while a quorum of members is down (crashed or frozen) succeeds before a quorum is back",
+			everyLayer, func(e Env) Check { return NewNoWritesWithoutQuorum(e.Members) }},
+		{"api-linearizability", "api", "porcupine on the API server's quorum reads and writes of objects, 409 Conflicts included",
+			apiLayer, func(Env) Check {
+				return NewAPILinearizability(APILinearizabilityOptions{Timeout: APILinearizabilityTimeout})
+			}},
+		{"no-lost-updates", "api", "concurrent RetryOnConflict writers: the final counter accounts for every acknowledged increment",
+			apiLayer, func(Env) Check { return NewNoLostUpdates() }},
+		{"informer-replay", "api", "per object, an informer sees resourceVersions strictly increase, misses and duplicates nothing committed, relists equal etcd at their revision, and its final store equals the API servers' state",
+			apiLayer, func(Env) Check { return NewInformerReplay() }},
+		{"time-travel", "api", "no informer's view goes back to an older resourceVersion",
+			apiLayer, func(Env) Check { return NewTimeTravel() }},
+		{"access", "api", "only API servers reached etcd, and no write that the roles and the node restriction forbid was admitted",
+			[]string{"api", "stack"}, func(e Env) Check {
+				return NewAccess(AccessOptions{AllowedSenders: func(host string) bool { return slices.Contains(e.APIServers, host) }, HostName: e.HostName})
+			}},
+		{"convergence", "stack", "after the settle window every ReplicaSet has its replicas Running and Ready on live Ready nodes that really run them, every Deployment is complete, and no pod is bound to a deleted node",
+			stackLayer, func(e Env) Check { return NewConvergence(ConvergenceOptions{FaultEnd: e.FaultEnd}) }},
+		{"bound-once", "stack", "no pod is bound twice or runs on two nodes, and no binding of a bound pod reaches etcd",
+			stackLayer, func(Env) Check { return NewBoundOnce() }},
+		{"probe-restarts", "stack", "a probe restarts only a container that is really hung",
+			stackLayer, func(e Env) Check { return NewProbeRestarts(ProbeRestartsOptions{Exempt: e.ProbeExempt}) }},
+		{"double-running", "stack", "a ReplicaSet runs more pods than it wants only while a fault lasts or a kubelet cannot yet know",
+			stackLayer, func(e Env) Check {
+				return NewDoubleRunning(DoubleRunningOptions{ReplicaSetInformer: e.ReplicaSetInformer})
+			}},
+		{"eviction-timing", "stack", "the pods of an unreachable node are evicted within the window the node lifecycle algorithm gives: the 50 s grace, a monitor pass and the 300 s toleration", nil, nil},
+		{"self-healing", "stack", "after a node dies and its Node is deleted, each link of the chain (pod GC, ReplicaSet, scheduler, kubelet) acts within its bound", nil, nil},
+		{"leader-takeover", "stack", "when a leader is cut off, another replica leads within the bound client-go's Lease algorithm gives", nil, nil},
+		{"steady-runtime", "stack", "while the API servers are down, no container stops or starts: the data plane outlives the control plane", nil, nil},
 	}
+}
+
+// ForLayer makes every check that each scenario of layer runs, in
+// Registry order.
+func ForLayer(layer string, env Env) []Check {
+	var out []Check
+	for _, i := range Registry() {
+		if slices.Contains(i.In, layer) {
+			out = append(out, i.New(env))
+		}
+	}
+	return out
 }
 
 // LookupInfo returns the registry entry of the named check.

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
-	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiload"
 	"github.com/kubesim/kubesim/nodes/apiserver"
@@ -46,8 +45,6 @@ const (
 	// (at most until QuietWindow before the end): the rest of the settle
 	// window is quiet, and cheap to simulate.
 	writeAfterFaults = 10 * time.Second
-	// apiLinearizabilityTimeout bounds porcupine's search per object.
-	apiLinearizabilityTimeout = 10 * time.Second
 	// emitBefore is how long before the end of the run the informers emit
 	// their stores and the server's state is listed.
 	emitBefore = time.Second
@@ -207,29 +204,6 @@ func (l *APILayer) hostIDs(names []string) []sim.HostID {
 		ids = append(ids, h.ID())
 	}
 	return ids
-}
-
-// APIChecks are the checks every API scenario runs, beside EtcdChecks.
-func APIChecks(c *Cluster) []checks.Check {
-	w := c.World
-	servers := map[string]bool{}
-	if c.API != nil {
-		for _, s := range c.API.Servers {
-			servers[s] = true
-		}
-	}
-	return []checks.Check{
-		// A history that is not linearizable can make porcupine search for
-		// long; the bound turns that into a failure.
-		checks.NewAPILinearizability(checks.APILinearizabilityOptions{Timeout: apiLinearizabilityTimeout}),
-		checks.NewNoLostUpdates(),
-		checks.NewInformerReplay(),
-		checks.NewTimeTravel(),
-		checks.NewAccess(checks.AccessOptions{
-			AllowedSenders: func(host string) bool { return servers[host] },
-			HostName:       w.HostName,
-		}),
-	}
 }
 
 // APIEtcdTopology is the etcd cluster under an API scenario: no KV

@@ -104,7 +104,7 @@ func Catalogue() []Spec {
 		},
 		{
 			Name:        "etcd-chaos",
-			Description: "a random schedule drawn from the seed: crashes, torn writes, partitions, one-way cuts, pauses and flaky links",
+			Description: "a random schedule drawn from the seed: crashes, torn writes, partitions, one-way cuts, pauses, flaky links, drifting clocks and slow disks",
 			Faults:      nemesis.ChaosSchedule,
 		},
 	}

@@ -27,6 +27,7 @@ func TestCheckRegistry(t *testing.T) {
 	for _, info := range checks.Registry() {
 		require.True(t, run[info.Name], "checks.Registry lists %q, which no catalogue scenario runs", info.Name)
 		require.Contains(t, []string{"etcd", "api", "stack"}, info.Layer, info.Name)
+		require.Equal(t, len(info.In) == 0, info.New == nil, "%s: a check every scenario of a layer runs has a constructor", info.Name)
 	}
 	for _, a := range scenarios.Ablations() {
 		if a.Check == "" {

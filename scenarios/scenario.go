@@ -38,11 +38,11 @@ type Spec struct {
 	// DefaultTopology, with the KV workload, for etcd scenarios;
 	// APIEtcdTopology, without it, under the API layer and the stack).
 	Topology func(members int) Topology
-	// API, when set, builds the API layer on etcd (BuildAPI) and runs
-	// APIChecks.
+	// API, when set, builds the API layer on etcd (BuildAPI); its checks
+	// are checks.ForLayer("api").
 	API *APITopology
-	// Stack, when set, builds the whole control plane on etcd (BuildStack)
-	// and runs StackChecks.
+	// Stack, when set, builds the whole control plane on etcd (BuildStack);
+	// its checks are checks.ForLayer("stack").
 	Stack *StackTopology
 	// Faults draws the fault schedule from the scenario's random stream,
 	// given what a nemesis sees of the built world (package nemesis holds
@@ -256,7 +256,7 @@ func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
 		t := sim.NewTimelineWriter(w, opts.Timeline)
 		p.flush = append(p.flush, t.Flush)
 	}
-	p.Checks = append(EtcdChecks(c), layerChecks...)
+	p.Checks = layerChecks
 	checks.Attach(w, p.Checks...)
 	p.Metrics = metrics.NewWorkload()
 	w.Subscribe(p.Metrics.Observe)
@@ -281,21 +281,25 @@ func checkWithinRun(s sim.Schedule, d time.Duration) error {
 }
 
 // buildLayers builds the API layer or the stack a scenario asks for, then
-// runs its Build hook, and returns the checks of both.
+// runs its Build hook, and returns the checks of its layer
+// (checks.ForLayer) and its own.
 func buildLayers(spec Spec, c *Cluster, env Env) ([]checks.Check, error) {
-	var cs []checks.Check
+	cenv := checks.Env{Members: c.MemberIDs(), HostName: c.World.HostName, FaultEnd: sim.Time(env.FaultEnd)}
 	switch {
 	case spec.Stack != nil:
 		if _, err := BuildStack(c, *spec.Stack, env.Ablations, env.End); err != nil {
 			return nil, err
 		}
-		cs = StackChecks(c, env.FaultEnd, spec.Stack.ProbeExempt)
+		cenv.ReplicaSetInformer, cenv.ProbeExempt = rsObserver, spec.Stack.ProbeExempt
 	case spec.API != nil:
 		if _, err := BuildAPI(c, *spec.API, env.Ablations, env.FaultEnd, env.End); err != nil {
 			return nil, err
 		}
-		cs = APIChecks(c)
 	}
+	if c.API != nil {
+		cenv.APIServers = c.API.Servers
+	}
+	cs := checks.ForLayer(spec.Layer(), cenv)
 	if spec.Build != nil {
 		own, err := spec.Build(c, env)
 		if err != nil {
@@ -304,17 +308,6 @@ func buildLayers(spec Spec, c *Cluster, env Env) ([]checks.Check, error) {
 		cs = append(cs, own...)
 	}
 	return cs, nil
-}
-
-// EtcdChecks are the checks every scenario runs on its etcd cluster.
-func EtcdChecks(c *Cluster) []checks.Check {
-	return []checks.Check{
-		checks.NewRaftSafety(),
-		checks.NewLinearizability(checks.LinearizabilityOptions{}),
-		checks.NewWatchGuarantees(),
-		checks.NewKVAgreement(),
-		checks.NewNoWritesWithoutQuorum(c.MemberIDs()),
-	}
 }
 
 // Run runs the prepared world to its end, asks members for their hashes,

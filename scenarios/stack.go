@@ -186,25 +186,3 @@ func (l *StackLayer) resolveStack(name string) ([]sim.HostID, bool) {
 	}
 	return l.hostIDs(names), true
 }
-
-// StackChecks are the checks every full-stack scenario runs beside
-// EtcdChecks: who touched what (the node restriction above all), the
-// scheduler's single binding, convergence after the faults, the
-// kubelets' restarts, and pods running twice.
-// probeExempt names pods whose probe restarts are only measured.
-func StackChecks(c *Cluster, faultEnd time.Duration, probeExempt func(pod string) bool) []checks.Check {
-	servers := map[string]bool{}
-	for _, s := range c.API.Servers {
-		servers[s] = true
-	}
-	return []checks.Check{
-		checks.NewAccess(checks.AccessOptions{
-			AllowedSenders: func(host string) bool { return servers[host] },
-			HostName:       c.World.HostName,
-		}),
-		checks.NewBoundOnce(),
-		checks.NewConvergence(checks.ConvergenceOptions{FaultEnd: sim.Time(faultEnd)}),
-		checks.NewProbeRestarts(checks.ProbeRestartsOptions{Exempt: probeExempt}),
-		checks.NewDoubleRunning(checks.DoubleRunningOptions{ReplicaSetInformer: rsObserver}),
-	}
-}

@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// guardedRoots are the trees that run on a simulation path (DESIGN.md,
+// guardedRoots are the trees that run on a simulation path (docs/design.md,
 // principle 1). reports/ and cmd/ may use goroutines: parallelism lives
 // only across worlds, in sweeps.
 var guardedRoots = []string{"ablation", "sim", "nodes", "model", "checks", "metrics", "scenarios"}

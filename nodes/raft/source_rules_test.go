@@ -17,7 +17,7 @@ import (
 // imports nothing of kubesim (its own test checks that).
 const ablationPkg = "github.com/kubesim/kubesim/ablation"
 
-// TestSourceRules enforces DESIGN principles 1 and 6 on this package's
+// TestSourceRules enforces principles 1 and 7 of docs/design.md on this package's
 // non-test source: no concurrency, clocks, global or crypto randomness, no
 // maps (so map order cannot leak), no I/O and no imports of kubesim itself
 // but the ablation switches.

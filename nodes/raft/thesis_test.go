@@ -162,7 +162,7 @@ func TestLeaderTransfer_3_10(t *testing.T) {
 	require.NoError(t, nw.check())
 }
 
-// Determinism (DESIGN principle 1): the same seed gives the same run.
+// Determinism (docs/design.md, principle 1): the same seed gives the same run.
 func TestDeterministicRun(t *testing.T) {
 	trace := func() []string {
 		var out []string
