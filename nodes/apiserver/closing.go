@@ -57,17 +57,17 @@ func (s *Server) resendFinal(cs *closingStream) {
 	s.h.Send(cs.to, cs.port, cs.frame)
 	cs.tries++
 	if cs.tries >= finalFrameTries {
-		s.forgetClosing(cs.to, cs.id)
+		s.forgetClosing(cs.to, cs.port, cs.id)
 		return
 	}
 	cs.timer.Reset(finalFrameRTO << (cs.tries - 1))
 }
 
 // forgetClosing stops retransmitting the final frame of stream id of host
-// to, and reports whether there was one.
-func (s *Server) forgetClosing(to sim.HostID, id uint64) bool {
+// to on port, and reports whether there was one.
+func (s *Server) forgetClosing(to sim.HostID, port string, id uint64) bool {
 	for i, cs := range s.closing {
-		if cs.to == to && cs.id == id {
+		if cs.to == to && cs.port == port && cs.id == id {
 			cs.timer.Stop()
 			s.closing = append(s.closing[:i], s.closing[i+1:]...)
 			return true
