@@ -180,17 +180,14 @@ func addAPIServers(c *Cluster, n int, window time.Duration, abl ablation.Set) (*
 // resolve knows the API layer's groups: "apiservers", "api-clients",
 // "api-informers" and "api-writers".
 func (l *APILayer) resolve(name string) ([]sim.HostID, bool) {
-	var names []string
-	switch name {
-	case "apiservers":
-		names = l.Servers
-	case "api-clients":
-		names = l.Clients
-	case "api-informers":
-		names = l.Informers
-	case "api-writers":
-		names = l.Writers
-	default:
+	return l.resolveIn(name, map[string][]string{"apiservers": l.Servers, "api-clients": l.Clients,
+		"api-informers": l.Informers, "api-writers": l.Writers})
+}
+
+// resolveIn resolves name among groups of host names, as they are now.
+func (l *APILayer) resolveIn(name string, groups map[string][]string) ([]sim.HostID, bool) {
+	names, ok := groups[name]
+	if !ok {
 		return nil, false
 	}
 	return l.hostIDs(names), true

@@ -61,11 +61,7 @@ func apiCatalogue() []Spec {
 		{Name: "etcd-leader-partition-under-api",
 			Description: "the etcd leader is cut off from everyone (API servers included) for 15 s, every 40 s, under API load: the API servers fail over to the new leader",
 			API:         api(base),
-			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				return nemesis.Every(20*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
-					return sim.Fault{At: at, Kind: sim.FaultIsolate, Targets: [][]string{{"etcd-leader"}}, For: 15 * time.Second}
-				})
-			}},
+			Faults:      nemesis.Periodic(20*time.Second, 40*time.Second, sim.Fault{Kind: sim.FaultIsolate, Targets: [][]string{{"etcd-leader"}}, For: 15 * time.Second})},
 		{Name: "api-chaos",
 			Description: "a random mix drawn from the seed: etcd-chaos's faults, plus API server crashes, API servers cut off from their clients or from etcd, informers cut off from the API servers, and flaky client links",
 			API:         api(base),

@@ -14,20 +14,12 @@ func Catalogue() []Spec {
 		{
 			Name:        "etcd-leader-crash",
 			Description: "the etcd leader crashes every 30 s and restarts 10 s later; a new leader takes over within the election timeout",
-			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				return nemesis.Every(20*time.Second, 30*time.Second, end, rng, func(at time.Duration) sim.Fault {
-					return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{"etcd-leader"}}, For: 10 * time.Second}
-				})
-			},
+			Faults:      nemesis.Periodic(20*time.Second, 30*time.Second, sim.Fault{Kind: sim.FaultCrash, Targets: [][]string{{"etcd-leader"}}, For: 10 * time.Second}),
 		},
 		{
 			Name:        "etcd-leader-partition",
 			Description: "the etcd leader is cut off from everyone for 15 s, every 40 s: the majority elects a new leader, the old one steps down",
-			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				return nemesis.Every(20*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
-					return sim.Fault{At: at, Kind: sim.FaultIsolate, Targets: [][]string{{"etcd-leader"}}, For: 15 * time.Second}
-				})
-			},
+			Faults:      nemesis.Periodic(20*time.Second, 40*time.Second, sim.Fault{Kind: sim.FaultIsolate, Targets: [][]string{{"etcd-leader"}}, For: 15 * time.Second}),
 		},
 		{
 			Name:        "etcd-minority-partition",
@@ -73,20 +65,12 @@ func Catalogue() []Spec {
 		{
 			Name:        "etcd-pause",
 			Description: "the etcd leader freezes for 3 s (a GC pause or SIGSTOP, longer than the election timeout) every 20 s",
-			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				return nemesis.Every(15*time.Second, 20*time.Second, end, rng, func(at time.Duration) sim.Fault {
-					return sim.Fault{At: at, Kind: sim.FaultPause, Targets: [][]string{{"etcd-leader"}}, For: 3 * time.Second}
-				})
-			},
+			Faults:      nemesis.Periodic(15*time.Second, 20*time.Second, sim.Fault{Kind: sim.FaultPause, Targets: [][]string{{"etcd-leader"}}, For: 3 * time.Second}),
 		},
 		{
 			Name:        "etcd-power-loss",
 			Description: "every member loses power at once every 15 s and comes back 5 s later: only what was fsynced survives",
-			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				return nemesis.Every(10*time.Second, 15*time.Second, end, rng, func(at time.Duration) sim.Fault {
-					return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{"etcd"}}, For: 5 * time.Second}
-				})
-			},
+			Faults:      nemesis.Periodic(10*time.Second, 15*time.Second, sim.Fault{Kind: sim.FaultCrash, Targets: [][]string{{"etcd"}}, For: 5 * time.Second}),
 		},
 		{
 			Name:        "etcd-profile",

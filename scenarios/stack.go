@@ -169,20 +169,7 @@ func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Durati
 // "scheduler-leader" and "controller-manager-leader" (the current leader,
 // or nobody).
 func (l *StackLayer) resolveStack(name string) ([]sim.HostID, bool) {
-	var names []string
-	switch name {
-	case "schedulers":
-		names = l.Schedulers
-	case "controller-managers":
-		names = l.ControllerManagers
-	case "nodes":
-		names = l.Nodes
-	case "scheduler-leader":
-		names = l.Leaders.Leader(ComponentScheduler)
-	case "controller-manager-leader":
-		names = l.Leaders.Leader(ComponentControllerManager)
-	default:
-		return nil, false
-	}
-	return l.hostIDs(names), true
+	return l.resolveIn(name, map[string][]string{"schedulers": l.Schedulers, "controller-managers": l.ControllerManagers,
+		"nodes": l.Nodes, "scheduler-leader": l.Leaders.Leader(ComponentScheduler),
+		"controller-manager-leader": l.Leaders.Leader(ComponentControllerManager)})
 }

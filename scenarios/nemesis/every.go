@@ -19,3 +19,16 @@ func Every(first, period, end time.Duration, rng *sim.Stream, f func(at time.Dur
 		at += period + time.Duration(rng.Int64N(int64(period/10)+1))
 	}
 }
+
+// Periodic is the schedule of one fault repeated: f first at first, then
+// period apart (with up to 10% jitter), while it fits before the end of
+// the faults.
+func Periodic(first, period time.Duration, f sim.Fault) func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+	return func(_ *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+		return Every(first, period, end, rng, func(at time.Duration) sim.Fault {
+			g := f
+			g.At = at
+			return g
+		})
+	}
+}
