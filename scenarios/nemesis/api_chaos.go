@@ -37,10 +37,7 @@ func APIChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedu
 			f.Kind, f.Targets = sim.FaultPartition, [][]string{{"api-informers"}, {"apiservers"}}
 		default:
 			f.Kind, f.Targets = sim.FaultFlaky, [][]string{{"api-clients"}}
-			f.Loss = float64(rng.IntN(20)) / 100
-			f.Dup = float64(rng.IntN(10)) / 100
-			f.Reorder = float64(rng.IntN(20)) / 100
-			f.Delay = time.Duration(rng.IntN(10)) * time.Millisecond
+			drawFlaky(&f, rng, 20, 10, 20, 10)
 		}
 		s = append(s, f)
 		at += 3*time.Second + time.Duration(rng.Int64N(int64(14*time.Second)))

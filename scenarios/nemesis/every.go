@@ -32,3 +32,13 @@ func Periodic(first, period time.Duration, f sim.Fault) func(c *Cluster, rng *si
 		})
 	}
 }
+
+// drawFlaky sets f's link degradation, drawn from rng in whole percents
+// below the given bounds (loss, dup and reorder) and whole milliseconds
+// below delayMs.
+func drawFlaky(f *sim.Fault, rng *sim.Stream, loss, dup, reorder, delayMs int) {
+	f.Loss = float64(rng.IntN(loss)) / 100
+	f.Dup = float64(rng.IntN(dup)) / 100
+	f.Reorder = float64(rng.IntN(reorder)) / 100
+	f.Delay = time.Duration(rng.IntN(delayMs)) * time.Millisecond
+}

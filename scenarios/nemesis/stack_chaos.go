@@ -60,10 +60,7 @@ func StackChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Sche
 			f.Kind, f.Targets, f.For = sim.FaultPause, [][]string{{pick(c.Nodes)}}, dur/3
 		default:
 			f.Kind, f.Targets = sim.FaultFlaky, [][]string{{"nodes"}}
-			f.Loss = float64(rng.IntN(20)) / 100
-			f.Dup = float64(rng.IntN(5)) / 100
-			f.Reorder = float64(rng.IntN(20)) / 100
-			f.Delay = time.Duration(rng.IntN(20)) * time.Millisecond
+			drawFlaky(&f, rng, 20, 5, 20, 20)
 		}
 		s = append(s, f)
 		at += 2*time.Second + time.Duration(rng.Int64N(int64(12*time.Second)))
