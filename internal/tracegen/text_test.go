@@ -55,8 +55,8 @@ var samples = []struct {
 	{&spoketrace.Bound{Scheduler: "s", Pod: "ns/p", UID: "u1", Node: "n1"}, "scheduler=s pod=ns/p uid=u1 node=n1"},
 	{&spoketrace.Leading{Component: "scheduler", Identity: "s1", Leading: true}, "component=scheduler identity=s1 leading=true"},
 	{&spoketrace.ClusterState{RV: "9",
-		Pods: []spoketrace.PodState{{Key: "ns/a", Node: "n1", Phase: "Running", Ready: true}, {Key: "ns/b", Phase: "Pending", Deleting: true}},
-		Nodes: []spoketrace.NodeState{{Name: "n1", Ready: "True", Taints: []string{"a:NoSchedule", "b:NoExecute"}}, {Name: "n2", Ready: "Unknown"}},
+		Pods:        []spoketrace.PodState{{Key: "ns/a", Node: "n1", Phase: "Running", Ready: true}, {Key: "ns/b", Phase: "Pending", Deleting: true}},
+		Nodes:       []spoketrace.NodeState{{Name: "n1", Ready: "True", Taints: []string{"a:NoSchedule", "b:NoExecute"}}, {Name: "n2", Ready: "Unknown"}},
 		ReplicaSets: []spoketrace.ReplicaSetState{{Key: "ns/rs", Replicas: 2}}, Deployments: []spoketrace.DeploymentState{{Key: "ns/d", Replicas: 3}}},
 		"rv=9 pod:ns/a@n1/Running/ready pod:ns/b@/Pending/deleting node:n1/True/a:NoSchedule,b:NoExecute node:n2/Unknown rs:ns/rs=2 deploy:ns/d=3"},
 }
