@@ -70,5 +70,5 @@ func (d *FaultDetail) TraceKind() string { return "fault" }
 
 // AppendText implements Data.
 func (d *FaultDetail) AppendText(b []byte) []byte {
-	return TrimSpaceRight(AppendFieldOpt(b, "process", d.Process))
+	return Text(b).StrOpt("process", d.Process).Trimmed()
 }
