@@ -1,9 +1,9 @@
 package scenarios
 
 import (
-	"slices"
 	"time"
 
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -16,23 +16,23 @@ func apiCatalogue() []Spec {
 		{Name: "api-conflict-storm",
 			Description: "six writers increment one counter with RetryOnConflict (409s galore) beside CRUD clients and informers, with mildly flaky links to the API servers and an API server crash every 40 s",
 			API:         &APITopology{Counters: 6, CRUD: 1, Informers: 1, Rogue: true, Think: 150 * time.Millisecond},
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				s := sim.Schedule{{At: 5 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"apiservers"}}, For: end - 5*time.Second,
 					Loss: 0.02, Dup: 0.02, Reorder: 0.05, Delay: 5 * time.Millisecond}}
-				return append(s, every(20*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
-					return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{pickServer(c, rng)}}, For: 5 * time.Second}
+				return append(s, nemesis.Every(20*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
+					return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{nemesis.PickServer(c, rng)}}, For: 5 * time.Second}
 				})...)
 			}},
 		{Name: "api-watch-disconnects",
 			Description: "an API server loses its clients for 16 to 20 s (at 5 s, and again 30 s later when the minute of faults has room), longer than their 15 s watch idle timeout, so its watches break and fail over to the next replica, which has lost etcd meanwhile (its cache lags); the informers' links lose 3% of messages throughout",
 			API:         api(base),
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				s := sim.Schedule{{At: 5 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"api-informers"}}, For: end - 5*time.Second,
 					Loss: 0.03, Reorder: 0.05, Delay: 2 * time.Millisecond}}
-				n := len(c.API.Servers)
+				n := len(c.Servers)
 				for at := 5 * time.Second; at+25*time.Second <= end; at += 30*time.Second + time.Duration(rng.Int64N(int64(3*time.Second))) {
 					i := rng.IntN(n)
-					cut, lag := c.API.Servers[i], c.API.Servers[(i+1)%n]
+					cut, lag := c.Servers[i], c.Servers[(i+1)%n]
 					d := 16*time.Second + time.Duration(rng.Int64N(int64(4*time.Second)))
 					s = append(s,
 						sim.Fault{At: at, Kind: sim.FaultPartition, Targets: [][]string{{lag}, {"etcd"}}, For: 25 * time.Second},
@@ -43,8 +43,8 @@ func apiCatalogue() []Spec {
 		{Name: "api-compaction-410",
 			Description: "the API servers' watch caches keep only 5 s of events, and every 20 s the informers lose the API servers for 8 to 15 s: their resumed watches get 410 Gone and they relist",
 			API:         &APITopology{Counters: 2, CRUD: 2, Informers: 2, Rogue: true, Think: 200 * time.Millisecond, WatchCacheWindow: 5 * time.Second},
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				return every(10*time.Second, 20*time.Second, end, rng, func(at time.Duration) sim.Fault {
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				return nemesis.Every(10*time.Second, 20*time.Second, end, rng, func(at time.Duration) sim.Fault {
 					d := 8*time.Second + time.Duration(rng.Int64N(int64(7*time.Second)))
 					return sim.Fault{At: at, Kind: sim.FaultPartition, Targets: [][]string{{"api-informers"}, {"apiservers"}}, For: d}
 				})
@@ -52,69 +52,25 @@ func apiCatalogue() []Spec {
 		{Name: "apiserver-crash",
 			Description: "every 15 s an API server replica crashes (losing its watch cache and every request in flight) and restarts 5 to 15 s later; sometimes two are down at once",
 			API:         api(base),
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				return every(10*time.Second, 15*time.Second, end, rng, func(at time.Duration) sim.Fault {
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				return nemesis.Every(10*time.Second, 15*time.Second, end, rng, func(at time.Duration) sim.Fault {
 					d := 5*time.Second + time.Duration(rng.Int64N(int64(10*time.Second)))
-					return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{pickServer(c, rng)}}, For: d}
+					return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{nemesis.PickServer(c, rng)}}, For: d}
 				})
 			}},
 		{Name: "etcd-leader-partition-under-api",
 			Description: "the etcd leader is cut off from everyone (API servers included) for 15 s, every 40 s, under API load: the API servers fail over to the new leader",
 			API:         api(base),
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				return every(20*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				return nemesis.Every(20*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
 					return sim.Fault{At: at, Kind: sim.FaultIsolate, Targets: [][]string{{"etcd-leader"}}, For: 15 * time.Second}
 				})
 			}},
 		{Name: "api-chaos",
 			Description: "a random mix drawn from the seed: etcd-chaos's faults, plus API server crashes, API servers cut off from their clients or from etcd, informers cut off from the API servers, and flaky client links",
 			API:         api(base),
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				return APIChaosSchedule(c, rng, end)
-			}},
+			Faults:      nemesis.APIChaosSchedule},
 	}
-}
-
-// pickServer draws an API server.
-func pickServer(c *Cluster, rng *sim.Stream) string {
-	return c.API.Servers[rng.IntN(len(c.API.Servers))]
-}
-
-// APIChaosSchedule draws a random schedule for an API scenario: the faults
-// of ChaosSchedule on the etcd members, and about one fault of the API
-// layer every 10 s, each lasting 1 to 15 s: an API server crash, an API
-// server cut off from its clients or from etcd, the informers cut off from
-// the API servers, or flaky links to the API clients. All end by end.
-func APIChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-	s := ChaosSchedule(c, rng, end)
-	at := 3*time.Second + time.Duration(rng.Int64N(int64(5*time.Second)))
-	for {
-		dur := time.Second + time.Duration(rng.Int64N(int64(14*time.Second)))
-		if at+dur > end {
-			break
-		}
-		f := sim.Fault{At: at, For: dur}
-		switch r := rng.IntN(100); {
-		case r < 25:
-			f.Kind, f.Targets = sim.FaultCrash, [][]string{{pickServer(c, rng)}}
-		case r < 45:
-			f.Kind, f.Targets = sim.FaultPartition, [][]string{{pickServer(c, rng)}, {"api-clients"}}
-		case r < 65:
-			f.Kind, f.Targets = sim.FaultPartition, [][]string{{pickServer(c, rng)}, {"etcd"}}
-		case r < 80:
-			f.Kind, f.Targets = sim.FaultPartition, [][]string{{"api-informers"}, {"apiservers"}}
-		default:
-			f.Kind, f.Targets = sim.FaultFlaky, [][]string{{"api-clients"}}
-			f.Loss = float64(rng.IntN(20)) / 100
-			f.Dup = float64(rng.IntN(10)) / 100
-			f.Reorder = float64(rng.IntN(20)) / 100
-			f.Delay = time.Duration(rng.IntN(10)) * time.Millisecond
-		}
-		s = append(s, f)
-		at += 3*time.Second + time.Duration(rng.Int64N(int64(14*time.Second)))
-	}
-	slices.SortStableFunc(s, func(a, b sim.Fault) int { return int(a.At - b.At) })
-	return s
 }
 
 // api returns a copy of top for one scenario.

@@ -55,7 +55,7 @@ func genSides(t *rapid.T, names []string) (from, to []string) {
 	return from, genSubset(t, rest, "to")
 }
 
-// genFault draws one fault of any kind but wipe (see
+// genFault draws one fault of any kind but wipe and restart-process (see
 // TestPropertyChaos), at a time and for a length that end before the
 // settle window.
 func genFault(t *rapid.T, members, hosts []string) sim.Fault {
@@ -64,7 +64,8 @@ func genFault(t *rapid.T, members, hosts []string) sim.Fault {
 	f := sim.Fault{At: at.Truncate(time.Millisecond)}
 	f.For = time.Duration(rapid.Int64Range(int64(100*time.Millisecond), int64(end-at)).Draw(t, "for")).Truncate(time.Millisecond)
 	switch kind := rapid.SampledFrom([]sim.FaultKind{sim.FaultCrash, sim.FaultTorn, sim.FaultPause,
-		sim.FaultPartition, sim.FaultOneWay, sim.FaultIsolate, sim.FaultFlaky}).Draw(t, "kind"); kind {
+		sim.FaultPartition, sim.FaultOneWay, sim.FaultIsolate, sim.FaultFlaky,
+		sim.FaultClockDrift, sim.FaultClockJump, sim.FaultSlowDisk}).Draw(t, "kind"); kind {
 	case sim.FaultPartition:
 		// Any shape: each host lands in one of two to four groups.
 		n := rapid.IntRange(2, 4).Draw(t, "groups")
@@ -91,15 +92,37 @@ func genFault(t *rapid.T, members, hosts []string) sim.Fault {
 		f.Dup = float64(rapid.IntRange(0, 20).Draw(t, "dup")) / 100
 		f.Reorder = float64(rapid.IntRange(0, 30).Draw(t, "reorder")) / 100
 		f.Delay = time.Duration(rapid.IntRange(0, 50).Draw(t, "delay")) * time.Millisecond
+	case sim.FaultClockDrift, sim.FaultClockJump, sim.FaultSlowDisk:
+		f.Kind, f.Targets = kind, [][]string{genSubset(t, members, "targets")}
+		genClockOrDisk(t, &f, 0.5, 2)
 	default:
 		f.Kind, f.Targets = kind, [][]string{genSubset(t, members, "targets")}
 	}
 	return f
 }
 
+// genClockOrDisk draws the parameters of a clock-drift (a rate between
+// lo and hi), a clock-jump (up to a minute either way) or a slow-disk
+// (fsyncs of 10 ms to 1 s).
+func genClockOrDisk(t *rapid.T, f *sim.Fault, lo, hi float64) {
+	switch f.Kind {
+	case sim.FaultClockDrift:
+		f.Rate = float64(rapid.IntRange(int(lo*100), int(hi*100)).Draw(t, "rate")) / 100
+	case sim.FaultClockJump:
+		f.For = 0
+		f.By = time.Duration(rapid.IntRange(-60, 60).Draw(t, "by_s")) * time.Second
+		if f.By == 0 {
+			f.By = time.Second
+		}
+	case sim.FaultSlowDisk:
+		f.Fsync = time.Duration(rapid.IntRange(10, 1000).Draw(t, "fsync_ms")) * time.Millisecond
+	}
+}
+
 // TestPropertyChaos generates fault schedules (crashes, torn writes,
 // pauses, partitions of any shape, one-way cuts, isolation, bursts of loss,
-// duplication and delay) together with workloads, runs the world and
+// duplication and delay, clocks drifting or stepping, slow disks) together
+// with workloads, runs the world and
 // asserts every check. On a failure rapid shrinks the schedule, and the
 // message prints the minimal one in the schedule text form, ready for the
 // corpus. rapid keeps the failing case under testdata/rapid/ and replays it
@@ -160,7 +183,8 @@ func genStackFault(t *rapid.T, hosts, nodes []string) sim.Fault {
 	f := sim.Fault{At: at}
 	f.For = time.Duration(rapid.Int64Range(int64(100*time.Millisecond), int64(end-at)).Draw(t, "for")).Truncate(time.Millisecond)
 	switch kind := rapid.SampledFrom([]sim.FaultKind{sim.FaultCrash, sim.FaultPause, sim.FaultPartition,
-		sim.FaultOneWay, sim.FaultIsolate, sim.FaultFlaky, sim.FaultRestartProcess}).Draw(t, "kind"); kind {
+		sim.FaultOneWay, sim.FaultIsolate, sim.FaultFlaky, sim.FaultRestartProcess,
+		sim.FaultClockDrift, sim.FaultClockJump, sim.FaultSlowDisk}).Draw(t, "kind"); kind {
 	case sim.FaultPartition:
 		notAPI := slices.DeleteFunc(slices.Clone(hosts), func(h string) bool { return strings.HasPrefix(h, "apiserver-") })
 		f.Kind, f.Targets = kind, [][]string{genSubset(t, notAPI, "side"), {"apiservers"}}
@@ -169,6 +193,12 @@ func genStackFault(t *rapid.T, hosts, nodes []string) sim.Fault {
 		f.Kind, f.Targets = kind, [][]string{from, to}
 	case sim.FaultRestartProcess:
 		f.Kind, f.Targets, f.For, f.Process = kind, [][]string{genSubset(t, nodes, "restarted")}, 0, kubelet.Process
+	case sim.FaultClockDrift, sim.FaultClockJump, sim.FaultSlowDisk:
+		// Rates within client-go's margin: a candidate's lease duration
+		// (15 s) outlasts a leader's renew deadline (10 s) unless their
+		// clocks' rates differ by half.
+		f.Kind, f.Targets = kind, [][]string{genSubset(t, hosts, "targets")}
+		genClockOrDisk(t, &f, 0.9, 1.1)
 	case sim.FaultFlaky:
 		f.Kind, f.Targets = kind, [][]string{genSubset(t, hosts, "flaky")}
 		f.Loss = float64(rapid.IntRange(0, 30).Draw(t, "loss")) / 100
@@ -186,7 +216,8 @@ func genStackFault(t *rapid.T, hosts, nodes []string) sim.Fault {
 
 // TestPropertyStackConvergence generates fault schedules on the whole
 // control plane and the nodes (crashes, pauses, partitions from the API
-// servers, one-way cuts, isolation, flaky links, kubelet restarts), runs stack-chaos's
+// servers, one-way cuts, isolation, flaky links, kubelet restarts, clocks
+// drifting or stepping, slow disks), runs stack-chaos's
 // workload under them, and asserts every check: above all that the
 // cluster converges once the faults heal. rapid shrinks a failure to a
 // minimal schedule, printed in the schedule text form, and keeps it under

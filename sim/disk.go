@@ -44,6 +44,22 @@ type Disk struct {
 	issued  uint64   // ops issued so far
 	lastEnd Time     // when the latest sync in flight completes
 	stream  *Stream
+	slow    []*slowDisk // the slow-disk faults in force, oldest first
+}
+
+// slowDisk is one slow-disk fault in force: every fsync issued meanwhile
+// takes fsync (plus the disk's jitter) instead of the disk's base latency,
+// unless that is slower already.
+type slowDisk struct{ fsync time.Duration }
+
+// syncBase is the base latency of an fsync issued now: the disk's own, or
+// the slowest slow-disk in force.
+func (d *Disk) syncBase() time.Duration {
+	base := d.spec.SyncBase
+	for _, s := range d.slow {
+		base = max(base, s.fsync)
+	}
+	return base
 }
 
 func newDisk(h *Host, spec DiskSpec) *Disk {
@@ -103,12 +119,13 @@ func applyDiskOp(files map[string][][]byte, op diskOp) {
 func (d *Disk) Dirty() bool { return d.issued > d.synced }
 
 // Sync makes every write issued so far durable once the fsync completes,
-// after the disk's sync latency, and then calls done (if the host is still the
-// same incarnation). Syncs complete in the order they were issued.
+// after the disk's sync latency (stretched by a slow-disk fault), and then
+// calls done (if the host is still the same incarnation). Syncs complete
+// in the order they were issued.
 func (d *Disk) Sync(done func()) {
 	h := d.host
 	upto := d.issued
-	end := h.w.now.Add(time.Duration(Jitter(d.stream, int64(d.spec.SyncBase), int64(d.spec.SyncJitter))))
+	end := h.w.now.Add(time.Duration(Jitter(d.stream, int64(d.syncBase()), int64(d.spec.SyncJitter))))
 	if end < d.lastEnd {
 		end = d.lastEnd
 	}

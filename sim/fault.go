@@ -17,6 +17,12 @@ type Fault struct {
 	Delay              time.Duration
 	// Process names the process a restart-process fault restarts.
 	Process string
+	// Rate is a clock-drift's clock rate: local seconds per virtual second.
+	Rate float64
+	// By is a clock-jump's step of the wall clock, forward or back.
+	By time.Duration
+	// Fsync is a slow-disk's fsync latency.
+	Fsync time.Duration
 	// Pos is where the fault was written ("FILE:LINE") when ParseSchedule
 	// read it, so that errors about it can say; "" for a generated fault.
 	// It is not part of the text form.

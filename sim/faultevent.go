@@ -1,6 +1,10 @@
 package sim
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+	"time"
+)
 
 // EventResume is the name of the fault event that ends a pause.
 const EventResume = "resume"
@@ -8,6 +12,7 @@ const EventResume = "resume"
 const (
 	healedSuffix     = "-healed"
 	unresolvedSuffix = "-unresolved"
+	invalidSuffix    = "-invalid"
 )
 
 // EndEvent names the fault event that closes a window k opened on a host:
@@ -36,8 +41,8 @@ type FaultEvent struct {
 	Kind FaultKind
 	// Ends says the event closes a window of Kind on its host.
 	Ends bool
-	// Unresolved says the fault's targets did not resolve: nothing
-	// happened.
+	// Unresolved says the fault's targets did not resolve, or the fault
+	// was invalid: nothing happened.
 	Unresolved bool
 }
 
@@ -46,6 +51,8 @@ func ParseFaultEvent(name string) FaultEvent {
 	switch {
 	case strings.HasSuffix(name, unresolvedSuffix):
 		return FaultEvent{Kind: FaultKind(strings.TrimSuffix(name, unresolvedSuffix)), Unresolved: true}
+	case strings.HasSuffix(name, invalidSuffix):
+		return FaultEvent{Kind: FaultKind(strings.TrimSuffix(name, invalidSuffix)), Unresolved: true}
 	case strings.HasSuffix(name, healedSuffix):
 		return FaultEvent{Kind: FaultKind(strings.TrimSuffix(name, healedSuffix)), Ends: true}
 	case name == EventResume:
@@ -62,7 +69,10 @@ func (e FaultEvent) Starts() bool { return !e.Ends && !e.Unresolved && e.Kind.St
 // FaultDetail is the Data of a fault event whose fault has parameters
 // beyond its targets: the trace says what was done, not only to whom.
 type FaultDetail struct {
-	Process string `json:"process,omitempty"` // restart-process
+	Process string        `json:"process,omitempty"` // restart-process
+	Rate    float64       `json:"rate,omitempty"`    // clock-drift
+	By      time.Duration `json:"by,omitempty"`      // clock-jump
+	Fsync   time.Duration `json:"fsync,omitempty"`   // slow-disk
 }
 
 // TraceKind implements Data.
@@ -70,5 +80,15 @@ func (d *FaultDetail) TraceKind() string { return "fault" }
 
 // AppendText implements Data.
 func (d *FaultDetail) AppendText(b []byte) []byte {
-	return Text(b).StrOpt("process", d.Process).Trimmed()
+	t := Text(b).StrOpt("process", d.Process)
+	if d.Rate != 0 {
+		t = t.Str("rate", strconv.FormatFloat(d.Rate, 'g', -1, 64))
+	}
+	if d.By != 0 {
+		t = t.Str("by", d.By.String())
+	}
+	if d.Fsync != 0 {
+		t = t.Str("fsync", d.Fsync.String())
+	}
+	return t.Trimmed()
 }

@@ -34,11 +34,25 @@ const (
 	// running target, like `systemctl restart kubelet`: the host, its disk
 	// and its other processes stay up (see Host.OnProcessRestart).
 	FaultRestartProcess FaultKind = "restart-process"
+	// FaultClockDrift makes the targets' clocks run at Rate local seconds
+	// per virtual second (1.05: 5% fast), for For or until the end: their
+	// timers fire early or late, their timestamps drift apart. The skew it
+	// leaves stays after it ends (see Host.Now).
+	FaultClockDrift FaultKind = "clock-drift"
+	// FaultClockJump steps the targets' wall clocks by By, forward or
+	// back (an NTP step, a VM resumed): timestamps jump; timers and
+	// elapsed time, on the monotonic clock, do not (see Host.WallClock).
+	FaultClockJump FaultKind = "clock-jump"
+	// FaultSlowDisk makes every fsync the targets issue take Fsync (plus
+	// the disk's jitter), for For or until the end: a saturated or failing
+	// disk. A member's apply waits for its fsync, so it lags too.
+	FaultSlowDisk FaultKind = "slow-disk"
 )
 
 // FaultKinds lists every kind, in the order the documentation gives them.
 var FaultKinds = []FaultKind{FaultCrash, FaultTorn, FaultWipe, FaultRestart, FaultPause,
-	FaultPartition, FaultOneWay, FaultIsolate, FaultFlaky, FaultHeal, FaultRestartProcess}
+	FaultPartition, FaultOneWay, FaultIsolate, FaultFlaky, FaultHeal, FaultRestartProcess,
+	FaultClockDrift, FaultClockJump, FaultSlowDisk}
 
 // kindInfo is everything callers ask of a kind, in one table.
 type kindInfo struct {
@@ -69,6 +83,9 @@ var kindInfos = map[FaultKind]kindInfo{
 	FaultFlaky:          {groups: 1, network: true, window: true},
 	FaultHeal:           {groups: -1},
 	FaultRestartProcess: {groups: 1, instant: true},
+	FaultClockDrift:     {groups: 1, window: true},
+	FaultClockJump:      {groups: 1, instant: true},
+	FaultSlowDisk:       {groups: 1, window: true},
 }
 
 // Known reports whether k is a fault kind.
@@ -88,7 +105,7 @@ func (k FaultKind) Network() bool { return kindInfos[k].network }
 
 // StartsWindow reports whether k's event opens a fault window on its host,
 // which the event named EndEvent closes; a kind that does not (restart,
-// heal, restart-process) acts at once.
+// heal, restart-process, clock-jump) acts at once.
 func (k FaultKind) StartsWindow() bool { return kindInfos[k].window }
 
 // Heals reports whether k undoes other faults: a restart ends a crash, a

@@ -23,6 +23,12 @@ func sampleFault(k sim.FaultKind) sim.Fault {
 		f.Loss = 0.5
 	case sim.FaultRestartProcess:
 		f.For, f.Process = 0, "agent"
+	case sim.FaultClockDrift:
+		f.Rate = 1.05
+	case sim.FaultClockJump:
+		f.For, f.By = 0, -time.Second
+	case sim.FaultSlowDisk:
+		f.Fsync = 100 * time.Millisecond
 	}
 	return f
 }

@@ -10,14 +10,19 @@ import (
 type paramType uint8
 
 const (
-	paramProb paramType = iota // a probability in [0,1]
-	paramDur                   // a non-negative duration
-	paramName                  // a name, like a target's
+	paramProb   paramType = iota // a probability in [0,1]
+	paramDur                     // a non-negative duration
+	paramName                    // a name, like a target's
+	paramRate                    // a positive ratio
+	paramOffset                  // a duration, negative or positive
 )
 
 func (t paramType) String() string {
-	return [...]string{"probability", "duration", "name"}[t]
+	return [...]string{"probability", "duration", "name", "rate", "±duration"}[t]
 }
+
+// The rates a clock-drift may set.
+const minRate, maxRate = 0.01, 100
 
 // faultParam is one key=value parameter of the text form. Each belongs to
 // one kind; the table drives printing, parsing and validation alike.
@@ -38,6 +43,9 @@ var faultParams = []faultParam{
 	{key: "reorder", kind: FaultFlaky, typ: paramProb, f64: func(f *Fault) *float64 { return &f.Reorder }},
 	{key: "delay", kind: FaultFlaky, typ: paramDur, dur: func(f *Fault) *time.Duration { return &f.Delay }},
 	{key: "process", kind: FaultRestartProcess, typ: paramName, required: true, str: func(f *Fault) *string { return &f.Process }},
+	{key: "rate", kind: FaultClockDrift, typ: paramRate, required: true, f64: func(f *Fault) *float64 { return &f.Rate }},
+	{key: "by", kind: FaultClockJump, typ: paramOffset, required: true, dur: func(f *Fault) *time.Duration { return &f.By }},
+	{key: "fsync", kind: FaultSlowDisk, typ: paramDur, required: true, dur: func(f *Fault) *time.Duration { return &f.Fsync }},
 }
 
 // paramKeys lists the keys, for errors.
@@ -88,6 +96,12 @@ func (p faultParam) parse(f *Fault, val string) error {
 			return fmt.Errorf("invalid %s %q", p.typ, val)
 		}
 		*p.f64(f) = v
+	case p.typ == paramOffset:
+		d, err := time.ParseDuration(val)
+		if err != nil {
+			return fmt.Errorf("invalid duration %q (want e.g. 2s or -500ms)", val)
+		}
+		*p.dur(f) = d
 	case p.dur != nil:
 		d, err := parseDur(val)
 		if err != nil {
@@ -114,6 +128,11 @@ func (p faultParam) check(f *Fault) error {
 	case paramName:
 		if v := *p.str(f); !validTargetName(v) {
 			return fmt.Errorf("invalid %s %q", p.key, v)
+		}
+	case paramRate:
+		// Bounded, so that a clock's readings stay far from overflow.
+		if v := *p.f64(f); !(v >= minRate && v <= maxRate) {
+			return fmt.Errorf("rate %v outside [%v, %v] (1.05 runs 5%% fast, 0.95 5%% slow)", v, minRate, maxRate)
 		}
 	}
 	return nil

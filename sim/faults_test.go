@@ -221,3 +221,20 @@ func TestWorldEventOrderIsTimeThenInsertion(t *testing.T) {
 	w.RunFor(time.Second)
 	assert.Equal(t, []string{"a", "b", "c"}, order)
 }
+
+// TestInvalidFaultDoesNothing: a fault a nemesis built wrong (here a
+// crash with no target group) changes nothing, and the trace says so.
+func TestInvalidFaultDoesNothing(t *testing.T) {
+	w, a, _, _, _ := twoHosts(t)
+	var names []string
+	w.Subscribe(func(e *sim.Event) {
+		if e.Kind == sim.KindFault {
+			names = append(names, e.Name)
+		}
+	})
+	w.Inject(sim.Fault{Kind: sim.FaultCrash})
+	assert.True(t, a.Up())
+	require.Equal(t, []string{"crash-invalid"}, names)
+	assert.True(t, sim.ParseFaultEvent(names[0]).Unresolved)
+	assert.False(t, sim.ParseFaultEvent(names[0]).Starts())
+}

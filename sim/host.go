@@ -56,10 +56,11 @@ type Host struct {
 	exposed     map[string]any
 	processes   []string          // declared by the spec
 	restarts    map[string]func() // this incarnation's restart handlers
+	clock       clock             // the machine's: it survives crashes
 }
 
 func newHost(w *World, id HostID, spec HostSpec) *Host {
-	h := &Host{w: w, id: id, name: spec.Name, role: spec.Role, boot: spec.Boot, processes: spec.Processes}
+	h := &Host{w: w, id: id, name: spec.Name, role: spec.Role, boot: spec.Boot, processes: spec.Processes, clock: newClock()}
 	h.disk = newDisk(h, spec.Disk)
 	return h
 }
@@ -75,9 +76,6 @@ func (h *Host) Role() string { return h.role }
 
 // World returns the world the host lives in.
 func (h *Host) World() *World { return h.w }
-
-// Now is the world's current virtual time.
-func (h *Host) Now() Time { return h.w.now }
 
 // Disk returns the host's disk. It survives crashes; its unsynced writes do not.
 func (h *Host) Disk() *Disk { return h.disk }

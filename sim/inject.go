@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Resolver maps a target name that is not a host name to hosts, when the
 // fault fires. It reports false for names it does not know.
@@ -78,7 +81,11 @@ func (w *World) checkFault(f Fault) error {
 				return bothSides(f.Kind, h.name)
 			}
 			if f.Kind == FaultRestartProcess && !h.declares(f.Process) {
-				return fmt.Errorf("host %s runs no process %q that restarts alone (it declares %v in HostSpec.Processes): name another process or host", h.name, f.Process, h.processes)
+				has := "it has none"
+				if len(h.processes) > 0 {
+					has = "it has " + strings.Join(h.processes, ", ")
+				}
+				return fmt.Errorf("host %s runs no process %q that restarts alone (%s): name another process or host", h.name, f.Process, has)
 			}
 		}
 		earlier = append(earlier, ids...)
@@ -95,8 +102,14 @@ func (w *World) Apply(s Schedule) {
 }
 
 // Inject performs f now. Targets that do not resolve are skipped, and the
-// trace says so.
+// trace says so. An invalid fault (see Fault.Validate; schedules are
+// validated when parsed and before a run, so only a nemesis's own code can
+// make one) does nothing, and the trace says so too: "<kind>-invalid".
 func (w *World) Inject(f Fault) {
+	if err := f.Validate(); err != nil {
+		w.emit(KindFault, NoHost, NoHost, 0, "", string(f.Kind)+invalidSuffix)
+		return
+	}
 	groups := make([][]HostID, 0, len(f.Targets))
 	for _, g := range f.Targets {
 		ids, err := w.resolveGroup(g)
@@ -172,16 +185,8 @@ func (w *World) Inject(f Fault) {
 	case FaultHeal:
 		w.net.HealAll()
 		w.emit(KindFault, NoHost, NoHost, 0, "", name)
-	case FaultRestartProcess:
-		for _, id := range groups[0] {
-			// A crashed host runs nothing, and a frozen one cannot act.
-			if h := w.hosts[id]; h.Up() && !h.Paused() {
-				if restart := h.processRestart(f.Process); restart != nil {
-					w.setEvent(KindFault, id, NoHost, 0, "", name, &FaultDetail{Process: f.Process})
-					restart()
-				}
-			}
-		}
+	case FaultClockDrift, FaultClockJump, FaultSlowDisk, FaultRestartProcess:
+		undo = w.injectMachine(f, groups[0])
 	}
 	if undo != nil && f.For > 0 {
 		w.After(f.For, name+"-end", undo)

@@ -95,3 +95,15 @@ func TestOnProcessRestartNeedsTheDeclaration(t *testing.T) {
 	assert.PanicsWithValue(t, "sim: host h registers a restart of process agent, which its HostSpec.Processes does not declare",
 		func() { w.RunFor(0) })
 }
+
+// TestCheckTargetsKnowsTheProcesses: a schedule may restart a process its
+// target declares, and is told which ones it has otherwise.
+func TestCheckTargetsKnowsTheProcesses(t *testing.T) {
+	w, _, _ := daemonWorld(t)
+	ok, err := sim.ParseSchedule("s.txt", "1s restart-process node-1 process=agent\n")
+	require.NoError(t, err)
+	require.NoError(t, w.CheckTargets(ok))
+	bad, err := sim.ParseSchedule("s.txt", "1s restart-process node-1 process=kubelet\n")
+	require.NoError(t, err)
+	assert.EqualError(t, w.CheckTargets(bad), `s.txt:1: restart-process at 1s: host node-1 runs no process "kubelet" that restarts alone (it has agent): name another process or host`)
+}

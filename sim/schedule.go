@@ -16,6 +16,12 @@ import (
 //
 //	flaky            loss=<p> dup=<p> reorder=<p> delay=<duration>
 //	restart-process  process=<name> (required; no "for": it acts at once)
+//	clock-drift      rate=<r> (required: local seconds per second, 0.01 to 100, e.g. 1.05 or 0.95)
+//	clock-jump       by=<±duration> (required: steps the wall clock; no "for")
+//	slow-disk        fsync=<duration> (required: what every fsync takes meanwhile)
+//
+// Without "for", a fault that lasts (crash, torn, wipe, pause, the network
+// faults, clock-drift, slow-disk) lasts until the end of the run.
 //
 // Blank lines and lines starting with '#' are ignored. For example:
 //
@@ -24,7 +30,10 @@ import (
 //	20s partition etcd-1,etcd-2|etcd-3,etcd-4,etcd-5 for 30s
 //	25s oneway etcd-1>etcd-3 for 2s
 //	40s restart-process node-3 process=kubelet
+//	50s clock-drift etcd-2 for 60s rate=1.05
+//	55s clock-jump node-1 by=-30s
 //	60s flaky * for 10s loss=0.2 dup=0.05
+//	70s slow-disk etcd-3 for 20s fsync=200ms
 //	90s heal
 //
 // String and ParseSchedule are exact inverses (but for Pos, which the text
@@ -154,6 +163,9 @@ func parseFault(line string) (Fault, string, error) {
 			return f, key, fmt.Errorf("unknown parameter %q (want one of %s)", key, strings.Join(paramKeys(), ", "))
 		}
 		if err := p.parse(&f, val); err != nil {
+			return f, key, err
+		}
+		if err := p.check(&f); err != nil {
 			return f, key, err
 		}
 		rest = rest[1:]

@@ -54,6 +54,19 @@ func genFault(t *rapid.T) sim.Fault {
 		f.Targets = [][]string{genNames(t, "targets")}
 		f.For = 0
 		f.Process = rapid.StringMatching(`[a-z][a-z0-9-]{0,8}`).Draw(t, "process")
+	case sim.FaultClockDrift:
+		f.Targets = [][]string{genNames(t, "targets")}
+		f.Rate = rapid.OneOf(rapid.Float64Range(0.01, 10), rapid.SampledFrom([]float64{0.95, 1, 1.05})).Draw(t, "rate")
+	case sim.FaultClockJump:
+		f.Targets = [][]string{genNames(t, "targets")}
+		f.For = 0
+		f.By = genDur(t, "by") + 1
+		if rapid.Bool().Draw(t, "back") {
+			f.By = -f.By
+		}
+	case sim.FaultSlowDisk:
+		f.Targets = [][]string{genNames(t, "targets")}
+		f.Fsync = genDur(t, "fsync") + 1
 	default:
 		f.Targets = [][]string{genNames(t, "targets")}
 	}
@@ -98,10 +111,13 @@ func TestParseScheduleExample(t *testing.T) {
 60s flaky * for 10s loss=0.2 dup=0.05 delay=5ms
 90s heal
 100s restart-process node-3 process=kubelet
+110s clock-drift etcd-1,etcd-2 for 30s rate=0.95
+120s clock-jump node-1 by=-2m
+130s slow-disk etcd-3 for 10s fsync=250ms
 `
 	s, err := sim.ParseSchedule("example", text)
 	require.NoError(t, err)
-	require.Len(t, s, 6)
+	require.Len(t, s, 9)
 	assert.Equal(t, [][]string{{"etcd-1", "etcd-2"}, {"etcd-3", "etcd-4", "etcd-5"}}, s[1].Targets)
 	assert.Equal(t, 0.2, s[3].Loss)
 	assert.Equal(t, 5*time.Millisecond, s[3].Delay)
@@ -109,6 +125,11 @@ func TestParseScheduleExample(t *testing.T) {
 	assert.Equal(t, sim.Fault{At: 100 * time.Second, Kind: sim.FaultRestartProcess, Targets: [][]string{{"node-3"}},
 		Process: "kubelet", Pos: "example:8"}, s[5])
 	assert.Equal(t, "example:5", s[2].Pos, "blank and comment lines count")
+	assert.Equal(t, 0.95, s[6].Rate)
+	assert.Equal(t, 30*time.Second, s[6].For)
+	assert.Equal(t, -2*time.Minute, s[7].By)
+	assert.Equal(t, 250*time.Millisecond, s[8].Fsync)
+	assert.Equal(t, "2m0s clock-jump node-1 by=-2m0s", s[7].String())
 }
 
 // TestParseScheduleErrors: a malformed line gets an error naming the
@@ -134,6 +155,19 @@ func TestParseScheduleErrors(t *testing.T) {
 		{"1s restart-process a process=kubelet for 2s", `sched.txt:1: field "for": restart-process acts at once: drop "for 2s"`},
 		{"1s crash a process=kubelet", `sched.txt:1: field "process": process belongs to restart-process only`},
 		{"1s restart-process a process=a|b", `sched.txt:1: field "process": invalid process "a|b"`},
+		{"1s clock-drift a", `sched.txt:1: field "rate": clock-drift needs rate=<rate>`},
+		{"1s clock-drift a rate=-1", `sched.txt:1: field "rate": rate -1 outside [0.01, 100] (1.05 runs 5% fast, 0.95 5% slow)`},
+		{"1s clock-drift a rate=fast", `sched.txt:1: field "rate": invalid rate "fast"`},
+		{"1s clock-drift a rate=0", `sched.txt:1: field "rate": rate 0 outside [0.01, 100]`},
+		{"1s clock-drift a rate=101", `sched.txt:1: field "rate": rate 101 outside [0.01, 100]`},
+		{"1s clock-drift a rate=NaN", `sched.txt:1: field "rate": rate NaN outside [0.01, 100]`},
+		{"1s clock-drift a rate=+Inf", `sched.txt:1: field "rate": rate +Inf outside [0.01, 100]`},
+		{"1s clock-jump a", `sched.txt:1: field "by": clock-jump needs by=<±duration>`},
+		{"1s clock-jump a by=soon", `sched.txt:1: field "by": invalid duration "soon" (want e.g. 2s or -500ms)`},
+		{"1s clock-jump a by=1s for 5s", `sched.txt:1: field "for": clock-jump acts at once: drop "for 5s"`},
+		{"1s slow-disk a for 5s", `sched.txt:1: field "fsync": slow-disk needs fsync=<duration>`},
+		{"1s slow-disk a fsync=-1s", `sched.txt:1: field "fsync": negative duration "-1s"`},
+		{"1s crash a rate=2", `sched.txt:1: field "rate": rate belongs to clock-drift only`},
 		{"1s crash a b", `sched.txt:1: field "targets": unexpected "b"`},
 		{"1s heal a", `sched.txt:1: field "targets": unexpected "a"`},
 		{"1s", `sched.txt:1: field "kind"`},
@@ -168,7 +202,7 @@ func TestCheckTargetsNamesTheLine(t *testing.T) {
 		{"# header\n\n1s crash nobody\n", `sched.txt:3: crash at 1s: unknown fault target "nobody": name a host (such as a), "*" for every host, or a group the scenario defines`},
 		{"1s partition a|*\n", `sched.txt:1: partition at 1s: partition puts a on both sides: a host cannot be cut off from itself; name it on one side only`},
 		{"1s crash a\n2s oneway *>b\n", `sched.txt:2: oneway at 2s: oneway puts b on both sides`},
-		{"1s restart-process a process=kubelet\n", `sched.txt:1: restart-process at 1s: host a runs no process "kubelet" that restarts alone (it declares [] in HostSpec.Processes)`},
+		{"1s restart-process a process=kubelet\n", `sched.txt:1: restart-process at 1s: host a runs no process "kubelet" that restarts alone (it has none): name another process or host`},
 	}
 	for _, c := range cases {
 		s, err := sim.ParseSchedule("sched.txt", c.text)

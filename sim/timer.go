@@ -6,11 +6,12 @@ import "time"
 // incarnation of its host: after a crash it never fires again. Arming a timer
 // again reuses its queue entry, so a periodic timer allocates nothing.
 type Timer struct {
-	host *Host
-	inc  uint64
-	id   uint64
-	fn   func()
-	e    entry
+	host     *Host
+	inc      uint64
+	id       uint64
+	fn       func()
+	deadline Time // the host's monotonic reading it fires at, once armed
+	e        entry
 }
 
 // NewTimer makes an unarmed timer that calls fn when it fires. The name is
@@ -21,23 +22,27 @@ func (h *Host) NewTimer(name string, fn func()) *Timer {
 	return t
 }
 
-// After arms a new one-shot timer.
+// After arms a new one-shot timer, d from now on the host's monotonic
+// clock.
 func (h *Host) After(d time.Duration, name string, fn func()) *Timer {
 	t := h.NewTimer(name, fn)
 	t.Reset(d)
 	return t
 }
 
-// Reset (re)arms the timer to fire d from now.
+// Reset (re)arms the timer to fire d from now, as the host's monotonic
+// clock measures it (Host.Now): on a drifted host that is sooner or later
+// in virtual time.
 func (t *Timer) Reset(d time.Duration) {
-	w := t.host.w
-	if t.inc != t.host.incarnation || t.host.state != hostUp {
+	h := t.host
+	if t.inc != h.incarnation || h.state != hostUp {
 		return
 	}
 	if t.e.index >= 0 {
-		w.queue.remove(&t.e)
+		h.w.queue.remove(&t.e)
 	}
-	w.schedule(&t.e, w.now.Add(d))
+	t.deadline = h.Now().Add(d)
+	h.w.schedule(&t.e, h.clock.virtualAt(t.deadline))
 }
 
 // Stop disarms the timer and reports whether it was armed.

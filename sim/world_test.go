@@ -105,11 +105,22 @@ func randomSchedule(rng *sim.Stream, hosts []string, horizon time.Duration, n in
 			}
 			f.Targets = [][]string{a, b}
 		case sim.FaultOneWay:
-			f.Targets = [][]string{pick(), pick()}
+			perm := rng.Perm(len(hosts))
+			cut := 1 + rng.IntN(len(hosts)-1)
+			f.Targets = [][]string{{hosts[perm[0]]}, {hosts[perm[cut]]}}
 		case sim.FaultHeal:
 			f.For = 0
 		case sim.FaultRestartProcess:
 			f.Targets, f.For, f.Process = [][]string{pick()}, 0, "chatter"
+		case sim.FaultClockDrift:
+			f.Targets, f.Rate = [][]string{pick()}, 0.5+rng.Float64()
+		case sim.FaultClockJump:
+			f.Targets, f.For, f.By = [][]string{pick()}, 0, time.Duration(rng.Int64N(int64(time.Second)))-500*time.Millisecond
+			if f.By == 0 {
+				f.By = time.Millisecond
+			}
+		case sim.FaultSlowDisk:
+			f.Targets, f.Fsync = [][]string{pick()}, time.Duration(1+rng.IntN(50))*time.Millisecond
 		case sim.FaultFlaky:
 			f.Targets = [][]string{pick()}
 			f.Loss, f.Dup, f.Reorder = rng.Float64()/2, rng.Float64()/4, rng.Float64()/4

@@ -33,7 +33,7 @@ func (s *Server) bind(c *call) {
 			return nil, bindConflict(pod.Name, fmt.Sprintf("pod %s is already assigned to node %q", pod.Name, pod.Spec.NodeName))
 		}
 		pod.Spec.NodeName = c.req.NodeName
-		now := model.Time(s.h.Now())
+		now := model.Time(s.h.WallClock())
 		model.SetPodCondition(&pod.Status, model.PodCondition{Type: model.PodScheduled, Status: model.ConditionTrue,
 			LastProbeTime: now, LastTransitionTime: now})
 		return pod, nil

@@ -76,7 +76,7 @@ func (op *deleteOp) try(kv mvcc.KeyValue) {
 	}
 	next := cur.DeepCopyObject()
 	nm := next.GetObjectMeta()
-	nm.DeletionTimestamp = model.Ptr(model.Time(s.h.Now()).Add(time.Duration(grace) * time.Second))
+	nm.DeletionTimestamp = model.Ptr(model.Time(s.h.WallClock()).Add(time.Duration(grace) * time.Second))
 	nm.DeletionGracePeriodSeconds = model.Ptr(grace)
 	data, err := encodeObject(next)
 	if err != nil {

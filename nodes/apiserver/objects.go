@@ -71,7 +71,7 @@ func (s *Server) prepareForCreate(obj model.Object) {
 	m := obj.GetObjectMeta()
 	m.ResourceVersion = ""
 	m.UID = s.newUID()
-	m.CreationTimestamp = model.Time(s.h.Now())
+	m.CreationTimestamp = model.Time(s.h.WallClock())
 	m.Generation = 1
 	m.DeletionTimestamp = nil
 	m.DeletionGracePeriodSeconds = nil

@@ -68,6 +68,24 @@ func (cl *cluster) addClient(name string, endpoints ...int) **Client {
 	return c
 }
 
+// soloAndRest adds a client (named solo) of member i alone and one (named
+// rest) of the other members, writes k=old through the latter and waits
+// until every member applied it.
+func (cl *cluster) soloAndRest(i int, solo, rest string) (cSolo, cRest **Client) {
+	cl.t.Helper()
+	var others []int
+	for j := range cl.members {
+		if j != i {
+			others = append(others, j)
+		}
+	}
+	cSolo, cRest = cl.addClient(solo, i), cl.addClient(rest, others...)
+	_, err := cl.put(cRest, "k", "old")
+	require.NoError(cl.t, err)
+	cl.requireConverged(time.Second)
+	return cSolo, cRest
+}
+
 // member returns the live member on host i, or nil.
 func (cl *cluster) member(i int) *member {
 	m, _ := cl.members[i].Exposed(exposeName).(*member)

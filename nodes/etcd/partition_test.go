@@ -60,22 +60,14 @@ func TestLinearizableReadOnPartitionedOldLeader(t *testing.T) {
 		t.Run(fmt.Sprintf("LocalReads=%v", local), func(t *testing.T) {
 			cl := newCluster(t, 6, 3, func(c *Config) { c.Ablations = ablation.When(local, ablation.LocalReads) }, sim.DiskSpec{})
 			lead := cl.waitLeader(5 * time.Second)
-			var others []int
-			for i := range cl.members {
+			cOld, cNew := cl.soloAndRest(lead, "c-old", "c-new")
+			others := []*sim.Host{cl.host("c-new")}
+			for i, m := range cl.members {
 				if i != lead {
-					others = append(others, i)
+					others = append(others, m)
 				}
 			}
-			cOld := cl.addClient("c-old", lead)
-			cNew := cl.addClient("c-new", others...)
-			_, err := cl.put(cNew, "k", "old")
-			require.NoError(t, err)
-			cl.requireConverged(time.Second)
-
-			cl.partition(
-				[]*sim.Host{cl.members[lead], cl.host("c-old")},
-				[]*sim.Host{cl.members[others[0]], cl.members[others[1]], cl.host("c-new")},
-			)
+			cl.partition([]*sim.Host{cl.members[lead], cl.host("c-old")}, others)
 			// Right after the cut the old leader still believes it leads; a
 			// linearizable read cannot confirm that and must not answer.
 			g, err := cl.get(cOld, "k", GetOptions{})

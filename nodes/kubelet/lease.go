@@ -143,7 +143,7 @@ func (p *process) newLease(base *model.Lease) *model.Lease {
 	}
 	l.Spec.HolderIdentity = model.Ptr(p.cfg.Node)
 	l.Spec.LeaseDurationSeconds = model.Ptr(int32(p.cfg.LeaseDuration / time.Second))
-	l.Spec.RenewTime = model.Ptr(model.Time(p.h.Now()))
+	l.Spec.RenewTime = model.Ptr(model.Time(p.h.WallClock()))
 	if len(l.OwnerReferences) == 0 && p.node.uid != "" {
 		l.OwnerReferences = []model.OwnerReference{{APIVersion: "v1", Kind: model.KindNode, Name: p.cfg.Node, UID: p.node.uid}}
 	}

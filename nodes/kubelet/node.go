@@ -109,7 +109,7 @@ func (p *process) scheduleNodeStatus() {
 // allocatable, addresses and conditions, each condition's heartbeat now
 // (its transition time kept while its status holds).
 func (p *process) setNodeStatus(node *model.Node) {
-	now := model.Time(p.h.Now())
+	now := model.Time(p.h.WallClock())
 	node.Status.Capacity = p.cfg.Capacity.DeepCopy()
 	node.Status.Allocatable = p.cfg.Capacity.DeepCopy()
 	node.Status.Addresses = []model.NodeAddress{{Type: "InternalIP", Address: p.nodeIP}, {Type: "Hostname", Address: p.cfg.Node}}

@@ -14,8 +14,8 @@ import (
 type podState struct {
 	uid       model.UID
 	pod       *model.Pod // the informer's latest (shared: never modify)
-	firstSeen sim.Time
-	readyView bool // the readiness last traced (PodReady)
+	firstSeen sim.Time   // the wall clock when first seen: the pod's startTime
+	readyView bool       // the readiness last traced (PodReady)
 
 	probes       map[string]*containerProbes // by container name
 	backoffTimer *sim.Timer
@@ -41,7 +41,7 @@ func (p *process) handlePodAdd(obj model.Object) {
 		return
 	}
 	if ps == nil {
-		ps = &podState{uid: pod.UID, firstSeen: p.h.Now(), readyView: model.IsPodReady(pod),
+		ps = &podState{uid: pod.UID, firstSeen: p.h.WallClock(), readyView: model.IsPodReady(pod),
 			probes: make(map[string]*containerProbes)}
 		p.tracked[pod.UID] = ps
 	}

@@ -41,7 +41,7 @@ func (p *process) computeStatus(ps *podState, sb *sandbox) model.PodStatus {
 	if ps.desired != nil {
 		base = ps.desired
 	}
-	now := model.Time(p.h.Now())
+	now := model.Time(p.h.WallClock())
 	st := model.PodStatus{HostIP: p.nodeIP, PodIP: base.PodIP, StartTime: base.StartTime}
 	if st.StartTime == nil {
 		st.StartTime = pod.Status.StartTime

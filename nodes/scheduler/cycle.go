@@ -72,7 +72,7 @@ func (l *schedulingLoop) handleUnschedulable(qp *queuedPod, msg string) {
 func (l *schedulingLoop) maybeUpdatePodScheduled(pod *model.Pod, msg string) {
 	cp := pod.DeepCopy()
 	cond := model.PodCondition{Type: model.PodScheduled, Status: model.ConditionFalse,
-		Reason: model.PodReasonUnschedulable, Message: msg, LastTransitionTime: model.Time(l.h.Now())}
+		Reason: model.PodReasonUnschedulable, Message: msg, LastTransitionTime: model.Time(l.h.WallClock())}
 	if !model.SetPodCondition(&cp.Status, cond) {
 		return
 	}

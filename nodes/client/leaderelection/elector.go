@@ -102,8 +102,9 @@ func (le *LeaderElector) Stop() {
 	le.finish()
 	if wasLeading && le.cfg.ReleaseOnCancel && le.lease != nil {
 		lease := le.lease.DeepCopy()
-		lease.Spec = Record{LeaseDurationSeconds: 1, RenewTime: model.MicroTime(le.h.Now()),
-			AcquireTime: model.MicroTime(le.h.Now()), LeaderTransitions: le.observed.LeaderTransitions}.spec()
+		wall := model.MicroTime(le.h.WallClock())
+		lease.Spec = Record{LeaseDurationSeconds: 1, RenewTime: wall,
+			AcquireTime: wall, LeaderTransitions: le.observed.LeaderTransitions}.spec()
 		le.leases.Update(lease, func(model.Object, error) {})
 	}
 }

@@ -14,7 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// interval is one stretch of leadership a candidate believed it had.
+// interval is one stretch of leadership a candidate believed it had, in
+// virtual time (the candidates' clocks may be off).
 type interval struct {
 	who        string
 	start, end sim.Time // end is -1 while leading
@@ -40,12 +41,12 @@ func newElection(t *testing.T, seed uint64, n int) *election {
 				Client: c, Name: "kube-controller-manager", Identity: name,
 				Callbacks: leaderelection.LeaderCallbacks{
 					OnStartedLeading: func() {
-						cur = &interval{who: name, start: h.Now(), end: -1}
+						cur = &interval{who: name, start: h.World().Now(), end: -1}
 						e.intervals = append(e.intervals, cur)
 					},
 					OnStoppedLeading: func() {
 						if cur != nil {
-							cur.end = h.Now()
+							cur.end = h.World().Now()
 							cur = nil
 						}
 					},
@@ -55,7 +56,7 @@ func newElection(t *testing.T, seed uint64, n int) *election {
 			require.NoError(t, err)
 			h.OnCrash(func() {
 				if cur != nil {
-					cur.end = h.Now() // the process is gone: it leads no more
+					cur.end = h.World().Now() // the process is gone: it leads no more
 					cur = nil
 				}
 			})
@@ -81,6 +82,32 @@ func (e *election) leaders() []string {
 func (e *election) host(name string) *sim.Host {
 	h, _ := e.World.HostByName(name)
 	return h
+}
+
+// leaderAfter runs the election for d and returns its one leader.
+func (e *election) leaderAfter(t *testing.T, d time.Duration) string {
+	t.Helper()
+	e.World.RunFor(d)
+	leader := e.leaders()
+	require.Len(t, leader, 1)
+	return leader[0]
+}
+
+// takeoverWindow bounds how long the others take to take over a lease
+// whose holder stopped renewing, in virtual time, when their clocks run
+// at rate: the lease was renewed at most RetryPeriod before; they notice
+// its last change within one jittered retry, wait LeaseDuration from then,
+// and try again within another.
+func takeoverWindow(rate float64) (lo, hi time.Duration) {
+	maxRetry := time.Duration(float64(leaderelection.DefaultRetryPeriod) * (1 + leaderelection.JitterFactor))
+	lo = leaderelection.DefaultLeaseDuration - leaderelection.DefaultRetryPeriod
+	hi = leaderelection.DefaultLeaseDuration + 2*maxRetry + time.Second
+	return time.Duration(float64(lo) / rate), time.Duration(float64(hi) / rate)
+}
+
+func within(t *testing.T, got, lo, hi time.Duration, seed uint64) {
+	t.Helper()
+	require.True(t, got > lo && got < hi, "seed %d: %v, want within (%v, %v)", seed, got, lo, hi)
 }
 
 // requireNoOverlap asserts that no two candidates believed they led at the
@@ -115,22 +142,15 @@ func TestOneLeaderAmongThree(t *testing.T) {
 func TestFailoverAfterLeaderCrash(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
 		e := newElection(t, seed, 3)
-		e.World.RunFor(30 * time.Second)
-		old := e.leaders()
-		require.Len(t, old, 1)
+		old := e.leaderAfter(t, 30*time.Second)
 		crashAt := e.World.Now()
-		e.host(old[0]).Crash()
+		e.host(old).Crash()
 		e.World.RunFor(time.Minute)
 		require.Len(t, e.intervals, 2, "seed %d", seed)
 		next := e.intervals[1]
-		took := next.start.Sub(crashAt)
-		// The lease was renewed at most RetryPeriod before the crash; the
-		// others notice its last change within one jittered retry, wait
-		// LeaseDuration from then, and try again within another.
-		maxRetry := time.Duration(float64(leaderelection.DefaultRetryPeriod) * (1 + leaderelection.JitterFactor))
-		require.Greater(t, took, leaderelection.DefaultLeaseDuration-leaderelection.DefaultRetryPeriod, "seed %d", seed)
-		require.Less(t, took, leaderelection.DefaultLeaseDuration+2*maxRetry+time.Second, "seed %d", seed)
-		require.NotEqual(t, old[0], next.who)
+		lo, hi := takeoverWindow(1)
+		within(t, next.start.Sub(crashAt), lo, hi, seed)
+		require.NotEqual(t, old, next.who)
 		e.requireNoOverlap(t)
 		lease := e.Backend.Objects["leases/kube-system/kube-controller-manager"].(*model.Lease)
 		require.Equal(t, int32(1), *lease.Spec.LeaseTransitions)

@@ -9,10 +9,15 @@ import (
 // tryAcquireOrRenew is client-go's: it creates the lease, or takes it over
 // when the observed record has expired, or renews it when held; done gets
 // whether this candidate holds the lease afterwards.
+//
+// Like client-go it judges expiry by its own clock only: the record's
+// times are the writer's wall clock, but expiry is when the record was
+// observed here (observedTime, monotonic) plus its duration, so that a
+// skewed or stepped clock elsewhere does not matter; a clock that runs at
+// another rate does.
 func (le *LeaderElector) tryAcquireOrRenew(done func(ok bool)) {
 	now := le.h.Now()
-	rec := Record{HolderIdentity: le.cfg.Identity, LeaseDurationSeconds: int32(le.cfg.LeaseDuration.Seconds()),
-		RenewTime: model.MicroTime(now), AcquireTime: model.MicroTime(now)}
+	rec := le.record()
 
 	// Fast path: the leader renews its cached lease without reading it.
 	if le.IsLeader() && le.isLeaseValid(now) && le.lease != nil {
@@ -31,9 +36,16 @@ func (le *LeaderElector) tryAcquireOrRenew(done func(ok bool)) {
 	le.slowPath(now, done)
 }
 
+// record is this candidate's record as of now, stamped with its wall
+// clock.
+func (le *LeaderElector) record() Record {
+	wall := model.MicroTime(le.h.WallClock())
+	return Record{HolderIdentity: le.cfg.Identity, LeaseDurationSeconds: int32(le.cfg.LeaseDuration.Seconds()),
+		RenewTime: wall, AcquireTime: wall}
+}
+
 func (le *LeaderElector) slowPath(now sim.Time, done func(bool)) {
-	rec := Record{HolderIdentity: le.cfg.Identity, LeaseDurationSeconds: int32(le.cfg.LeaseDuration.Seconds()),
-		RenewTime: model.MicroTime(now), AcquireTime: model.MicroTime(now)}
+	rec := le.record()
 	le.leases.Get(le.cfg.Name, client.GetOptions{}, func(obj model.Object, err error) {
 		if err != nil {
 			if !client.IsNotFound(err) {

@@ -250,8 +250,9 @@ func (c *Controller) processKey(key string, done func(error)) {
 	s.run()
 }
 
-// now is the controller's clock as an API timestamp.
-func (c *Controller) now() model.Time { return model.Time(c.h.Now()) }
+// now is the controller's wall clock, an API timestamp: what it stamps
+// conditions with and compares their times (the progress deadline) with.
+func (c *Controller) now() model.Time { return model.Time(c.h.WallClock()) }
 
 // guard wraps an API callback so that it does nothing after Stop.
 func (c *Controller) guard(fn func(model.Object, error)) func(model.Object, error) {

@@ -256,8 +256,14 @@ func (c *Controller) guard(fn func(model.Object, error)) func(model.Object, erro
 	}
 }
 
-// now is the controller's clock as an API timestamp.
+// now is the controller's monotonic clock, what it measures grace periods
+// and eviction delays with (in-process times, as Go's time.Now() compares
+// them).
 func (c *Controller) now() model.Time { return model.Time(c.h.Now()) }
+
+// stamp is the controller's wall clock, what it stamps into objects
+// (condition transitions, a taint's TimeAdded).
+func (c *Controller) stamp() model.Time { return model.Time(c.h.WallClock()) }
 
 // podsOnNode returns the pods of the informer bound to node, in key order.
 func (c *Controller) podsOnNode(node string) []*model.Pod {

@@ -273,7 +273,7 @@ func (e *taintEviction) deletePod(ns, name string, done func(error)) {
 				e.c.guard(func(_ model.Object, err error) { done(err) }))
 		}
 		cond := model.PodCondition{Type: PodDisruptionTarget, Status: model.ConditionTrue, Reason: ReasonDeletionByTaintManager,
-			Message: "Taint manager: deleting due to NoExecute taint", LastTransitionTime: e.c.now()}
+			Message: "Taint manager: deleting due to NoExecute taint", LastTransitionTime: e.c.stamp()}
 		if !model.SetPodCondition(&pod.Status, cond) {
 			del()
 			return

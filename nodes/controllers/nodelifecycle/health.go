@@ -159,7 +159,7 @@ func (c *Controller) tryUpdateNodeHealth(node *model.Node, done func(healthResul
 		done(res, nil)
 		return
 	}
-	markUnknown(node, now)
+	markUnknown(node, c.stamp())
 	_, res.current = model.GetNodeCondition(&node.Status, model.NodeReady)
 	if *res.current == observed {
 		done(res, nil)
@@ -233,7 +233,7 @@ func (c *Controller) markPodsNotReady(pods []*model.Pod, node string, done func(
 		}
 		next := *cond
 		next.Status = model.ConditionFalse
-		next.LastTransitionTime = c.now()
+		next.LastTransitionTime = c.stamp()
 		if !model.SetPodCondition(&pod.Status, next) {
 			step(i + 1)
 			return

@@ -42,7 +42,8 @@ func bootKubelet(h *sim.Host, servers []sim.HostID) {
 	k.postReady()
 }
 
-func (k *kubeletStandIn) now() model.Time { return model.Time(k.h.Now()) }
+// now is the stand-in's wall clock: what it stamps its heartbeats with.
+func (k *kubeletStandIn) now() model.Time { return model.Time(k.h.WallClock()) }
 
 // postReady sets the node's Ready condition to True (with a fresh
 // heartbeat), retrying until it succeeds, then starts renewing.
@@ -121,7 +122,7 @@ func newObserver(h *sim.Host, servers []sim.HostID) *observer {
 }
 
 func (o *observer) note(fact string) {
-	now := model.Time(o.h.Now())
+	now := model.Time(o.h.World().Now())
 	if _, ok := o.first[fact]; !ok {
 		o.first[fact] = now
 	}

@@ -187,7 +187,7 @@ func (c *Controller) removeTaints(name string, view *model.Node, taints []model.
 // swapTaints adds taints (with TimeAdded now) and then removes others, as
 // SwapNodeControllerTaint; ok reports that both succeeded.
 func (c *Controller) swapTaints(node *model.Node, add, remove []model.Taint, done func(ok bool)) {
-	now := c.now()
+	now := c.stamp()
 	stamped := make([]model.Taint, len(add))
 	for i, t := range add {
 		t.TimeAdded = model.Ptr(now)

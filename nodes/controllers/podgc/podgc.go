@@ -127,7 +127,7 @@ func (c *Controller) confirmGone(node string) {
 // its last state says why) and force-deletes it.
 func (c *Controller) deletePod(stored *model.Pod) {
 	pod := stored.DeepCopy()
-	now := model.Time(c.ctx.Host.Now())
+	now := model.Time(c.ctx.Host.WallClock())
 	pod.Status.Phase = model.PodFailed
 	model.SetPodCondition(&pod.Status, model.PodCondition{Type: "DisruptionTarget", Status: model.ConditionTrue,
 		Reason: "DeletionByPodGC", Message: "PodGC: node no longer exists", LastTransitionTime: now})

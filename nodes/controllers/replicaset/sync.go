@@ -66,7 +66,7 @@ func (c *Controller) syncReplicaSet(key string, done func(error)) {
 // a ReplicaSet whose ready pods are not yet available.
 func (c *Controller) finishSync(key string, rs *model.ReplicaSet, claimed []*model.Pod, manageErr error, done func(error)) {
 	rs = rs.DeepCopy()
-	status := calculateStatus(rs, claimed, manageErr, model.Time(c.ctx.Host.Now()))
+	status := calculateStatus(rs, claimed, manageErr, model.Time(c.ctx.Host.WallClock()))
 	c.updateStatus(rs, status, func(updated *model.ReplicaSet, err error) {
 		if c.stopped {
 			return
@@ -107,7 +107,7 @@ func (c *Controller) manageReplicas(active []*model.Pod, rs *model.ReplicaSet, d
 			})
 	case diff > 0:
 		n := min(diff, c.cfg.BurstReplicas)
-		victims := getPodsToDelete(active, c.relatedPods(rs), n, model.Time(c.ctx.Host.Now()))
+		victims := getPodsToDelete(active, c.relatedPods(rs), n, model.Time(c.ctx.Host.WallClock()))
 		keys := make([]string, len(victims))
 		for i, p := range victims {
 			keys[i] = cache.MetaNamespaceKeyFunc(p)

@@ -1,4 +1,4 @@
-package scenarios
+package nemesis
 
 import (
 	"time"
@@ -9,7 +9,8 @@ import (
 // ChaosSchedule draws a random fault schedule from rng: roughly one fault
 // every 10 virtual seconds, each lasting 1 to 15 s, chosen among crashes,
 // torn-write crashes, partitions of the members (clients land on a random
-// side), one-way cuts, isolation, pauses and flaky links. Faults may
+// side), one-way cuts, isolation, pauses, flaky links, a member's clock
+// drifting up to 20% fast or slow, and a member's disk slow to fsync. Faults may
 // overlap; all end by end. It never wipes a disk: a member that loses its
 // disk and rejoins under its old identity breaks Raft by design (the etcd
 // amnesia case), which is a lesson of its own, not chaos to survive.
@@ -40,15 +41,24 @@ func ChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule 
 			}
 		case r < 68:
 			f.Kind, f.Targets = sim.FaultIsolate, [][]string{{"etcd-leader"}}
-		case r < 83:
+		case r < 80:
 			f.Kind, f.Targets = sim.FaultPause, [][]string{{pick()}}
 			f.For = f.For / 3
-		default:
+		case r < 90:
 			f.Kind, f.Targets = sim.FaultFlaky, [][]string{{pick()}}
 			f.Loss = float64(rng.IntN(30)) / 100
 			f.Dup = float64(rng.IntN(10)) / 100
 			f.Reorder = float64(rng.IntN(20)) / 100
 			f.Delay = time.Duration(rng.IntN(20)) * time.Millisecond
+		case r < 95:
+			// A clock 20% fast or slow at most: Raft's ticks, and so its
+			// heartbeats and election timeouts, run at that rate.
+			f.Kind, f.Targets = sim.FaultClockDrift, [][]string{{pick()}}
+			f.Rate = float64(80+rng.IntN(41)) / 100
+		default:
+			// fsyncs of 50 to 500 ms: etcd warns of slow fdatasync at 1 s.
+			f.Kind, f.Targets = sim.FaultSlowDisk, [][]string{{pick()}}
+			f.Fsync = time.Duration(50+rng.IntN(451)) * time.Millisecond
 		}
 		s = append(s, f)
 		at += 3*time.Second + time.Duration(rng.Int64N(int64(14*time.Second)))
