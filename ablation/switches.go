@@ -71,6 +71,15 @@ var (
 	// client-go relists from the last resourceVersion). The API
 	// scenarios' informers (nodes/apiload) carry it.
 	RelistRV0 = declare(Ablation{Name: "reflector-relist-rv0", Mechanism: "a reflector relists with resourceVersion \"0\", which a lagging replica serves from its stale cache (Kubernetes issue 59848)", Check: "time-travel", Scenario: "api-watch-disconnects"})
+	// CacheResumePastCompaction (nodes/apiserver, the watch cache's
+	// reinit) answers etcd's cancellation of the cache's watch (its
+	// revision was compacted) by watching again from the compact revision,
+	// instead of relisting: the changes in between never reach the cache.
+	CacheResumePastCompaction = declare(Ablation{Name: "cache-resume-past-compaction", Mechanism: "when etcd compacted the revision the watch cache resumes from, the cache watches again from the compact revision instead of relisting, skipping the changes in between", Check: "informer-replay", Scenario: "api-etcd-compaction"})
+	// CacheRelistKeepsWatchers (nodes/apiserver, the watch cache's
+	// reinit) relists without first closing the watches served from the
+	// cache: they go on from the new list, missing what it jumped over.
+	CacheRelistKeepsWatchers = declare(Ablation{Name: "cache-relist-keeps-watchers", Mechanism: "a watch cache that relists (after a compaction) keeps its watches open instead of closing them, so they carry on past the changes the relist jumped over", Check: "informer-replay", Scenario: "api-etcd-compaction"})
 )
 
 // The spokes: kubelets, the scheduler's binding, the controller manager.

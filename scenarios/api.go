@@ -71,6 +71,12 @@ type APITopology struct {
 	// WatchIdleTimeout is the API clients'; default
 	// DefaultAPIWatchIdleTimeout.
 	WatchIdleTimeout time.Duration
+	// CompactionInterval is the API servers' --etcd-compaction-interval:
+	// how often they compact etcd's history (to the revision of one
+	// interval earlier). Zero means kube-apiserver's default, 5 min, longer
+	// than an API scenario's faults; scenarios set it lower, as an
+	// operator can, so that compaction happens under them.
+	CompactionInterval time.Duration
 }
 
 // APILayer is a built API layer: its hosts by name.
@@ -97,7 +103,8 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 	if top.WatchIdleTimeout <= 0 {
 		top.WatchIdleTimeout = DefaultAPIWatchIdleTimeout
 	}
-	l, servers, err := addAPIServers(c, top.Servers, top.WatchCacheWindow, abl)
+	l, servers, err := addAPIServers(c, top.Servers, apiserver.Config{WatchCacheWindow: top.WatchCacheWindow,
+		CompactionInterval: top.CompactionInterval, Ablations: abl})
 	if err != nil {
 		return nil, err
 	}
@@ -142,10 +149,11 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 }
 
 // addAPIServers adds n API server replicas (DefaultAPIServers when n <= 0)
-// on the cluster's etcd members, each starting on a different member, and
-// the fabric rule that only they may reach etcd's client port. It returns
-// the layer (registered as c.API, with its fault targets) and their hosts.
-func addAPIServers(c *Cluster, n int, window time.Duration, abl ablation.Set) (*APILayer, []sim.HostID, error) {
+// on the cluster's etcd members, each starting on a different member and
+// configured as tmpl (its name and etcd endpoints filled in), and the
+// fabric rule that only they may reach etcd's client port. It returns the
+// layer (registered as c.API, with its fault targets) and their hosts.
+func addAPIServers(c *Cluster, n int, tmpl apiserver.Config) (*APILayer, []sim.HostID, error) {
 	w := c.World
 	if n <= 0 {
 		n = DefaultAPIServers
@@ -163,7 +171,8 @@ func addAPIServers(c *Cluster, n int, window time.Duration, abl ablation.Set) (*
 		for j := range etcdHosts {
 			eps = append(eps, etcdHosts[(i-1+j)%len(etcdHosts)])
 		}
-		cfg := apiserver.Config{Name: name, Etcd: eps, WatchCacheWindow: window, Ablations: abl}
+		cfg := tmpl
+		cfg.Name, cfg.Etcd = name, eps
 		h, err := w.AddHost(sim.HostSpec{Name: name, Role: RoleAPIServer, Boot: apiserver.Boot(cfg)})
 		if err != nil {
 			return nil, nil, err
