@@ -80,6 +80,16 @@ var (
 	// reinit) relists without first closing the watches served from the
 	// cache: they go on from the new list, missing what it jumped over.
 	CacheRelistKeepsWatchers = declare(Ablation{Name: "cache-relist-keeps-watchers", Mechanism: "a watch cache that relists (after a compaction) keeps its watches open instead of closing them, so they carry on past the changes the relist jumped over", Check: "informer-replay", Scenario: "api-etcd-compaction"})
+	// StatusLastWriteWins (nodes/apiserver, update-status) ignores the
+	// resourceVersion of an update-status: a stale status write overwrites
+	// a newer one. Update's precondition stays.
+	StatusLastWriteWins = declare(Ablation{Name: "apiserver-status-last-write-wins", Mechanism: "update-status ignores resourceVersion, so a controller's stale read-modify-write of status overwrites a newer status", Check: "status-updates", Scenario: "api-conflict-storm"})
+	// StatusWritesSpec (nodes/apiserver, update-status) stores the whole
+	// body of an update-status, spec included, instead of only its status.
+	StatusWritesSpec = declare(Ablation{Name: "status-update-writes-spec", Mechanism: "update-status writes the spec it was sent too, instead of keeping the stored spec (the status strategy's PrepareForUpdate)", Check: "status-updates", Scenario: "api-conflict-storm"})
+	// UpdateWritesStatus (nodes/apiserver, update) stores the status an
+	// update was sent, instead of keeping the stored status.
+	UpdateWritesStatus = declare(Ablation{Name: "update-writes-status", Mechanism: "update writes the status it was sent too, instead of keeping the stored status (the strategy's PrepareForUpdate)", Check: "status-updates", Scenario: "api-conflict-storm"})
 )
 
 // The spokes: kubelets, the scheduler's binding, the controller manager.

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
@@ -62,6 +63,11 @@ type APITopology struct {
 	Counters, CRUD, Informers int
 	CRUDKeys                  int
 	Rogue                     bool
+	// StatusWriters and SpecWriters are the status workload's writers
+	// (apiload.BootStatusWriter) on one ReplicaSet: status writers update
+	// its status (update-status), spec writers scale it (update), all with
+	// RetryOnConflict; the state reporter then lists ReplicaSets too.
+	StatusWriters, SpecWriters int
 	// Think is the mean pause between a writer's operations; default
 	// apiload.DefaultThink.
 	Think time.Duration
@@ -136,13 +142,28 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 			return nil, err
 		}
 	}
+	for i := 1; i <= top.StatusWriters+top.SpecWriters; i++ {
+		spec := i > top.StatusWriters
+		name := fmt.Sprintf("status-%d", i)
+		if spec {
+			name = fmt.Sprintf("scale-%d", i-top.StatusWriters)
+		}
+		l.Writers = append(l.Writers, name)
+		if err := add(name, apiload.BootStatusWriter(apiload.StatusWriterConfig{Name: name, Servers: servers, Spec: spec, Think: top.Think, Until: quiet})); err != nil {
+			return nil, err
+		}
+	}
 	if top.Rogue {
 		if err := add("rogue", apiload.BootRogue(apiload.RogueConfig{Name: "rogue", Servers: servers, Until: quiet})); err != nil {
 			return nil, err
 		}
 	}
+	reported := apiResources
+	if top.StatusWriters+top.SpecWriters > 0 {
+		reported = append(slices.Clip(reported), model.ResourceReplicaSetsName)
+	}
 	if err := add("api-state", apiload.BootStateReporter(apiload.StateReporterConfig{Name: "api-state", Servers: servers,
-		Resources: apiResources, At: emit})); err != nil {
+		Resources: reported, At: emit, ValueOf: apiload.StatusValueOf})); err != nil {
 		return nil, err
 	}
 	return l, nil
