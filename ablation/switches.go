@@ -90,6 +90,11 @@ var (
 	// UpdateWritesStatus (nodes/apiserver, update) stores the status an
 	// update was sent, instead of keeping the stored status.
 	UpdateWritesStatus = declare(Ablation{Name: "update-writes-status", Mechanism: "update writes the status it was sent too, instead of keeping the stored status (the strategy's PrepareForUpdate)", Check: "status-updates", Scenario: "api-conflict-storm"})
+	// ContinueAtLatest (nodes/apiserver, paged lists from etcd) reads the
+	// pages after the first at the latest revision instead of the
+	// revision the continue token pins: a paged list is no longer one
+	// snapshot.
+	ContinueAtLatest = declare(Ablation{Name: "list-continue-at-latest", Mechanism: "a paged list's continue pages are read at the latest revision instead of the one the continue token pins, so the pages mix states", Check: "informer-replay", Scenario: "api-compaction-410"})
 )
 
 // The spokes: kubelets, the scheduler's binding, the controller manager.

@@ -77,6 +77,14 @@ type APITopology struct {
 	// WatchIdleTimeout is the API clients'; default
 	// DefaultAPIWatchIdleTimeout.
 	WatchIdleTimeout time.Duration
+	// InformerPageSize, when positive, pages the informers' lists, as
+	// client-go's Reflector.WatchListPageSize does: a relist from a
+	// resourceVersion then reads etcd at exactly that revision (410 once
+	// it is compacted), and a list from "" pages with continue tokens.
+	// PagedInformers, when positive, limits it to the last PagedInformers
+	// informer hosts.
+	InformerPageSize int64
+	PagedInformers   int
 	// CompactionInterval is the API servers' --etcd-compaction-interval:
 	// how often they compact etcd's history (to the revision of one
 	// interval earlier). Zero means kube-apiserver's default, 5 min, longer
@@ -136,9 +144,13 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 	}
 	for i := 1; i <= top.Informers; i++ {
 		name := fmt.Sprintf("informer-%d", i)
+		pageSize := top.InformerPageSize
+		if top.PagedInformers > 0 && i <= top.Informers-top.PagedInformers {
+			pageSize = 0
+		}
 		l.Informers = append(l.Informers, name)
 		if err := add(name, apiload.BootInformers(apiload.InformerConfig{Name: name, Servers: servers, Resources: apiResources,
-			Ablations: abl, WatchIdleTimeout: top.WatchIdleTimeout, EmitAt: emit})); err != nil {
+			Ablations: abl, WatchIdleTimeout: top.WatchIdleTimeout, EmitAt: emit, PageSize: pageSize})); err != nil {
 			return nil, err
 		}
 	}

@@ -42,8 +42,9 @@ func apiCatalogue() []Spec {
 				return s
 			}},
 		{Name: "api-compaction-410",
-			Description: "the API servers' watch caches keep only 5 s of events, and every 20 s the informers lose the API servers for 8 to 15 s: their resumed watches get 410 Gone and they relist",
-			API:         &APITopology{Counters: 2, CRUD: 2, Informers: 2, Rogue: true, Think: 200 * time.Millisecond, WatchCacheWindow: 5 * time.Second, CompactionInterval: 20 * time.Second},
+			Description: "the API servers' watch caches keep only 5 s of events, and every 20 s the informers lose the API servers for 8 to 15 s: their resumed watches get 410 Gone and they relist; one informer pages its lists (client-go's WatchListPageSize, 2), so its relist from its last resourceVersion reads etcd at exactly that revision, page by page, again and again (its watch from there gets 410 from the cache) until the API servers' compaction every 20 s makes that revision 410 too and it lists afresh",
+			API: &APITopology{Counters: 2, CRUD: 2, Informers: 2, Rogue: true, Think: 200 * time.Millisecond, WatchCacheWindow: 5 * time.Second, CompactionInterval: 20 * time.Second,
+				InformerPageSize: 2, PagedInformers: 1},
 			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return every(10*time.Second, 20*time.Second, end, rng, func(at time.Duration) sim.Fault {
 					d := 8*time.Second + time.Duration(rng.Int64N(int64(7*time.Second)))
@@ -74,8 +75,9 @@ func apiCatalogue() []Spec {
 				return APIChaosSchedule(c, rng, end)
 			}},
 		{Name: "api-etcd-compaction",
-			Description: "the API servers compact etcd every 10 s (--etcd-compaction-interval=10s), and every 28 s one API server is cut off from etcd for 18 to 25 s: when it is back, the revision its watch cache resumes from has been compacted, so etcd cancels the cache's watch; the cache goes unready, closes its watches and relists a second later, and the informers that were on it resume, get 410 Gone and relist; their stores must still replay etcd's history",
-			API:         &APITopology{Counters: 2, CRUD: 2, Informers: 3, Rogue: true, Think: 200 * time.Millisecond, CompactionInterval: 10 * time.Second},
+			Description: "the API servers compact etcd every 10 s (--etcd-compaction-interval=10s), and every 28 s one API server is cut off from etcd for 18 to 25 s: when it is back, the revision its watch cache resumes from has been compacted, so etcd cancels the cache's watch; the cache goes unready, closes its watches and relists a second later, and the informers that were on it resume, get 410 Gone and relist; they page their lists (WatchListPageSize 2), so the relist from their last resourceVersion reads etcd at exactly that revision, compacted by then: 410 again, and they list afresh, page by page; their stores must still replay etcd's history",
+			API: &APITopology{Counters: 2, CRUD: 2, Informers: 3, Rogue: true, Think: 200 * time.Millisecond, CompactionInterval: 10 * time.Second,
+				InformerPageSize: 2},
 			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return every(3*time.Second, 28*time.Second, end, rng, func(at time.Duration) sim.Fault {
 					d := 18*time.Second + time.Duration(rng.Int64N(int64(7*time.Second)))

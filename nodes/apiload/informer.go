@@ -41,6 +41,9 @@ type InformerConfig struct {
 	// ValueOf, when set, is what the informers' trace events carry as an
 	// object's value (client.Config.ValueOf); default the workload value.
 	ValueOf func(model.Object) string
+	// PageSize, when positive, pages the reflectors' lists
+	// (cache.ReflectorConfig.PageSize, client-go's WatchListPageSize).
+	PageSize int64
 }
 
 // InformersExposeName is the name under which an informer host exposes
@@ -61,7 +64,7 @@ func BootInformers(cfg InformerConfig) func(h *sim.Host) {
 		var infs []*cache.Informer
 		for _, res := range cfg.Resources {
 			inf := cache.NewInformer(c, cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{
-				Resource: res, Namespace: cfg.Namespace, Ablations: cfg.Ablations}})
+				Resource: res, Namespace: cfg.Namespace, Ablations: cfg.Ablations, PageSize: cfg.PageSize}})
 			inf.Run()
 			infs = append(infs, inf)
 		}

@@ -59,5 +59,7 @@
 //   - Lists and gets from the cache (resourceVersion "0" or N) ignore Limit
 //     and Continue, as the real cacher does for "0"; Limit and Continue are
 //     honoured on quorum lists, and a continue token pins the list's
-//     revision (a compacted one gives 410 Gone).
+//     revision (a compacted one gives 410 Gone). A list at N with a Limit
+//     is the legacy exact match: it reads etcd at exactly N (410 Gone once
+//     N is compacted), as the real cacher delegates it to etcd.
 package apiserver
