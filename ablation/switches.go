@@ -95,6 +95,10 @@ var (
 	// revision the continue token pins: a paged list is no longer one
 	// snapshot.
 	ContinueAtLatest = declare(Ablation{Name: "list-continue-at-latest", Mechanism: "a paged list's continue pages are read at the latest revision instead of the one the continue token pins, so the pages mix states", Check: "informer-replay", Scenario: "api-compaction-410"})
+	// CacheIgnoresMinRV (nodes/apiserver, the watch cache's freshness
+	// wait) serves a read at resourceVersion N at once from whatever the
+	// cache has, instead of waiting until it has seen N.
+	CacheIgnoresMinRV = declare(Ablation{Name: "cache-ignores-min-rv", Mechanism: "a get, list or watch at resourceVersion N is served from the watch cache at once, even when the cache has not yet seen N, instead of waiting for it (\"not older than\")", Check: "time-travel", Scenario: "api-watch-disconnects"})
 )
 
 // The spokes: kubelets, the scheduler's binding, the controller manager.
