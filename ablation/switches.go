@@ -99,6 +99,13 @@ var (
 	// wait) serves a read at resourceVersion N at once from whatever the
 	// cache has, instead of waiting until it has seen N.
 	CacheIgnoresMinRV = declare(Ablation{Name: "cache-ignores-min-rv", Mechanism: "a get, list or watch at resourceVersion N is served from the watch cache at once, even when the cache has not yet seen N, instead of waiting for it (\"not older than\")", Check: "time-travel", Scenario: "api-watch-disconnects"})
+	// PatchIgnoresResourceVersion (nodes/apiserver, patch) drops the
+	// precondition a resourceVersion inside a merge patch sets.
+	PatchIgnoresResourceVersion = declare(Ablation{Name: "patch-ignores-resourceversion", Mechanism: "a merge patch that carries metadata.resourceVersion is applied whatever the object's resourceVersion, instead of 409 Conflict when it is stale", Check: "patch-merge", Scenario: "api-conflict-storm"})
+	// MergePatchReplacesMaps (nodes/apiserver, the JSON merge patch) makes
+	// a nested object in a patch replace the object's instead of merging
+	// into it: a patch of one annotation wipes the others.
+	MergePatchReplacesMaps = declare(Ablation{Name: "merge-patch-replaces-maps", Mechanism: "a JSON merge patch replaces nested objects (metadata.annotations) instead of merging key by key (RFC 7386), so concurrent patches of different keys wipe each other", Check: "patch-merge", Scenario: "api-conflict-storm"})
 )
 
 // The spokes: kubelets, the scheduler's binding, the controller manager.

@@ -101,6 +101,8 @@ func Registry() []Info {
 		{"steady-runtime", "stack", "while the API servers are down, no container stops or starts: the data plane outlives the control plane", nil, nil},
 		{"status-updates", "api", "writers of one object's spec (update) and of its status (update-status) with RetryOnConflict: every acknowledged write of either is accounted for, and neither ever changes the other half",
 			apiLayer, func(Env) Check { return NewStatusUpdates() }},
+		{"patch-merge", "api", "concurrent JSON merge patches of one object, each of its own key, some with a resourceVersion precondition: every patch merges without undoing another, none acknowledged is lost, and a precondition is honoured",
+			apiLayer, func(Env) Check { return NewPatchMerge() }},
 	}
 }
 

@@ -68,6 +68,9 @@ type APITopology struct {
 	// its status (update-status), spec writers scale it (update), all with
 	// RetryOnConflict; the state reporter then lists ReplicaSets too.
 	StatusWriters, SpecWriters int
+	// Patchers are the patch workload's writers (apiload.BootPatcher):
+	// each merge-patches its own annotation of one Lease.
+	Patchers int
 	// Think is the mean pause between a writer's operations; default
 	// apiload.DefaultThink.
 	Think time.Duration
@@ -165,6 +168,13 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 			return nil, err
 		}
 	}
+	for i := 1; i <= top.Patchers; i++ {
+		name := fmt.Sprintf("patcher-%d", i)
+		l.Writers = append(l.Writers, name)
+		if err := add(name, apiload.BootPatcher(apiload.PatcherConfig{Name: name, Servers: servers, Think: top.Think, Until: quiet})); err != nil {
+			return nil, err
+		}
+	}
 	if top.Rogue {
 		if err := add("rogue", apiload.BootRogue(apiload.RogueConfig{Name: "rogue", Servers: servers, Until: quiet})); err != nil {
 			return nil, err
@@ -175,7 +185,7 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 		reported = append(slices.Clip(reported), model.ResourceReplicaSetsName)
 	}
 	if err := add("api-state", apiload.BootStateReporter(apiload.StateReporterConfig{Name: "api-state", Servers: servers,
-		Resources: reported, At: emit, ValueOf: apiload.StatusValueOf})); err != nil {
+		Resources: reported, At: emit, ValueOf: apiload.StateValueOf})); err != nil {
 		return nil, err
 	}
 	return l, nil

@@ -14,8 +14,8 @@ func apiCatalogue() []Spec {
 	base := APITopology{Counters: 2, CRUD: 2, Informers: 2, Rogue: true, Think: 200 * time.Millisecond}
 	return []Spec{
 		{Name: "api-conflict-storm",
-			Description: "six writers increment one counter with RetryOnConflict (409s galore) and five more write one ReplicaSet, three its status (update-status) and two its spec (update), beside CRUD clients and informers, with mildly flaky links to the API servers and an API server crash every 40 s; no acknowledged write is lost, and the spec and status writes never touch each other's half",
-			API: &APITopology{Counters: 6, CRUD: 1, Informers: 1, Rogue: true, StatusWriters: 3, SpecWriters: 2,
+			Description: "six writers increment one counter with RetryOnConflict (409s galore), five more write one ReplicaSet, three its status (update-status) and two its spec (update), and three merge-patch one Lease, each its own annotation, a third of the time with a resourceVersion precondition, beside CRUD clients and informers, with mildly flaky links to the API servers and an API server crash every 40 s; no acknowledged write is lost, the spec and status writes never touch each other's half, and the patches merge",
+			API: &APITopology{Counters: 6, CRUD: 1, Informers: 1, Rogue: true, StatusWriters: 3, SpecWriters: 2, Patchers: 3,
 				Think: 150 * time.Millisecond, CompactionInterval: 30 * time.Second},
 			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				s := sim.Schedule{{At: 5 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"apiservers"}}, For: end - 5*time.Second,
@@ -69,8 +69,8 @@ func apiCatalogue() []Spec {
 				})
 			}},
 		{Name: "api-chaos",
-			Description: "a random mix drawn from the seed: etcd-chaos's faults, plus API server crashes, API servers cut off from their clients or from etcd, informers cut off from the API servers, and flaky client links, under every API workload (status and spec writers of a ReplicaSet too)",
-			API:         compacting(statusWriters(base, 2, 1), 20*time.Second),
+			Description: "a random mix drawn from the seed: etcd-chaos's faults, plus API server crashes, API servers cut off from their clients or from etcd, informers cut off from the API servers, and flaky client links, under every API workload (status and spec writers of a ReplicaSet and patchers of a Lease too)",
+			API:         compacting(moreWriters(base, 2, 1, 2), 20*time.Second),
 			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return APIChaosSchedule(c, rng, end)
 			}},
@@ -129,9 +129,10 @@ func APIChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedu
 	return s
 }
 
-// statusWriters returns a copy of top with the status workload's writers.
-func statusWriters(top APITopology, status, spec int) APITopology {
-	top.StatusWriters, top.SpecWriters = status, spec
+// moreWriters returns a copy of top with the status workload's writers
+// and patchers.
+func moreWriters(top APITopology, status, spec, patchers int) APITopology {
+	top.StatusWriters, top.SpecWriters, top.Patchers = status, spec, patchers
 	return top
 }
 

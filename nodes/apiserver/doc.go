@@ -31,11 +31,12 @@
 //     (Kubernetes does so for the kinds with a generation-aware strategy;
 //     kubesim does it uniformly).
 //   - Update takes metadata and spec from the request and status from the
-//     stored object; update-status takes only status. Patch (JSON merge
-//     patch) applies to the whole object, status included: kubesim has no
-//     separate status patch, so a kubelet or the node lifecycle controller
-//     patches node status with plain patch. A resourceVersion inside the
-//     patch is a precondition (409 on mismatch), as in Kubernetes.
+//     stored object; update-status takes only status (the real status
+//     strategies keep the stored spec, and some also metadata changes;
+//     kubesim keeps all of it). Patch (JSON merge patch) applies to the
+//     current object and, like update, keeps the stored status (kubesim has
+//     no status patch). A resourceVersion inside the patch is a
+//     precondition (409 on mismatch), as in Kubernetes.
 //   - An update with an empty resourceVersion is unconditional: the server
 //     reads, applies and writes with a Txn on the read mod_revision, and
 //     retries internally on conflict, like GuaranteedUpdate.
