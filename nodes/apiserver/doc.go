@@ -54,7 +54,13 @@
 //     are frequent by default.
 //   - Each replica runs kube-apiserver's etcd compactor (every 5 min,
 //     coordinated through the compact_rev_key Txn, compacting to the
-//     revision seen one interval earlier).
+//     revision seen one interval earlier). When a compaction passes the
+//     revision a watch cache resumes its etcd watch from (a replica cut off
+//     from etcd for longer than the interval), etcd cancels the watch and
+//     the cache reinitializes as the real Cacher does: unready at once,
+//     then a second later it closes every watch it serves cleanly
+//     (apiwire.Closed) and relists; a client resuming from before that
+//     list gets 410 Gone.
 //   - Bind does not bump generation; it sets spec.nodeName and a True
 //     PodScheduled condition.
 //   - Lists and gets from the cache (resourceVersion "0" or N) ignore Limit
