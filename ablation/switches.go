@@ -106,6 +106,11 @@ var (
 	// a nested object in a patch replace the object's instead of merging
 	// into it: a patch of one annotation wipes the others.
 	MergePatchReplacesMaps = declare(Ablation{Name: "merge-patch-replaces-maps", Mechanism: "a JSON merge patch replaces nested objects (metadata.annotations) instead of merging key by key (RFC 7386), so concurrent patches of different keys wipe each other", Check: "patch-merge", Scenario: "api-conflict-storm"})
+	// UpdateTrustsStaleCache (nodes/apiserver, GuaranteedUpdate) answers a
+	// refusal computed from the watch cache's copy of the object (a stale
+	// resourceVersion precondition, a binding conflict) at once, instead
+	// of first reading etcd to see whether the copy was current.
+	UpdateTrustsStaleCache = declare(Ablation{Name: "update-trusts-stale-cache", Mechanism: "an update refused against the watch cache's copy of the object (409 for a resourceVersion the copy has not reached) is answered at once, without reading etcd to see whether the copy lags", Check: "api-linearizability", Scenario: "etcd-leader-partition-under-api"})
 )
 
 // The spokes: kubelets, the scheduler's binding, the controller manager.
