@@ -9,6 +9,7 @@ import (
 	"github.com/kubesim/kubesim/metrics"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiload"
+	"github.com/kubesim/kubesim/nodes/apiserver"
 	"github.com/kubesim/kubesim/nodes/controllers/manager"
 	"github.com/kubesim/kubesim/nodes/kubelet"
 	"github.com/kubesim/kubesim/nodes/scheduler"
@@ -90,7 +91,7 @@ type StackLayer struct {
 // cluster-state reporter at end-2s.
 func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Duration) (*StackLayer, error) {
 	w := c.World
-	api, servers, err := addAPIServers(c, top.APIServers, 0, abl)
+	api, servers, err := addAPIServers(c, top.APIServers, apiserver.Config{Ablations: abl})
 	if err != nil {
 		return nil, err
 	}

@@ -145,11 +145,12 @@ func (ch *cache) sendBookmarks() {
 	}
 }
 
-// endAllWatchers ends every watch of the cache with 410 Gone: the cache
-// relisted at rev and cannot give them the events they missed.
-func (ch *cache) endAllWatchers(rev int64) {
+// terminateAllWatchers closes every watch of the cache cleanly, as the
+// real Cacher's terminateAllWatchers does before it relists: each client
+// sees its response end and resumes from its last resourceVersion.
+func (ch *cache) terminateAllWatchers() {
 	for _, w := range ch.watchers {
-		ch.s.endStream(w, gone("too old resource version: the watch cache was reinitialized at %d", rev))
+		ch.s.closeStream(w)
 	}
 	ch.watchers = nil
 }
