@@ -51,7 +51,7 @@ var (
 	// LastWriteWins (nodes/apiserver: update, update-status and patch)
 	// ignores resourceVersion: the object is written with a plain put, so
 	// a stale update silently overwrites a newer one.
-	LastWriteWins = declare(Ablation{Name: "apiserver-last-write-wins", Mechanism: "update ignores resourceVersion: the API server writes with a plain put, so a stale read-modify-write overwrites a newer one", Check: "no-lost-updates", Scenario: "api-conflict-storm", AlsoCaughtBy: []string{"api-linearizability"}})
+	LastWriteWins = declare(Ablation{Name: "apiserver-last-write-wins", Mechanism: "update ignores resourceVersion: the API server writes with a plain put, so a stale read-modify-write overwrites a newer one", Check: "no-lost-updates", Scenario: "api-conflict-storm", AlsoCaughtBy: []string{"api-linearizability", "status-updates", "patch-merge"}})
 	// NoResume (nodes/client/cache, the reflector) re-watches a stream
 	// that broke from "" ("now", with synthetic ADDED events of the
 	// current state) instead of from the last resourceVersion, and does
