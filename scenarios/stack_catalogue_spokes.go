@@ -7,6 +7,7 @@ import (
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiload"
 	"github.com/kubesim/kubesim/nodes/kubelet"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -43,10 +44,10 @@ func probeFlaps() Spec {
 		}},
 		// Kubelets restart now and then: a new prober adopts the running
 		// containers and counts from zero.
-		Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+		Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 			var s sim.Schedule
 			for at := 45*time.Second + time.Duration(rng.Int64N(int64(10*time.Second))); at < end; at += 25*time.Second + time.Duration(rng.Int64N(int64(10*time.Second))) {
-				node := c.Stack.Nodes[rng.IntN(len(c.Stack.Nodes))]
+				node := c.Nodes[rng.IntN(len(c.Nodes))]
 				s = append(s, sim.Fault{At: at, Kind: sim.FaultRestartProcess, Targets: [][]string{{node}}, Process: kubelet.Process})
 			}
 			return s
@@ -70,8 +71,8 @@ func schedulingPressure() Spec {
 					scaleReplicaSet(75*time.Second, "big", 6), scaleReplicaSet(105*time.Second, "big", 10),
 					scaleReplicaSet(135*time.Second, "small", 0), scaleReplicaSet(135*time.Second, "big", 8)}
 			}},
-		Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-			node := c.Stack.Nodes[rng.IntN(len(c.Stack.Nodes))]
+		Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			node := c.Nodes[rng.IntN(len(c.Nodes))]
 			return sim.Schedule{{At: 90 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{"scheduler-leader"}}, For: 10 * time.Second},
 				{At: 120 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{node}}, For: 10 * time.Second}}
 		},
@@ -106,7 +107,7 @@ func overlappingOwners() Spec {
 // faults that make the controllers act on stale or lost views: the
 // controller manager's leader cut off, its links slow and reordering
 // (watches break and lag), an API server crashed, or cut off from etcd.
-func ownershipFaults(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+func ownershipFaults(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 	var s sim.Schedule
 	for i := 0; i < 4; i++ {
 		at := 30*time.Second + time.Duration(rng.Int64N(int64(80*time.Second)))
@@ -117,9 +118,9 @@ func ownershipFaults(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedul
 		case 1:
 			f.Kind, f.Targets, f.Delay, f.Reorder = sim.FaultFlaky, [][]string{{"controller-managers"}}, 500*time.Millisecond, 0.1
 		case 2:
-			f.Kind, f.Targets = sim.FaultCrash, [][]string{{c.Stack.Servers[rng.IntN(len(c.Stack.Servers))]}}
+			f.Kind, f.Targets = sim.FaultCrash, [][]string{{c.Servers[rng.IntN(len(c.Servers))]}}
 		default:
-			f.Kind, f.Targets = sim.FaultPartition, [][]string{{c.Stack.Servers[rng.IntN(len(c.Stack.Servers))]}, {"etcd"}}
+			f.Kind, f.Targets = sim.FaultPartition, [][]string{{c.Servers[rng.IntN(len(c.Servers))]}, {"etcd"}}
 		}
 		if at+f.For <= end {
 			s = append(s, f)

@@ -2,58 +2,18 @@
 
 package spoketrace
 
-import (
-	"strconv"
+import "github.com/kubesim/kubesim/sim"
 
-	"github.com/kubesim/kubesim/sim"
-)
-
-// The trace kinds, as returned by TraceKind.
-const (
-	// KindContainerStart is the TraceKind of ContainerStart.
-	KindContainerStart = "kubelet.container-start"
-	// KindContainerStop is the TraceKind of ContainerStop.
-	KindContainerStop = "kubelet.container-stop"
-	// KindPodReady is the TraceKind of PodReady.
-	KindPodReady = "kubelet.pod-ready"
-	// KindProbeWorker is the TraceKind of ProbeWorker.
-	KindProbeWorker = "kubelet.probe-worker"
-	// KindProbeResult is the TraceKind of ProbeResult.
-	KindProbeResult = "kubelet.probe"
-	// KindContainerKill is the TraceKind of ContainerKill.
-	KindContainerKill = "kubelet.container-kill"
-	// KindNodeHeartbeat is the TraceKind of NodeHeartbeat.
-	KindNodeHeartbeat = "kubelet.heartbeat"
-	// KindNodeTaint is the TraceKind of NodeTaint.
-	KindNodeTaint = "nodelifecycle.taint"
-	// KindBound is the TraceKind of Bound.
-	KindBound = "scheduler.bound"
-	// KindNodeAllocatable is the TraceKind of NodeAllocatable.
-	KindNodeAllocatable = "kubelet.allocatable"
-	// KindPodAdmit is the TraceKind of PodAdmit.
-	KindPodAdmit = "kubelet.admit"
-	// KindLeading is the TraceKind of Leading.
-	KindLeading = "leader.leading"
-	// KindControllerDelete is the TraceKind of ControllerDelete.
-	KindControllerDelete = "controller.delete"
-	// KindClusterState is the TraceKind of ClusterState.
-	KindClusterState = "cluster.state"
-)
+// The trace kinds, as returned by TraceKind: the constant that the
+// //trace:kind directive of each event type names, in the order of the types.
+const KindContainerStart, KindContainerStop, KindPodReady, KindProbeWorker, KindProbeResult, KindContainerKill, KindNodeHeartbeat, KindNodeTaint, KindBound, KindNodeAllocatable, KindPodAdmit, KindLeading, KindControllerDelete, KindClusterState = "kubelet.container-start", "kubelet.container-stop", "kubelet.pod-ready", "kubelet.probe-worker", "kubelet.probe", "kubelet.container-kill", "kubelet.heartbeat", "nodelifecycle.taint", "scheduler.bound", "kubelet.allocatable", "kubelet.admit", "leader.leading", "controller.delete", "cluster.state"
 
 // TraceKind implements sim.Data.
 func (e *ContainerStart) TraceKind() string { return KindContainerStart }
 
 // AppendText implements sim.Data.
 func (e *ContainerStart) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "node", e.Node)
-	b = sim.AppendField(b, "pod", e.Pod)
-	b = sim.AppendField(b, "uid", e.UID)
-	if e.Owner != "" {
-		b = sim.AppendField(b, "owner", e.Owner)
-	}
-	b = sim.AppendField(b, "container", e.Container)
-	b = sim.AppendIntField(b, "restarts", int64(e.Restarts))
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("node", e.Node).Str("pod", e.Pod).Str("uid", e.UID).StrOpt("owner", e.Owner).Str("container", e.Container).Int("restarts", int64(e.Restarts)).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -61,14 +21,7 @@ func (e *ContainerStop) TraceKind() string { return KindContainerStop }
 
 // AppendText implements sim.Data.
 func (e *ContainerStop) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "node", e.Node)
-	b = sim.AppendField(b, "pod", e.Pod)
-	b = sim.AppendField(b, "uid", e.UID)
-	b = sim.AppendField(b, "container", e.Container)
-	b = sim.AppendField(b, "reason", e.Reason)
-	b = sim.AppendIntField(b, "exit", int64(e.ExitCode))
-	b = sim.AppendBoolField(b, "healthy", e.Healthy)
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("node", e.Node).Str("pod", e.Pod).Str("uid", e.UID).Str("container", e.Container).Str("reason", e.Reason).Int("exit", int64(e.ExitCode)).Bool("healthy", e.Healthy).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -76,11 +29,7 @@ func (e *PodReady) TraceKind() string { return KindPodReady }
 
 // AppendText implements sim.Data.
 func (e *PodReady) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "node", e.Node)
-	b = sim.AppendField(b, "pod", e.Pod)
-	b = sim.AppendField(b, "uid", e.UID)
-	b = sim.AppendBoolField(b, "ready", e.Ready)
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("node", e.Node).Str("pod", e.Pod).Str("uid", e.UID).Bool("ready", e.Ready).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -88,15 +37,7 @@ func (e *ProbeWorker) TraceKind() string { return KindProbeWorker }
 
 // AppendText implements sim.Data.
 func (e *ProbeWorker) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "node", e.Node)
-	b = sim.AppendField(b, "pod", e.Pod)
-	b = sim.AppendField(b, "uid", e.UID)
-	b = sim.AppendField(b, "container", e.Container)
-	b = sim.AppendField(b, "probe", e.Probe)
-	b = sim.AppendIntField(b, "success", int64(e.SuccessThreshold))
-	b = sim.AppendIntField(b, "failure", int64(e.FailureThreshold))
-	b = sim.AppendBoolField(b, "initial", e.Initial)
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("node", e.Node).Str("pod", e.Pod).Str("uid", e.UID).Str("container", e.Container).Str("probe", e.Probe).Int("success", int64(e.SuccessThreshold)).Int("failure", int64(e.FailureThreshold)).Bool("initial", e.Initial).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -104,13 +45,7 @@ func (e *ProbeResult) TraceKind() string { return KindProbeResult }
 
 // AppendText implements sim.Data.
 func (e *ProbeResult) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "node", e.Node)
-	b = sim.AppendField(b, "pod", e.Pod)
-	b = sim.AppendField(b, "uid", e.UID)
-	b = sim.AppendField(b, "container", e.Container)
-	b = sim.AppendField(b, "probe", e.Probe)
-	b = sim.AppendBoolField(b, "success", e.Success)
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("node", e.Node).Str("pod", e.Pod).Str("uid", e.UID).Str("container", e.Container).Str("probe", e.Probe).Bool("success", e.Success).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -118,13 +53,7 @@ func (e *ContainerKill) TraceKind() string { return KindContainerKill }
 
 // AppendText implements sim.Data.
 func (e *ContainerKill) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "node", e.Node)
-	b = sim.AppendField(b, "pod", e.Pod)
-	b = sim.AppendField(b, "uid", e.UID)
-	b = sim.AppendField(b, "container", e.Container)
-	b = sim.AppendField(b, "reason", e.Reason)
-	b = sim.AppendIntField(b, "grace", e.Grace)
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("node", e.Node).Str("pod", e.Pod).Str("uid", e.UID).Str("container", e.Container).Str("reason", e.Reason).Int("grace", e.Grace).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -132,8 +61,7 @@ func (e *NodeHeartbeat) TraceKind() string { return KindNodeHeartbeat }
 
 // AppendText implements sim.Data.
 func (e *NodeHeartbeat) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "node", e.Node)
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("node", e.Node).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -141,10 +69,7 @@ func (e *NodeTaint) TraceKind() string { return KindNodeTaint }
 
 // AppendText implements sim.Data.
 func (e *NodeTaint) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "node", e.Node)
-	b = sim.AppendField(b, "taint", e.Taint)
-	b = sim.AppendBoolField(b, "added", e.Added)
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("node", e.Node).Str("taint", e.Taint).Bool("added", e.Added).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -152,17 +77,7 @@ func (e *Bound) TraceKind() string { return KindBound }
 
 // AppendText implements sim.Data.
 func (e *Bound) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "scheduler", e.Scheduler)
-	b = sim.AppendField(b, "pod", e.Pod)
-	b = sim.AppendField(b, "uid", e.UID)
-	b = sim.AppendField(b, "node", e.Node)
-	if e.CPU != 0 {
-		b = sim.AppendIntField(b, "cpu-m", e.CPU)
-	}
-	if e.Memory != 0 {
-		b = sim.AppendIntField(b, "mem", e.Memory)
-	}
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("scheduler", e.Scheduler).Str("pod", e.Pod).Str("uid", e.UID).Str("node", e.Node).IntOpt("cpu-m", e.CPU).IntOpt("mem", e.Memory).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -170,11 +85,7 @@ func (e *NodeAllocatable) TraceKind() string { return KindNodeAllocatable }
 
 // AppendText implements sim.Data.
 func (e *NodeAllocatable) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "node", e.Node)
-	b = sim.AppendIntField(b, "cpu-m", e.CPU)
-	b = sim.AppendIntField(b, "mem", e.Memory)
-	b = sim.AppendIntField(b, "pods", e.Pods)
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("node", e.Node).Int("cpu-m", e.CPU).Int("mem", e.Memory).Int("pods", e.Pods).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -182,20 +93,7 @@ func (e *PodAdmit) TraceKind() string { return KindPodAdmit }
 
 // AppendText implements sim.Data.
 func (e *PodAdmit) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "node", e.Node)
-	b = sim.AppendField(b, "pod", e.Pod)
-	b = sim.AppendField(b, "uid", e.UID)
-	if e.CPU != 0 {
-		b = sim.AppendIntField(b, "cpu-m", e.CPU)
-	}
-	if e.Memory != 0 {
-		b = sim.AppendIntField(b, "mem", e.Memory)
-	}
-	b = sim.AppendBoolField(b, "admitted", e.Admitted)
-	if e.Reason != "" {
-		b = sim.AppendField(b, "reason", e.Reason)
-	}
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("node", e.Node).Str("pod", e.Pod).Str("uid", e.UID).IntOpt("cpu-m", e.CPU).IntOpt("mem", e.Memory).Bool("admitted", e.Admitted).StrOpt("reason", e.Reason).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -203,10 +101,7 @@ func (e *Leading) TraceKind() string { return KindLeading }
 
 // AppendText implements sim.Data.
 func (e *Leading) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "component", e.Component)
-	b = sim.AppendField(b, "identity", e.Identity)
-	b = sim.AppendBoolField(b, "leading", e.Leading)
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("component", e.Component).Str("identity", e.Identity).Bool("leading", e.Leading).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -214,67 +109,27 @@ func (e *ControllerDelete) TraceKind() string { return KindControllerDelete }
 
 // AppendText implements sim.Data.
 func (e *ControllerDelete) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "controller", e.Controller)
-	if e.Owner != "" {
-		b = sim.AppendField(b, "owner", e.Owner)
-	}
-	b = sim.AppendField(b, "resource", e.Resource)
-	b = sim.AppendField(b, "key", e.Key)
-	b = sim.AppendField(b, "uid", e.UID)
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("controller", e.Controller).StrOpt("owner", e.Owner).Str("resource", e.Resource).Str("key", e.Key).Str("uid", e.UID).Trimmed()
 }
 
 // AppendText appends the text form of a PodState, as the events that hold it print it.
 func (e *PodState) AppendText(b []byte) []byte {
-	b = append(b, "pod:"...)
-	b = append(b, e.Key...)
-	b = append(b, '@')
-	b = append(b, e.Node...)
-	b = append(b, '/')
-	b = append(b, e.Phase...)
-	if e.Ready {
-		b = append(b, "/ready"...)
-	}
-	if e.Deleting {
-		b = append(b, "/deleting"...)
-	}
-	return b
+	return sim.Text(b).Put("pod:", e.Key).Put("@", e.Node).Put("/", e.Phase).PutFlag("/ready", e.Ready).PutFlag("/deleting", e.Deleting)
 }
 
 // AppendText appends the text form of a NodeState, as the events that hold it print it.
 func (e *NodeState) AppendText(b []byte) []byte {
-	b = append(b, "node:"...)
-	b = append(b, e.Name...)
-	b = append(b, '/')
-	b = append(b, e.Ready...)
-	if len(e.Taints) > 0 {
-		b = append(b, '/')
-		for i, s := range e.Taints {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, s...)
-		}
-	}
-	return b
+	return sim.Text(b).Put("node:", e.Name).Put("/", e.Ready).PutJoinedIf(len(e.Taints) > 0, "/", e.Taints)
 }
 
 // AppendText appends the text form of a ReplicaSetState, as the events that hold it print it.
 func (e *ReplicaSetState) AppendText(b []byte) []byte {
-	b = append(b, "rs:"...)
-	b = append(b, e.Key...)
-	b = append(b, '=')
-	b = strconv.AppendInt(b, int64(e.Replicas), 10)
-	return b
+	return sim.Text(b).Put("rs:", e.Key).PutInt("=", int64(e.Replicas))
 }
 
 // AppendText appends the text form of a DeploymentState, as the events that hold it print it.
 func (e *DeploymentState) AppendText(b []byte) []byte {
-	b = append(b, "deploy:"...)
-	b = append(b, e.Key...)
-	b = append(b, '=')
-	b = strconv.AppendInt(b, int64(e.Replicas), 10)
-	return b
+	return sim.Text(b).Put("deploy:", e.Key).PutInt("=", int64(e.Replicas))
 }
 
 // TraceKind implements sim.Data.
@@ -282,22 +137,5 @@ func (e *ClusterState) TraceKind() string { return KindClusterState }
 
 // AppendText implements sim.Data.
 func (e *ClusterState) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "rv", e.RV)
-	for i := range e.Pods {
-		b = e.Pods[i].AppendText(b)
-		b = append(b, ' ')
-	}
-	for i := range e.Nodes {
-		b = e.Nodes[i].AppendText(b)
-		b = append(b, ' ')
-	}
-	for i := range e.ReplicaSets {
-		b = e.ReplicaSets[i].AppendText(b)
-		b = append(b, ' ')
-	}
-	for i := range e.Deployments {
-		b = e.Deployments[i].AppendText(b)
-		b = append(b, ' ')
-	}
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("rv", e.RV).Items(len(e.Pods), func(t sim.Text, i int) sim.Text { return e.Pods[i].AppendText(t) }).Items(len(e.Nodes), func(t sim.Text, i int) sim.Text { return e.Nodes[i].AppendText(t) }).Items(len(e.ReplicaSets), func(t sim.Text, i int) sim.Text { return e.ReplicaSets[i].AppendText(t) }).Items(len(e.Deployments), func(t sim.Text, i int) sim.Text { return e.Deployments[i].AppendText(t) }).Trimmed()
 }
