@@ -120,7 +120,7 @@ func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Durati
 	}
 	for i := 1; i <= n(top.Schedulers, DefaultSchedulers); i++ {
 		name := fmt.Sprintf("scheduler-%d", i)
-		cfg := scheduler.Config{Name: name, Servers: servers}
+		cfg := scheduler.Config{Name: name, Servers: servers, Ablations: abl}
 		if err := add(&l.Schedulers, name, RoleScheduler, scheduler.Boot(cfg)); err != nil {
 			return nil, err
 		}

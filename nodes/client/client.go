@@ -77,6 +77,9 @@ func (c *Client) Do(req *apiwire.Request, done func(*apiwire.Response, error)) {
 		return
 	}
 	req.User = c.cfg.User
+	if c.cfg.OnWrite != nil && isWrite(req.Verb) {
+		c.cfg.OnWrite(req)
+	}
 	c.rpc.Call(server, apiwire.Port, req, c.cfg.Timeout, func(body any, err error) {
 		var resp *apiwire.Response
 		if err != nil {
@@ -100,4 +103,13 @@ func (c *Client) Do(req *apiwire.Request, done func(*apiwire.Response, error)) {
 func (c *Client) nextOp() uint64 {
 	c.op++
 	return c.op
+}
+
+// isWrite reports whether a verb changes what the API server stores.
+func isWrite(v apiwire.Verb) bool {
+	switch v {
+	case apiwire.VerbCreate, apiwire.VerbUpdate, apiwire.VerbUpdateStatus, apiwire.VerbPatch, apiwire.VerbDelete, apiwire.VerbBind:
+		return true
+	}
+	return false
 }

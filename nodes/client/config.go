@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -48,6 +49,10 @@ type Config struct {
 	// ValueOf extracts the workload value of an object for the trace;
 	// default DefaultValueOf.
 	ValueOf func(model.Object) string
+	// OnWrite, when set, is called with every write request (create,
+	// update, update-status, patch, delete, bind) as it leaves, so that a
+	// component can trace what it writes (a leader's spoketrace.LeaderWrite).
+	OnWrite func(req *apiwire.Request)
 }
 
 // DefaultValueOf returns the object's "kubesim.io/value" annotation.

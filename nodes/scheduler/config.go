@@ -3,6 +3,7 @@ package scheduler
 import (
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client/leaderelection"
 	"github.com/kubesim/kubesim/sim"
@@ -97,6 +98,9 @@ type Config struct {
 	// PodMaxInUnschedulablePodsDuration bounds how long an unschedulable
 	// pod waits for a cluster event; default 5 min.
 	PodMaxInUnschedulablePodsDuration time.Duration
+	// Ablations are the run's ablation switches, handed to the leader
+	// elector.
+	Ablations ablation.Set
 	// AssumedPodTTL, when positive, expires an assumed pod that long after
 	// its binding finished if the informer has not shown it bound by then.
 	// Default 0: never (the real default since 1.23).

@@ -24,6 +24,10 @@ const (
 	KindBound = "scheduler.bound"
 	// KindLeading is the TraceKind of Leading.
 	KindLeading = "leader.leading"
+	// KindLeaderRenewed is the TraceKind of LeaderRenewed.
+	KindLeaderRenewed = "leader.renewed"
+	// KindLeaderWrite is the TraceKind of LeaderWrite.
+	KindLeaderWrite = "leader.write"
 	// KindClusterState is the TraceKind of ClusterState.
 	KindClusterState = "cluster.state"
 )
@@ -111,6 +115,29 @@ func (e *Leading) AppendText(b []byte) []byte {
 	b = sim.AppendField(b, "component", e.Component)
 	b = sim.AppendField(b, "identity", e.Identity)
 	b = sim.AppendBoolField(b, "leading", e.Leading)
+	return sim.TrimSpaceRight(b)
+}
+
+// TraceKind implements sim.Data.
+func (e *LeaderRenewed) TraceKind() string { return KindLeaderRenewed }
+
+// AppendText implements sim.Data.
+func (e *LeaderRenewed) AppendText(b []byte) []byte {
+	b = sim.AppendField(b, "component", e.Component)
+	b = sim.AppendField(b, "identity", e.Identity)
+	return sim.TrimSpaceRight(b)
+}
+
+// TraceKind implements sim.Data.
+func (e *LeaderWrite) TraceKind() string { return KindLeaderWrite }
+
+// AppendText implements sim.Data.
+func (e *LeaderWrite) AppendText(b []byte) []byte {
+	b = sim.AppendField(b, "component", e.Component)
+	b = sim.AppendField(b, "identity", e.Identity)
+	b = sim.AppendField(b, "verb", e.Verb)
+	b = sim.AppendField(b, "resource", e.Resource)
+	b = sim.AppendField(b, "key", e.Key)
 	return sim.TrimSpaceRight(b)
 }
 
