@@ -113,6 +113,37 @@ func (c *hostClocks) elapsed(host sim.HostID, a, b sim.Time) (d time.Duration, o
 	return time.Duration(math.Round(sum)), true
 }
 
+// after is the world time at which host's clock has advanced d from world
+// time a, assuming the rate in force last goes on; ok is false when the
+// trace cannot tell.
+func (c *hostClocks) after(host sim.HostID, a sim.Time, d time.Duration) (t sim.Time, ok bool) {
+	h := c.hosts[host]
+	if h == nil {
+		return a.Add(d), true
+	}
+	left := float64(d)
+	rate, from := 1.0, a
+	for _, s := range h.segs {
+		if s.since <= a {
+			rate = s.rate
+			continue
+		}
+		if math.IsNaN(rate) {
+			return 0, false
+		}
+		if adv := float64(s.since-from) * rate; adv >= left {
+			break
+		} else {
+			left -= adv
+		}
+		rate, from = s.rate, s.since
+	}
+	if math.IsNaN(rate) || rate <= 0 {
+		return 0, false
+	}
+	return from + sim.Time(math.Ceil(left/rate)), true
+}
+
 // rateAt is host's clock rate at world time t (NaN when unknown), for
 // reports.
 func (c *hostClocks) rateAt(host sim.HostID, t sim.Time) float64 {

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -57,16 +58,18 @@ type LeaderExclusivityOptions struct {
 //
 //   - the leader stops: a replica sends writes as leader
 //     (spoketrace.LeaderWrite, as they leave) only while it leads
-//     (spoketrace.Leading), and at most RenewDeadline (10 s) after it
-//     acquired the Lease or RetryPeriod+RenewDeadline (12 s) after its
-//     last renewal (spoketrace.LeaderRenewed, the answer received), as
-//     measured on its own monotonic clock: renew() starts a round
-//     RetryPeriod after the last one succeeded, and a round that has not
-//     renewed by RenewDeadline ends the leadership. One exception is
-//     real: a process frozen (a pause) while it led resumes with its
-//     overdue work, which runs in the order it fell due, before the
-//     deadline that fell due after it; the writes it sends at the instant
-//     it resumes, before it steps down, are counted, not judged.
+//     (spoketrace.Leading), and only until its renew deadline: renew()
+//     runs a round at once after acquiring and RetryPeriod (2 s) after
+//     each renewal (spoketrace.LeaderRenewed, the answer received), and a
+//     round that has not renewed by RenewDeadline (10 s) ends the
+//     leadership; so 10 s after acquiring, 12 s after the last renewal,
+//     on its own monotonic clock. Both are timers, and a process frozen
+//     (a pause) when one falls due runs it when it resumes, after the
+//     work that fell due before it: a leader frozen between rounds
+//     resumes into a fresh round of 10 s, however long it was frozen (it
+//     acts on, though its first try finds another holder: a round ends
+//     on success or at its deadline only), and one frozen within a round
+//     sends its overdue work at the instant it resumes, then steps down.
 //   - a candidate waits: a replica takes a Lease that another holds (its
 //     record, committed in etcd, names it after naming the other) only
 //     once its own clock has advanced the record's leaseDurationSeconds
@@ -87,7 +90,7 @@ type LeaderExclusivity struct {
 	byKey   map[string]*lxComponent // etcd key of the Lease
 	byName  map[string]*lxComponent
 	maxRev  int64
-	pauses  map[sim.HostID]*lxPause
+	pauses  map[sim.HostID][]lxPause
 	rec     earliestOffenses
 	overlap time.Duration
 }
@@ -102,7 +105,6 @@ type lxComponent struct {
 	writes      int
 	takeovers   int
 	zombies     int
-	resumes     int // writes judged as a frozen leader's overdue work
 	firstZombie string
 }
 
@@ -127,13 +129,13 @@ type lxReplica struct {
 	host      sim.HostID
 	led       bool // it led at some point
 	leading   bool
-	renewAt   sim.Time      // its acquisition or last renewal
-	bound     time.Duration // how long after renewAt it may act, on its clock
+	renewAt   sim.Time // its acquisition or last renewal
+	renewed   bool     // renewAt is a renewal, not the acquisition
 	stoppedAt sim.Time
 	stopWhy   string
 }
 
-// lxPause is a host's last pause.
+// lxPause is a pause of a host.
 type lxPause struct {
 	start, resumed sim.Time
 	hasResumed     bool
@@ -151,7 +153,7 @@ func NewLeaderExclusivity(opts LeaderExclusivityOptions) *LeaderExclusivity {
 		opts.RetryPeriod = DefaultLeaderRetryPeriod
 	}
 	c := &LeaderExclusivity{opts: opts, clocks: newHostClocks(), byKey: map[string]*lxComponent{},
-		byName: map[string]*lxComponent{}, pauses: map[sim.HostID]*lxPause{}, overlap: -1}
+		byName: map[string]*lxComponent{}, pauses: map[sim.HostID][]lxPause{}, overlap: -1}
 	for _, lc := range opts.Components {
 		comp := &lxComponent{name: lc.Component, lease: lc.Lease, replicas: map[string]*lxReplica{}}
 		c.comps = append(c.comps, comp)
@@ -182,7 +184,7 @@ func (c *LeaderExclusivity) Observe(e *sim.Event) {
 		if comp := c.byName[d.Component]; comp != nil {
 			r := c.replica(comp, d.Identity, e.Host)
 			if d.Leading {
-				r.led, r.leading, r.renewAt, r.bound = true, true, e.At, c.opts.RenewDeadline
+				r.led, r.leading, r.renewAt, r.renewed = true, true, e.At, false
 			} else if r.leading {
 				r.leading, r.stoppedAt, r.stopWhy = false, e.At, "it stepped down"
 			}
@@ -190,7 +192,7 @@ func (c *LeaderExclusivity) Observe(e *sim.Event) {
 	case *spoketrace.LeaderRenewed:
 		if comp := c.byName[d.Component]; comp != nil {
 			if r := c.replica(comp, d.Identity, e.Host); r.leading {
-				r.renewAt, r.bound = e.At, c.opts.RetryPeriod+c.opts.RenewDeadline
+				r.renewAt, r.renewed = e.At, true
 			}
 		}
 	case *spoketrace.LeaderWrite:
@@ -216,10 +218,10 @@ func (c *LeaderExclusivity) fault(e *sim.Event) {
 			}
 		}
 	case fe.Kind == sim.FaultPause && fe.Starts():
-		c.pauses[e.Host] = &lxPause{start: e.At}
+		c.pauses[e.Host] = append(c.pauses[e.Host], lxPause{start: e.At})
 	case fe.Kind == sim.FaultPause && fe.Ends:
-		if p := c.pauses[e.Host]; p != nil {
-			p.resumed, p.hasResumed = e.At, true
+		if ps := c.pauses[e.Host]; len(ps) > 0 {
+			ps[len(ps)-1].resumed, ps[len(ps)-1].hasResumed = e.At, true
 		}
 	}
 }
@@ -313,28 +315,50 @@ func (c *LeaderExclusivity) write(e *sim.Event, comp *lxComponent, d *spoketrace
 	case !r.leading:
 		c.rec.add(e.At, e.Seq, "%s sent %s as leader of %s after it stopped leading at %v (%s)%s", d.Identity, what, comp.name, r.stoppedAt, r.stopWhy, other)
 	default:
-		el, ok := c.clocks.elapsed(e.Host, r.renewAt, e.At)
-		if !ok || el <= r.bound+leaderClockSlack {
-			return
+		if dl, ok := c.deadline(e.Host, r); ok && e.At > dl.Add(leaderClockSlack) {
+			el, _ := c.clocks.elapsed(e.Host, r.renewAt, e.At)
+			last := "acquisition"
+			if r.renewed {
+				last = "renewal"
+			}
+			c.rec.add(e.At, e.Seq, "%s sent %s as leader of %s past its renew deadline at %v: %.3f s (on its clock) after its last %s at %v%s",
+				d.Identity, what, comp.name, dl, el.Seconds(), last, r.renewAt, other)
 		}
-		if c.overdueAtResume(e, r) {
-			comp.resumes++
-			return
-		}
-		c.rec.add(e.At, e.Seq, "%s sent %s as leader of %s %.3f s (on its clock) after its last renewal or acquisition at %v, past the %v client-go leads for without renewing%s",
-			d.Identity, what, comp.name, el.Seconds(), r.renewAt, r.bound, other)
 	}
 }
 
-// overdueAtResume: the write is sent at the instant r's host resumed from
-// a pause that began while r still led by its own clock.
-func (c *LeaderExclusivity) overdueAtResume(e *sim.Event, r *lxReplica) bool {
-	p := c.pauses[e.Host]
-	if p == nil || !p.hasResumed || p.resumed != e.At || p.start < r.renewAt {
-		return false
+// deadline is when r's leadership ends unless it renews: its renew round
+// starts at once after it acquired the Lease, and when the RetryPeriod
+// timer after a renewal fires; the round's RenewDeadline timer then ends
+// it. Both are timers of its host, measured on its clock, and fire late
+// if the host is frozen when they fall due: at its resume. ok is false
+// when the host's clock is unknown.
+func (c *LeaderExclusivity) deadline(host sim.HostID, r *lxReplica) (sim.Time, bool) {
+	start := r.renewAt
+	if r.renewed {
+		due, ok := c.clocks.after(host, r.renewAt, c.opts.RetryPeriod)
+		if !ok {
+			return 0, false
+		}
+		start = c.firesAt(host, due)
 	}
-	el, ok := c.clocks.elapsed(e.Host, r.renewAt, p.start)
-	return ok && el <= r.bound+leaderClockSlack
+	due, ok := c.clocks.after(host, start, c.opts.RenewDeadline)
+	return c.firesAt(host, due), ok
+}
+
+// firesAt is when a timer of host due at t fires: at t, or when the host
+// resumes from a pause it was frozen in at t (never, while it is).
+func (c *LeaderExclusivity) firesAt(host sim.HostID, t sim.Time) sim.Time {
+	for _, p := range c.pauses[host] {
+		switch {
+		case p.start > t || p.hasResumed && p.resumed <= t:
+		case !p.hasResumed:
+			return sim.Time(math.MaxInt64)
+		default:
+			return p.resumed
+		}
+	}
+	return t
 }
 
 // Finish implements Check.
@@ -344,9 +368,6 @@ func (c *LeaderExclusivity) Finish() Result {
 		s := fmt.Sprintf("%s: %d leader writes, %d takeovers", comp.name, comp.writes, comp.takeovers)
 		if comp.zombies > 0 {
 			s += fmt.Sprintf("; %d writes by a deposed leader while another held the Lease (no fencing), the first %s", comp.zombies, comp.firstZombie)
-		}
-		if comp.resumes > 0 {
-			s += fmt.Sprintf("; %d sent by a frozen leader as it resumed", comp.resumes)
 		}
 		parts = append(parts, s)
 	}

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -75,9 +76,12 @@ func TestLeaderExclusivity(t *testing.T) {
 			true, "1 takeovers", 0},
 		{"a deposed leader whose renewal was answered late writes within its deadline: counted", lxLeads(lxRec(18001, 3, 2), lxLead(18002, 2, true), lxRenew(19000, 1), lxWrite(25000, 1)),
 			true, "1 writes by a deposed leader while another held the Lease (no fencing), the first cm-1's create pods default/web-x at 25.000000s, 7.0 s after cm-2 took the Lease", 1},
-		{"a frozen leader's overdue work at its resume: counted", lxLeads(hostFault(4000, 1, "pause"), lxRec(19000, 3, 2), lxLead(19000, 2, true),
-			hostFault(30000, 1, "resume"), lxWrite(30000, 1), lxLead(30000, 1, false)),
-			true, "1 sent by a frozen leader as it resumed", 1},
+		{"a leader frozen within a round sends its overdue work as it resumes", []sev{lxRec(1000, 1, 1), lxLead(1000, 1, true), hostFault(5000, 1, "pause"),
+			lxRec(20000, 3, 2), lxLead(20000, 2, true), hostFault(30000, 1, "resume"), lxWrite(30000, 1), lxLead(30000, 1, false)},
+			true, "1 writes by a deposed leader while another held the Lease (no fencing), the first cm-1's create pods default/web-x at 30.000000s, 10.0 s after cm-2 took the Lease", 1},
+		{"a leader frozen between rounds resumes into a fresh round of 10 s", lxLeads(hostFault(4000, 1, "pause"), lxRec(19000, 3, 2), lxLead(19000, 2, true),
+			hostFault(30000, 1, "resume"), lxWrite(30001, 1), lxWrite(40000, 1)),
+			true, "2 writes by a deposed leader", 2},
 		{"drifts of different rates overlap and one ends: the clock is unknown, not judged", append([]sev{lxDrift(0, 1, 0.5), lxDrift(0, 1, 2), hostFault(500, 1, "clock-drift-healed")},
 			lxLeads(lxWrite(60000, 1))...),
 			true, "1 leader writes", 0},
@@ -86,11 +90,11 @@ func TestLeaderExclusivity(t *testing.T) {
 			true, "0 leader writes", 0},
 
 		{"writes past the renew deadline", lxLeads(lxWrite(15001, 1)),
-			false, "cm-1 sent create pods default/web-x as leader of kube-controller-manager 12.001 s (on its clock) after its last renewal or acquisition at 3.000000s, past the 12s client-go leads for without renewing", 0},
+			false, "cm-1 sent create pods default/web-x as leader of kube-controller-manager past its renew deadline at 15.000000s: 12.001 s (on its clock) after its last renewal at 3.000000s", 0},
 		{"writes past the renew deadline after acquiring", []sev{lxRec(1000, 1, 1), lxLead(1000, 1, true), lxWrite(11001, 1)},
-			false, "10.001 s (on its clock) after its last renewal or acquisition at 1.000000s, past the 10s", 0},
+			false, "past its renew deadline at 11.000000s: 10.001 s (on its clock) after its last acquisition at 1.000000s", 0},
 		{"a slow leader past 10 s of its own clock", append([]sev{lxDrift(0, 1, 0.5), lxRec(1000, 1, 1), lxLead(1000, 1, true)}, lxWrite(21002, 1)),
-			false, "10.001 s (on its clock)", 0},
+			false, "past its renew deadline at 21.000000s: 10.001 s (on its clock)", 0},
 		{"a renewal after stepping down does not extend it", lxLeads(lxLead(4000, 1, false), lxRenew(5000, 1), lxWrite(6000, 1)),
 			false, "cm-1 sent create pods default/web-x as leader of kube-controller-manager after it stopped leading at 4.000000s (it stepped down)", 0},
 		{"writes after its host crashed", lxLeads(hostFault(4000, 1, "crash"), lxWrite(4500, 1)),
@@ -98,7 +102,7 @@ func TestLeaderExclusivity(t *testing.T) {
 		{"writes without ever leading", []sev{lxRec(1000, 1, 2), lxWrite(2000, 1)},
 			false, "cm-1 sent create pods default/web-x as leader of kube-controller-manager without ever holding its Lease; cm-2 had held the Lease since 1.000000s", 1},
 		{"a deposed leader past its deadline", lxLeads(lxRec(18001, 3, 2), lxLead(18002, 2, true), lxWrite(20000, 1)),
-			false, "17.000 s (on its clock) after its last renewal or acquisition at 3.000000s, past the 12s client-go leads for without renewing; cm-2 had held the Lease since 18.001000s", 1},
+			false, "past its renew deadline at 15.000000s: 17.000 s (on its clock) after its last renewal at 3.000000s; cm-2 had held the Lease since 18.001000s", 1},
 		{"a candidate takes over before the lease duration", lxLeads(lxRec(17999, 3, 2), lxLead(18000, 2, true)),
 			false, "cm-2 took the Lease kube-system/kube-controller-manager from cm-1 14.999 s (on its clock) after cm-1's last record was committed at 3.000000s: client-go takes a Lease over only once the record has not changed for its lease duration (15s) since it saw it", 0},
 		{"a candidate known before takes over early", lxLeads(lxLead(500, 2, false), lxRec(5000, 3, 2)),
@@ -106,9 +110,12 @@ func TestLeaderExclusivity(t *testing.T) {
 		{"a slow candidate takes over after 15 s of the world's, 7.5 s of its own", append([]sev{lxDrift(0, 2, 0.5)}, lxLeads(lxRec(18000, 3, 2), lxLead(18000, 2, true))...),
 			false, "cm-2 took the Lease kube-system/kube-controller-manager from cm-1 7.500 s (on its clock)", 0},
 		{"a frozen leader's pause began past its deadline", lxLeads(hostFault(16000, 1, "pause"), hostFault(30000, 1, "resume"), lxWrite(30000, 1)),
-			false, "cm-1 sent create pods default/web-x as leader of kube-controller-manager 27.000 s", 0},
-		{"a frozen leader writes after the instant it resumed", lxLeads(hostFault(4000, 1, "pause"), hostFault(30000, 1, "resume"), lxWrite(30001, 1)),
-			false, "27.001 s (on its clock)", 0},
+			false, "cm-1 sent create pods default/web-x as leader of kube-controller-manager past its renew deadline at 15.000000s: 27.000 s", 0},
+		{"a leader frozen within a round writes after the instant it resumed", []sev{lxRec(1000, 1, 1), lxLead(1000, 1, true), hostFault(5000, 1, "pause"),
+			hostFault(30000, 1, "resume"), lxWrite(30001, 1)},
+			false, "past its renew deadline at 30.000000s: 29.001 s (on its clock) after its last acquisition", 0},
+		{"a leader frozen between rounds writes past its fresh round", lxLeads(hostFault(4000, 1, "pause"), hostFault(30000, 1, "resume"), lxWrite(40001, 1)),
+			false, "past its renew deadline at 40.000000s", 0},
 		{"a frozen leader writes at its resume after stepping down", lxLeads(hostFault(4000, 1, "pause"), hostFault(30000, 1, "resume"), lxLead(30000, 1, false), lxWrite(30000, 1)),
 			false, "after it stopped leading at 30.000000s (it stepped down)", 0},
 	}
@@ -168,4 +175,17 @@ func TestHostClocks(t *testing.T) {
 	require.Equal(t, -1.0, el(2, 55, 65), "which drift ended at 60 s is unknown")
 	require.Equal(t, 10.0, el(2, 70, 80), "none left: the world's rate again")
 	require.Equal(t, 10.0, el(3, 40, 50))
+	after := func(h sim.HostID, a, d float64) float64 {
+		at, ok := c.after(h, secs(a), secsDur(d))
+		if !ok {
+			return -1
+		}
+		return time.Duration(at).Seconds()
+	}
+	require.Equal(t, 50.0, after(1, 0, 32.5))
+	require.Equal(t, 40.0, after(1, 10, 12.5))
+	require.Equal(t, 56.0, after(2, 55, 1))
+	require.Equal(t, -1.0, after(2, 55, 10), "past the ambiguous end")
+	require.Equal(t, 90.0, after(2, 70, 20))
+	require.Equal(t, 7.0, after(9, 5, 2), "a host without drifts")
 }
