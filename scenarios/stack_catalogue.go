@@ -122,7 +122,7 @@ func stackCatalogue() []Spec {
 	}
 
 	chaos := stackChaos("stack-chaos", 5, 6, 4, stackChaosDuration)
-	return []Spec{nodeDeath, liveness, apiDown, cmFailover, eviction, splitBrain, watchLag, chaos}
+	return append([]Spec{nodeDeath, liveness, apiDown, cmFailover, eviction, splitBrain, watchLag, chaos}, leaderCatalogue()...)
 }
 
 // deleteDeadNodes deletes the Node objects of the nodes a nemesis killed.

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -112,4 +113,14 @@ func isWrite(v apiwire.Verb) bool {
 		return true
 	}
 	return false
+}
+
+// RequestKey names what a request is about, as namespace/name (or name):
+// for a create whose name the API server generates, namespace/generateName.
+func RequestKey(req *apiwire.Request) string {
+	name := req.Name
+	if name == "" && req.Object != nil {
+		name = req.Object.GetObjectMeta().GenerateName
+	}
+	return model.NamespacedName{Namespace: req.Namespace, Name: name}.String()
 }

@@ -103,7 +103,7 @@ func (s *Scheduler) emitWrite(req *apiwire.Request) {
 		return
 	}
 	s.h.Emit(&spoketrace.LeaderWrite{Component: Component, Identity: s.cfg.Name, Verb: string(req.Verb),
-		Resource: req.Resource, Key: model.NamespacedName{Namespace: req.Namespace, Name: req.Name}.String()})
+		Resource: req.Resource, Key: client.RequestKey(req)})
 }
 
 // instance is one scheduler process. Once stopped, every callback it

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
-	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
@@ -147,7 +146,7 @@ func (m *Manager) emitRenewed() {
 // runs them, so every one is a leader's write.
 func (m *Manager) emitWrite(req *apiwire.Request) {
 	m.h.Emit(&spoketrace.LeaderWrite{Component: Component, Identity: m.cfg.Name, Verb: string(req.Verb),
-		Resource: req.Resource, Key: model.NamespacedName{Namespace: req.Namespace, Name: req.Name}.String()})
+		Resource: req.Resource, Key: client.RequestKey(req)})
 }
 
 // process is one run of kube-controller-manager.
