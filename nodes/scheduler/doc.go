@@ -13,6 +13,10 @@
 //     and stops leading. A crash emits nothing: the host's crash ends the
 //     leadership with it.
 //   - spoketrace.Bound when the API server answered 200 to a binding.
+//   - spoketrace.LeaderRenewed when an elected replica renewed its Lease,
+//     and spoketrace.LeaderWrite for every other write it sends (bindings,
+//     PodScheduled conditions), as the request leaves: the
+//     leader-exclusivity check judges them against the renew deadline.
 //
 // # Leader election and restarts
 //

@@ -12,6 +12,10 @@
 // spoketrace.Leading{Component: "kube-controller-manager", Identity:
 // Config.Name} when a replica starts and stops leading. A crash emits
 // nothing: the host's crash ends the leadership with it.
+// spoketrace.LeaderRenewed when the leader renewed its Lease, and
+// spoketrace.LeaderWrite for every write its controllers send, as the
+// request leaves: the leader-exclusivity check judges them against the
+// renew deadline.
 //
 // # Leader election and restarts
 //
