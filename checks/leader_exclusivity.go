@@ -210,6 +210,10 @@ func (c *LeaderExclusivity) fault(e *sim.Event) {
 	fe := sim.ParseFaultEvent(e.Name)
 	switch {
 	case fe.Starts() && fe.Kind.CrashesHost():
+		// A crash ends a pause (and every timer with it), unresumed.
+		if ps := c.pauses[e.Host]; len(ps) > 0 && !ps[len(ps)-1].hasResumed {
+			ps[len(ps)-1].resumed, ps[len(ps)-1].hasResumed = e.At, true
+		}
 		for _, comp := range c.comps {
 			for _, id := range sim.SortedKeys(comp.replicas) {
 				if r := comp.replicas[id]; r.host == e.Host && r.leading {
@@ -315,7 +319,7 @@ func (c *LeaderExclusivity) write(e *sim.Event, comp *lxComponent, d *spoketrace
 	case !r.leading:
 		c.rec.add(e.At, e.Seq, "%s sent %s as leader of %s after it stopped leading at %v (%s)%s", d.Identity, what, comp.name, r.stoppedAt, r.stopWhy, other)
 	default:
-		if dl, ok := c.deadline(e.Host, r); ok && e.At > dl.Add(leaderClockSlack) {
+		if dl, ok := c.deadline(e.Host, r); ok && e.At-sim.Time(leaderClockSlack) > dl {
 			el, _ := c.clocks.elapsed(e.Host, r.renewAt, e.At)
 			last := "acquisition"
 			if r.renewed {
@@ -347,7 +351,8 @@ func (c *LeaderExclusivity) deadline(host sim.HostID, r *lxReplica) (sim.Time, b
 }
 
 // firesAt is when a timer of host due at t fires: at t, or when the host
-// resumes from a pause it was frozen in at t (never, while it is).
+// resumes from a pause it was frozen in at t (never, while it is; a crash
+// ends a pause, and its timers with it, and is taken for its end).
 func (c *LeaderExclusivity) firesAt(host sim.HostID, t sim.Time) sim.Time {
 	for _, p := range c.pauses[host] {
 		switch {
