@@ -74,7 +74,7 @@ func (cfg Config) withDefaults(h *sim.Host) Config {
 		cfg.WatchIdleTimeout = DefaultWatchIdleTimeout
 	}
 	if cfg.ReplyPort == "" {
-		cfg.ReplyPort = "api-reply:" + cfg.Name
+		cfg.ReplyPort = DefaultReplyPort(cfg.Name)
 	}
 	if cfg.WatchPort == "" {
 		cfg.WatchPort = "api-watch:" + cfg.Name
@@ -84,3 +84,7 @@ func (cfg Config) withDefaults(h *sim.Host) Config {
 	}
 	return cfg
 }
+
+// DefaultReplyPort is the port where a client named name receives its RPC
+// replies, unless its Config says otherwise.
+func DefaultReplyPort(name string) string { return "api-reply:" + name }

@@ -55,3 +55,35 @@ func leaderOf(c *Cluster, component string) string {
 	}
 	return ""
 }
+
+// CutLeaderElection is a partial partition aimed at the controller
+// manager's leader: at at, it cuts the link between the leader and the API
+// server that last answered its leader elector (the elector's own
+// connection, as through an L4 load balancer that put it on another API
+// server than the controllers' connection), for d. The leader can no
+// longer renew its Lease, and steps down at its renew deadline; its
+// controllers may go on working through another API server until then,
+// and another replica takes the Lease once it has not changed for the
+// lease duration. When the two connections share the server, both are
+// cut. electorPort is the port where the elector receives its answers.
+func CutLeaderElection(c *Cluster, component string, electorPort func(leader string) string, at, d time.Duration) {
+	w := c.World
+	last := map[string]sim.HostID{} // leader host -> the server that last answered its elector
+	w.Subscribe(func(e *sim.Event) {
+		if e.Kind != sim.KindDeliver {
+			return
+		}
+		name := w.HostName(e.Host)
+		if e.Port == electorPort(name) {
+			last[name] = e.Peer
+		}
+	})
+	w.At(sim.Time(at), "nemesis-cut-leader-election", func() {
+		leader := leaderOf(c, component)
+		server, ok := last[leader]
+		if leader == "" || !ok {
+			return
+		}
+		w.Inject(sim.Fault{At: at, Kind: sim.FaultPartition, Targets: [][]string{{leader}, {w.HostName(server)}}, For: d})
+	})
+}

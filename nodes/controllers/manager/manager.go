@@ -92,12 +92,16 @@ func Boot(cfg Config) func(*sim.Host) {
 		cfg := cfg.withDefaults(h)
 		m := &Manager{h: h, cfg: cfg}
 		m.c = client.New(h, client.Config{Name: cfg.Name, User: User, Servers: cfg.Servers, OnWrite: m.emitWrite})
-		m.le = client.New(h, client.Config{Name: cfg.Name + "/leader-election", User: User, Servers: cfg.Servers,
+		m.le = client.New(h, client.Config{Name: LeaderElectionClient(cfg.Name), User: User, Servers: cfg.Servers,
 			Timeout: cfg.RenewDeadline})
 		h.Expose(ExposeName, m)
 		m.startProcess()
 	}
 }
+
+// LeaderElectionClient names the client of replica name's leader elector
+// (its requests' own connection, with the renew deadline as timeout).
+func LeaderElectionClient(name string) string { return name + "/leader-election" }
 
 // Identity returns the replica's identity (Config.Name).
 func (m *Manager) Identity() string { return m.cfg.Name }
