@@ -120,6 +120,12 @@ var (
 	// observedTime). A wall clock stepped forward on a candidate, or back
 	// on the leader, then lets a candidate take a live leader's Lease.
 	LeaderUsesWallClock = declare(Ablation{Name: "leader-uses-wall-clock", Mechanism: "a candidate judges a Lease expired from its renewTime against its own wall clock, instead of from when it saw the record last change on its monotonic clock, so a clock step lets it take a live leader's Lease", Check: "leader-exclusivity", Scenario: "leader-clock-jumps"})
+	// ManagerNoExit (nodes/controllers/manager, OnStoppedLeading) makes a
+	// controller manager that lost its Lease say so and go on running its
+	// controllers, instead of exiting (the real one exits: klog.Fatal
+	// "leaderelection lost"), as a process whose OnStoppedLeading only
+	// logs would.
+	ManagerNoExit = declare(Ablation{Name: "controller-manager-no-exit", Mechanism: "a controller manager that lost its Lease goes on running its controllers instead of exiting", Check: "leader-exclusivity", Scenario: "controller-manager-failover"})
 	// NoPodGC (nodes/controllers/manager, the controllers it starts): the
 	// pod garbage collector does not run.
 	NoPodGC = declare(Ablation{Name: "pod-gc-disabled", Mechanism: "the pod garbage collector never deletes the pods of a Node that was deleted", Check: "self-healing", Scenario: "node-death"})

@@ -44,9 +44,11 @@
 // # Ablations
 //
 // Config.Ablations go unchanged to the controllers and the leader elector.
-// The manager itself asks for two:
+// The manager itself asks for three:
 //   - ablation.PollNotWatch (poll-not-watch): every informer polls with a
 //     quorum LIST every PollInterval (2 s) instead of watching.
 //   - ablation.NoPodGC (pod-gc-disabled): the pod garbage collector does
 //     not run.
+//   - ablation.ManagerNoExit (controller-manager-no-exit): a replica that
+//     lost its Lease goes on running its controllers instead of exiting.
 package manager

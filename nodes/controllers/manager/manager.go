@@ -214,6 +214,10 @@ func (p *process) handleStoppedLeading() {
 	if p.leading {
 		p.m.emitLeading(false)
 	}
+	if p.m.cfg.Ablations.Has(ablation.ManagerNoExit) {
+		p.leading = false // and its controllers run on
+		return
+	}
 	p.stop()
 	p.m.handleExit(p)
 }
