@@ -151,7 +151,21 @@ var (
 	// leader that fails to renew within RenewDeadline goes on leading (and
 	// trying to renew). RenewDeadline < LeaseDuration is what makes a
 	// cut-off leader stop before anyone else may take its lease.
-	LeaderNoStepDown = declare(Ablation{Name: "leader-no-step-down", Mechanism: "a leader that cannot renew its Lease within the renew deadline goes on leading instead of stepping down", Check: "leader-takeover", Scenario: "controller-manager-failover"})
+	LeaderNoStepDown = declare(Ablation{Name: "leader-no-step-down", Mechanism: "a leader that cannot renew its Lease within the renew deadline goes on leading instead of stepping down", Check: "leader-takeover", Scenario: "controller-manager-failover", AlsoCaughtBy: []string{"leader-exclusivity"}})
+	// LeaderUsesWallClock (nodes/client/leaderelection, isLeaseValid)
+	// judges a Lease expired when its renewTime (the holder's wall clock)
+	// plus its duration is past the candidate's own wall clock, instead of
+	// when the record has not changed for the duration since the
+	// candidate observed it, on its monotonic clock (client-go's
+	// observedTime). A wall clock stepped forward on a candidate, or back
+	// on the leader, then lets a candidate take a live leader's Lease.
+	LeaderUsesWallClock = declare(Ablation{Name: "leader-uses-wall-clock", Mechanism: "a candidate judges a Lease expired from its renewTime against its own wall clock, instead of from when it saw the record last change on its monotonic clock, so a clock step lets it take a live leader's Lease", Check: "leader-exclusivity", Scenario: "leader-clock-jumps"})
+	// ManagerNoExit (nodes/controllers/manager, OnStoppedLeading) makes a
+	// controller manager that lost its Lease say so and go on running its
+	// controllers, instead of exiting (the real one exits: klog.Fatal
+	// "leaderelection lost"), as a process whose OnStoppedLeading only
+	// logs would.
+	ManagerNoExit = declare(Ablation{Name: "controller-manager-no-exit", Mechanism: "a controller manager that lost its Lease goes on running its controllers instead of exiting", Check: "leader-exclusivity", Scenario: "controller-manager-failover"})
 	// NoPodGC (nodes/controllers/manager, the controllers it starts): the
 	// pod garbage collector does not run.
 	NoPodGC = declare(Ablation{Name: "pod-gc-disabled", Mechanism: "the pod garbage collector never deletes the pods of a Node that was deleted", Check: "self-healing", Scenario: "node-death"})

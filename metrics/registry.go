@@ -44,6 +44,8 @@ func Registry() []Info {
 		{"cm_pod_creates", "stack", "", "pods the controller manager created"},
 		{"cm_requests_per_s", "stack", "", "requests the controller manager's hosts sent to the API servers per virtual second"},
 		{"reaction_s", "stack", "", "the mean time from an operator's write of a ReplicaSet or Deployment to the controller manager's next pod creation or deletion, in seconds; -1 if none"},
+		{"zombie_writes", "stack", "", "writes a deposed leader (controller manager or scheduler) sent while the Lease named another: client-go has no fencing"},
+		{"leader_overlap_s", "stack", "", "the longest time from a takeover of a Lease to a write of the deposed leader, in seconds; -1 if none"},
 		{"evictions", "stack", "node-eviction", "pods evicted by the taint manager"},
 		{"eviction_delay_s", "stack", "node-eviction", "the mean time from a node's last heartbeat to the eviction of its pods, in seconds"},
 		{"eviction_delay_max_s", "stack", "node-eviction", "the longest such delay, in seconds"},

@@ -150,7 +150,7 @@ func (c *Cluster) View() *nemesis.Cluster {
 		v.Servers = c.API.Servers
 	}
 	if l := c.Stack; l != nil {
-		v.Nodes, v.Spare, v.Placement, v.Dead = l.Nodes, l.Spare, l.Placement, &l.Dead
+		v.Nodes, v.Spare, v.Placement, v.Dead, v.Leaders = l.Nodes, l.Spare, l.Placement, &l.Dead, l.Leaders
 	}
 	return v
 }

@@ -208,6 +208,12 @@ func genStackFault(t *rapid.T, hosts, nodes []string) sim.Fault {
 	case sim.FaultPause:
 		f.Kind, f.Targets = kind, [][]string{genSubset(t, hosts, "paused")}
 		f.For = min(f.For, 10*time.Second)
+		if left := int((end - at) / time.Second); left >= 16 && rapid.Bool().Draw(t, "zombie") {
+			// A leader frozen past its lease (15 s): another replica takes
+			// over, and it resumes as a zombie until its renew deadline.
+			f.Targets = [][]string{{rapid.SampledFrom([]string{"controller-manager-leader", "scheduler-leader"}).Draw(t, "leader")}}
+			f.For = time.Duration(rapid.IntRange(16, min(40, left)).Draw(t, "zombie_s")) * time.Second
+		}
 	default:
 		f.Kind, f.Targets = kind, [][]string{genSubset(t, hosts, "targets")}
 	}
@@ -215,7 +221,8 @@ func genStackFault(t *rapid.T, hosts, nodes []string) sim.Fault {
 }
 
 // TestPropertyStackConvergence generates fault schedules on the whole
-// control plane and the nodes (crashes, pauses, partitions from the API
+// control plane and the nodes (crashes, pauses, leaders frozen past their
+// lease, partitions from the API
 // servers, one-way cuts, isolation, flaky links, kubelet restarts, clocks
 // drifting or stepping, slow disks), runs stack-chaos's
 // workload under them, and asserts every check: above all that the

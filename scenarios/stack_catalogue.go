@@ -122,7 +122,7 @@ func stackCatalogue() []Spec {
 	}
 
 	chaos := stackChaos("stack-chaos", 5, 6, 4, stackChaosDuration)
-	return append([]Spec{nodeDeath, liveness, apiDown, cmFailover, eviction, splitBrain, watchLag, chaos}, spokeCatalogue()...)
+	return append(append([]Spec{nodeDeath, liveness, apiDown, cmFailover, eviction, splitBrain, watchLag, chaos}, spokeCatalogue()...), leaderCatalogue()...)
 }
 
 // deleteDeadNodes deletes the Node objects of the nodes a nemesis killed.

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -77,6 +78,9 @@ func (c *Client) Do(req *apiwire.Request, done func(*apiwire.Response, error)) {
 		return
 	}
 	req.User = c.cfg.User
+	if c.cfg.OnWrite != nil && isWrite(req.Verb) {
+		c.cfg.OnWrite(req)
+	}
 	c.rpc.Call(server, apiwire.Port, req, c.cfg.Timeout, func(body any, err error) {
 		var resp *apiwire.Response
 		if err != nil {
@@ -100,4 +104,23 @@ func (c *Client) Do(req *apiwire.Request, done func(*apiwire.Response, error)) {
 func (c *Client) nextOp() uint64 {
 	c.op++
 	return c.op
+}
+
+// isWrite reports whether a verb changes what the API server stores.
+func isWrite(v apiwire.Verb) bool {
+	switch v {
+	case apiwire.VerbCreate, apiwire.VerbUpdate, apiwire.VerbUpdateStatus, apiwire.VerbPatch, apiwire.VerbDelete, apiwire.VerbBind:
+		return true
+	}
+	return false
+}
+
+// RequestKey names what a request is about, as namespace/name (or name):
+// for a create whose name the API server generates, namespace/generateName.
+func RequestKey(req *apiwire.Request) string {
+	name := req.Name
+	if name == "" && req.Object != nil {
+		name = req.Object.GetObjectMeta().GenerateName
+	}
+	return model.NamespacedName{Namespace: req.Namespace, Name: name}.String()
 }

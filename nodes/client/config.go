@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -51,6 +52,10 @@ type Config struct {
 	// PatchValueOf, when set, extracts the workload value a merge patch
 	// writes, for the trace of Patch (apitrace.Call.Value); default none.
 	PatchValueOf func(patch []byte) string
+	// OnWrite, when set, is called with every write request (create,
+	// update, update-status, patch, delete, bind) as it leaves, so that a
+	// component can trace what it writes (a leader's spoketrace.LeaderWrite).
+	OnWrite func(req *apiwire.Request)
 }
 
 // DefaultValueOf returns the object's "kubesim.io/value" annotation.
@@ -72,7 +77,7 @@ func (cfg Config) withDefaults(h *sim.Host) Config {
 		cfg.WatchIdleTimeout = DefaultWatchIdleTimeout
 	}
 	if cfg.ReplyPort == "" {
-		cfg.ReplyPort = "api-reply:" + cfg.Name
+		cfg.ReplyPort = DefaultReplyPort(cfg.Name)
 	}
 	if cfg.WatchPort == "" {
 		cfg.WatchPort = "api-watch:" + cfg.Name
@@ -82,3 +87,7 @@ func (cfg Config) withDefaults(h *sim.Host) Config {
 	}
 	return cfg
 }
+
+// DefaultReplyPort is the port where a client named name receives its RPC
+// replies, unless its Config says otherwise.
+func DefaultReplyPort(name string) string { return "api-reply:" + name }

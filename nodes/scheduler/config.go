@@ -102,8 +102,9 @@ type Config struct {
 	// its binding finished if the informer has not shown it bound by then.
 	// Default 0: never (the real default since 1.23).
 	AssumedPodTTL time.Duration
-	// Ablations are the run's ablation switches; the scheduler asks for
-	// ablation.SchedulerIgnoresAssumed.
+	// Ablations are the run's ablation switches: the scheduler asks for
+	// ablation.SchedulerIgnoresAssumed, and hands them to its leader
+	// elector.
 	Ablations ablation.Set
 }
 

@@ -14,6 +14,10 @@
 //     leadership with it.
 //   - spoketrace.Bound when the API server answered 200 to a binding,
 //     with the pod's cpu and memory requests.
+//   - spoketrace.LeaderRenewed when an elected replica renewed its Lease,
+//     and spoketrace.LeaderWrite for every other write it sends (bindings,
+//     PodScheduled conditions), as the request leaves: the
+//     leader-exclusivity check judges them against the renew deadline.
 //
 // # Leader election and restarts
 //

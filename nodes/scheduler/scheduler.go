@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/leaderelection"
 	"github.com/kubesim/kubesim/nodes/spoketrace"
@@ -35,12 +37,14 @@ func Boot(cfg Config) func(*sim.Host) {
 
 func newScheduler(h *sim.Host, cfg Config) *Scheduler {
 	cfg = cfg.withDefaults(h)
-	return &Scheduler{
-		cfg:  cfg,
-		h:    h,
-		c:    client.New(h, client.Config{Name: cfg.Name, User: User, Servers: cfg.Servers}),
-		pick: h.Rand("scheduler/select-host"),
+	s := &Scheduler{cfg: cfg, h: h}
+	ccfg := client.Config{Name: cfg.Name, User: User, Servers: cfg.Servers}
+	if !cfg.DisableLeaderElection {
+		ccfg.OnWrite = s.emitWrite
 	}
+	s.c = client.New(h, ccfg)
+	s.pick = h.Rand("scheduler/select-host")
+	return s
 }
 
 // Identity returns the replica's identity (Config.Name).
@@ -87,6 +91,21 @@ func (s *Scheduler) emitLeading(leading bool) {
 	s.h.Emit(&spoketrace.Leading{Component: Component, Identity: s.cfg.Name, Leading: leading})
 }
 
+// emitRenewed traces a renewal of the Lease.
+func (s *Scheduler) emitRenewed() {
+	s.h.Emit(&spoketrace.LeaderRenewed{Component: Component, Identity: s.cfg.Name})
+}
+
+// emitWrite traces a write of an elected scheduler as it leaves, but its
+// Lease's: only a leader schedules, so every other one is a leader's.
+func (s *Scheduler) emitWrite(req *apiwire.Request) {
+	if req.Resource == model.ResourceLeasesName {
+		return
+	}
+	s.h.Emit(&spoketrace.LeaderWrite{Component: Component, Identity: s.cfg.Name, Verb: string(req.Verb),
+		Resource: req.Resource, Key: client.RequestKey(req)})
+}
+
 // instance is one scheduler process. Once stopped, every callback it
 // registered (timers, API answers, informer events) does nothing.
 type instance struct {
@@ -118,7 +137,9 @@ func (p *instance) start() {
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: p.handleStartedLeading,
 			OnStoppedLeading: p.handleStoppedLeading,
+			OnRenewed:        s.emitRenewed,
 		},
+		Ablations: s.cfg.Ablations,
 	})
 	if err != nil {
 		panic("scheduler: " + err.Error()) // a configuration bug

@@ -231,6 +231,32 @@ type ControllerDelete struct {
 	UID        string `json:"uid" trace:"uid"`
 }
 
+// LeaderRenewed is emitted by a leader-elected component when its leader
+// elector renewed the Lease it holds: the API server's answer to the
+// renewal came back. The leader goes on leading on its own clock from
+// here: client-go gives up RetryPeriod+RenewDeadline (12 s) after its
+// last renewal unless it renews again.
+//
+//trace:kind KindLeaderRenewed leader.renewed
+type LeaderRenewed struct {
+	Component string `json:"component" trace:"component"`
+	Identity  string `json:"identity" trace:"identity"`
+}
+
+// LeaderWrite is emitted by a leader-elected component when it sends a
+// write that only its leader makes (the controller manager's controllers'
+// writes, the scheduler's bindings and pod status updates; never its
+// Lease), as the request leaves: Key is namespace/name (or name).
+//
+//trace:kind KindLeaderWrite leader.write
+type LeaderWrite struct {
+	Component string `json:"component" trace:"component"`
+	Identity  string `json:"identity" trace:"identity"`
+	Verb      string `json:"verb" trace:"verb"`
+	Resource  string `json:"resource" trace:"resource"`
+	Key       string `json:"key" trace:"key"`
+}
+
 // PodState is one pod of ClusterState.
 //
 //trace:item

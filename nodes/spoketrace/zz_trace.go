@@ -6,7 +6,7 @@ import "github.com/kubesim/kubesim/sim"
 
 // The trace kinds, as returned by TraceKind: the constant that the
 // //trace:kind directive of each event type names, in the order of the types.
-const KindContainerStart, KindContainerStop, KindPodReady, KindProbeWorker, KindProbeResult, KindContainerKill, KindNodeHeartbeat, KindNodeTaint, KindBound, KindNodeAllocatable, KindPodAdmit, KindLeading, KindControllerDelete, KindClusterState = "kubelet.container-start", "kubelet.container-stop", "kubelet.pod-ready", "kubelet.probe-worker", "kubelet.probe", "kubelet.container-kill", "kubelet.heartbeat", "nodelifecycle.taint", "scheduler.bound", "kubelet.allocatable", "kubelet.admit", "leader.leading", "controller.delete", "cluster.state"
+const KindContainerStart, KindContainerStop, KindPodReady, KindProbeWorker, KindProbeResult, KindContainerKill, KindNodeHeartbeat, KindNodeTaint, KindBound, KindNodeAllocatable, KindPodAdmit, KindLeading, KindControllerDelete, KindLeaderRenewed, KindLeaderWrite, KindClusterState = "kubelet.container-start", "kubelet.container-stop", "kubelet.pod-ready", "kubelet.probe-worker", "kubelet.probe", "kubelet.container-kill", "kubelet.heartbeat", "nodelifecycle.taint", "scheduler.bound", "kubelet.allocatable", "kubelet.admit", "leader.leading", "controller.delete", "leader.renewed", "leader.write", "cluster.state"
 
 // TraceKind implements sim.Data.
 func (e *ContainerStart) TraceKind() string { return KindContainerStart }
@@ -110,6 +110,22 @@ func (e *ControllerDelete) TraceKind() string { return KindControllerDelete }
 // AppendText implements sim.Data.
 func (e *ControllerDelete) AppendText(b []byte) []byte {
 	return sim.Text(b).Str("controller", e.Controller).StrOpt("owner", e.Owner).Str("resource", e.Resource).Str("key", e.Key).Str("uid", e.UID).Trimmed()
+}
+
+// TraceKind implements sim.Data.
+func (e *LeaderRenewed) TraceKind() string { return KindLeaderRenewed }
+
+// AppendText implements sim.Data.
+func (e *LeaderRenewed) AppendText(b []byte) []byte {
+	return sim.Text(b).Str("component", e.Component).Str("identity", e.Identity).Trimmed()
+}
+
+// TraceKind implements sim.Data.
+func (e *LeaderWrite) TraceKind() string { return KindLeaderWrite }
+
+// AppendText implements sim.Data.
+func (e *LeaderWrite) AppendText(b []byte) []byte {
+	return sim.Text(b).Str("component", e.Component).Str("identity", e.Identity).Str("verb", e.Verb).Str("resource", e.Resource).Str("key", e.Key).Trimmed()
 }
 
 // AppendText appends the text form of a PodState, as the events that hold it print it.

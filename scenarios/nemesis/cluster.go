@@ -21,4 +21,7 @@ type Cluster struct {
 	Nodes, Spare []string
 	Placement    *Placement
 	Dead         *[]string
+	// Leaders follows which replica of each leader-elected component
+	// leads; nil below the full stack.
+	Leaders *SpokeLeaders
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -61,5 +62,22 @@ func TestFastClockTakesOverSooner(t *testing.T) {
 		require.Len(t, e.intervals, 2, "seed %d", seed)
 		lo, hi := takeoverWindow(2)
 		within(t, e.intervals[1].start.Sub(crashAt), lo, hi, seed)
+	}
+}
+
+// TestWallClockAblationTakesOverALiveLeader: with leader-uses-wall-clock,
+// a candidate judges the lease by the holder's renewTime against its own
+// wall clock, so a minute's step forward of the others' wall clocks lets
+// one of them take the lease of a leader that renews it: two leaders at
+// once (without the ablation, TestClockStepsDoNotMoveLeadership).
+func TestWallClockAblationTakesOverALiveLeader(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		e := newElectionWith(t, seed, 3, ablation.Of(ablation.LeaderUsesWallClock))
+		leader := e.leaderAfter(t, 20*time.Second)
+		e.World.Inject(sim.Fault{Kind: sim.FaultClockJump, Targets: [][]string{e.others(leader)}, By: time.Minute})
+		e.World.RunFor(6 * time.Second)
+		require.Len(t, e.intervals, 2, "seed %d: a candidate took the lease at once", seed)
+		old := e.intervals[0]
+		require.True(t, old.end < 0 || e.intervals[1].start < old.end, "seed %d: while the old leader still led", seed)
 	}
 }

@@ -38,6 +38,11 @@ type LeaderCallbacks struct {
 	OnStoppedLeading func()
 	// OnNewLeader: the observed holder changed (including to this candidate).
 	OnNewLeader func(identity string)
+	// OnRenewed: the leader renewed its lease (a renewal round succeeded).
+	// client-go has no such callback (it logs "successfully renewed
+	// lease"); kubesim's components trace it, because a leader's renew
+	// deadline runs from it.
+	OnRenewed func()
 }
 
 // Config configures a LeaderElector, as LeaderElectionConfig with a
@@ -60,7 +65,7 @@ type Config struct {
 	// ReleaseOnCancel makes Stop release a held lease (holder cleared).
 	ReleaseOnCancel bool
 	// Ablations are the run's ablation switches; the elector asks for
-	// ablation.LeaderNoStepDown.
+	// ablation.LeaderNoStepDown and ablation.LeaderUsesWallClock.
 	Ablations ablation.Set
 }
 

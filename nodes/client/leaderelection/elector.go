@@ -165,6 +165,9 @@ func (le *LeaderElector) renewRound() {
 			le.maybeReportTransition()
 			if ok {
 				deadline.Stop()
+				if f := le.cfg.Callbacks.OnRenewed; f != nil {
+					f()
+				}
 				le.h.After(le.cfg.RetryPeriod, "leaderelection-renew", func() {
 					if le.phase == leading && le.gen == gen {
 						le.renewRound()
@@ -183,9 +186,17 @@ func (le *LeaderElector) renewRound() {
 }
 
 // isLeaseValid: the observed record has not expired at now, by the local
-// clock since it was observed.
+// monotonic clock since it was observed, as client-go's
+// (tools/leaderelection/leaderelection.go, isLeaseValid:
+// observedTime.Add(LeaseDuration).After(now), both readings of
+// clock.Now() with their monotonic part). The leader-uses-wall-clock
+// ablation judges it from the record's renewTime (the holder's wall
+// clock) against this host's wall clock instead.
 func (le *LeaderElector) isLeaseValid(now sim.Time) bool {
 	d := time.Duration(le.observed.LeaseDurationSeconds) * time.Second
+	if le.cfg.Ablations.Has(ablation.LeaderUsesWallClock) {
+		return sim.Time(le.observed.RenewTime).Add(d) > le.h.WallClock()
+	}
 	return le.observedTime.Add(d) > now
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/internal/fakeapi"
@@ -27,10 +28,17 @@ type election struct {
 	electors  map[string]*leaderelection.LeaderElector
 	intervals []*interval
 	newLeader map[string][]string
+	renewals  map[string]int
 }
 
 func newElection(t *testing.T, seed uint64, n int) *election {
-	e := &election{Cluster: fakeapi.NewCluster(seed, 1), electors: map[string]*leaderelection.LeaderElector{}, newLeader: map[string][]string{}}
+	return newElectionWith(t, seed, n, 0)
+}
+
+// newElectionWith is newElection with the electors' ablations abl.
+func newElectionWith(t *testing.T, seed uint64, n int, abl ablation.Set) *election {
+	e := &election{Cluster: fakeapi.NewCluster(seed, 1), electors: map[string]*leaderelection.LeaderElector{}, newLeader: map[string][]string{},
+		renewals: map[string]int{}}
 	for i := 1; i <= n; i++ {
 		name := "kcm-" + strconv.Itoa(i)
 		h := e.AddHost(name, func(h *sim.Host) {
@@ -38,7 +46,7 @@ func newElection(t *testing.T, seed uint64, n int) *election {
 				Timeout: leaderelection.DefaultRenewDeadline})
 			var cur *interval
 			le, err := leaderelection.NewLeaderElector(leaderelection.Config{
-				Client: c, Name: "kube-controller-manager", Identity: name,
+				Client: c, Name: "kube-controller-manager", Identity: name, Ablations: abl,
 				Callbacks: leaderelection.LeaderCallbacks{
 					OnStartedLeading: func() {
 						cur = &interval{who: name, start: h.World().Now(), end: -1}
@@ -51,6 +59,7 @@ func newElection(t *testing.T, seed uint64, n int) *election {
 						}
 					},
 					OnNewLeader: func(id string) { e.newLeader[name] = append(e.newLeader[name], id) },
+					OnRenewed:   func() { e.renewals[name]++ },
 				},
 			})
 			require.NoError(t, err)
@@ -134,6 +143,9 @@ func TestOneLeaderAmongThree(t *testing.T) {
 	}
 	lease := e.Backend.Objects["leases/kube-system/kube-controller-manager"].(*model.Lease)
 	require.Equal(t, leader[0], *lease.Spec.HolderIdentity)
+	// OnRenewed tells of every renewal, one per RetryPeriod.
+	require.InDelta(t, 30, e.renewals[leader[0]], 2)
+	require.Len(t, e.renewals, 1, "only the leader renews")
 	require.Equal(t, int32(15), *lease.Spec.LeaseDurationSeconds)
 	// The leader renews every RetryPeriod.
 	require.InDelta(t, float64(e.World.Now()), float64(*lease.Spec.RenewTime), float64(2100*time.Millisecond))

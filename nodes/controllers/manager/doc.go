@@ -12,6 +12,10 @@
 // spoketrace.Leading{Component: "kube-controller-manager", Identity:
 // Config.Name} when a replica starts and stops leading. A crash emits
 // nothing: the host's crash ends the leadership with it.
+// spoketrace.LeaderRenewed when the leader renewed its Lease, and
+// spoketrace.LeaderWrite for every write its controllers send, as the
+// request leaves: the leader-exclusivity check judges them against the
+// renew deadline.
 //
 // # Leader election and restarts
 //
@@ -40,9 +44,11 @@
 // # Ablations
 //
 // Config.Ablations go unchanged to the controllers and the leader elector.
-// The manager itself asks for two:
+// The manager itself asks for three:
 //   - ablation.PollNotWatch (poll-not-watch): every informer polls with a
 //     quorum LIST every PollInterval (2 s) instead of watching.
 //   - ablation.NoPodGC (pod-gc-disabled): the pod garbage collector does
 //     not run.
+//   - ablation.ManagerNoExit (controller-manager-no-exit): a replica that
+//     lost its Lease goes on running its controllers instead of exiting.
 package manager

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
+	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/client/leaderelection"
@@ -89,15 +90,18 @@ type Manager struct {
 func Boot(cfg Config) func(*sim.Host) {
 	return func(h *sim.Host) {
 		cfg := cfg.withDefaults(h)
-		m := &Manager{h: h, cfg: cfg,
-			c: client.New(h, client.Config{Name: cfg.Name, User: User, Servers: cfg.Servers}),
-			le: client.New(h, client.Config{Name: cfg.Name + "/leader-election", User: User, Servers: cfg.Servers,
-				Timeout: cfg.RenewDeadline}),
-		}
+		m := &Manager{h: h, cfg: cfg}
+		m.c = client.New(h, client.Config{Name: cfg.Name, User: User, Servers: cfg.Servers, OnWrite: m.emitWrite})
+		m.le = client.New(h, client.Config{Name: LeaderElectionClient(cfg.Name), User: User, Servers: cfg.Servers,
+			Timeout: cfg.RenewDeadline})
 		h.Expose(ExposeName, m)
 		m.startProcess()
 	}
 }
+
+// LeaderElectionClient names the client of replica name's leader elector
+// (its requests' own connection, with the renew deadline as timeout).
+func LeaderElectionClient(name string) string { return name + "/leader-election" }
 
 // Identity returns the replica's identity (Config.Name).
 func (m *Manager) Identity() string { return m.cfg.Name }
@@ -137,6 +141,18 @@ func (m *Manager) emitLeading(leading bool) {
 	m.h.Emit(&spoketrace.Leading{Component: Component, Identity: m.cfg.Name, Leading: leading})
 }
 
+// emitRenewed traces a renewal of the Lease.
+func (m *Manager) emitRenewed() {
+	m.h.Emit(&spoketrace.LeaderRenewed{Component: Component, Identity: m.cfg.Name})
+}
+
+// emitWrite traces a write of the controllers as it leaves: only a leader
+// runs them, so every one is a leader's write.
+func (m *Manager) emitWrite(req *apiwire.Request) {
+	m.h.Emit(&spoketrace.LeaderWrite{Component: Component, Identity: m.cfg.Name, Verb: string(req.Verb),
+		Resource: req.Resource, Key: client.RequestKey(req)})
+}
+
 // process is one run of kube-controller-manager.
 type process struct {
 	m           *Manager
@@ -162,6 +178,7 @@ func (p *process) start() {
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: p.handleStartedLeading,
 			OnStoppedLeading: p.handleStoppedLeading,
+			OnRenewed:        m.emitRenewed,
 		},
 	})
 	if err != nil {
@@ -196,6 +213,10 @@ func (p *process) handleStoppedLeading() {
 	}
 	if p.leading {
 		p.m.emitLeading(false)
+	}
+	if p.m.cfg.Ablations.Has(ablation.ManagerNoExit) {
+		p.leading = false // and its controllers run on
+		return
 	}
 	p.stop()
 	p.m.handleExit(p)
