@@ -67,10 +67,9 @@ func (c *Linearizability) Observe(e *sim.Event) {
 	}
 	switch d := e.Data.(type) {
 	case *etcdtrace.Call:
-		c.hist.call(e, d.Client, d.Op, KVInput{Kind: d.Kind, Key: d.Key, Value: d.Value, Expect: d.Expect, ExpectAbsent: d.ExpectAbsent})
+		c.hist.call(e, d.Client, d.Op, kvInputOf(d))
 	case *etcdtrace.Return:
-		c.hist.ret(e, d.Client, d.Op, kvReturn{outcome: d.Outcome,
-			out: KVOutput{Found: d.Found, Value: d.Value, Version: d.Version, Succeeded: d.Succeeded}})
+		c.hist.ret(e, d.Client, d.Op, kvReturn{outcome: d.Outcome, out: kvOutputOf(d)})
 	}
 }
 
@@ -88,3 +87,24 @@ func (c *Linearizability) Finish() Result {
 func (c *Linearizability) WriteVisualization(w io.Writer) error { return c.run.writeVisualization(w) }
 
 var _ Visualizer = (*Linearizability)(nil)
+
+// kvInputOf is the model's input for a Call. The event is only valid
+// during Observe, so its slices are copied.
+func kvInputOf(d *etcdtrace.Call) KVInput {
+	return KVInput{Kind: d.Kind, Key: d.Key, End: d.End, Rev: d.Rev, Value: d.Value, Expect: d.Expect,
+		ExpectAbsent: d.ExpectAbsent, Compares: clone(d.Compares), Ops: clone(d.Ops)}
+}
+
+// kvOutputOf is the model's output for a Return.
+func kvOutputOf(d *etcdtrace.Return) KVOutput {
+	return KVOutput{Found: d.Found, Value: d.Value, Version: d.Version, ModRev: d.ModRev, CreateRev: d.CreateRev,
+		Rev: d.Rev, Succeeded: d.Succeeded, KVs: clone(d.KVs)}
+}
+
+// clone copies a slice; empty gives nil.
+func clone[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return append([]T(nil), s...)
+}

@@ -92,6 +92,62 @@ func (e *KVHash) AppendText(b []byte) []byte {
 	return b
 }
 
+// AppendText appends the text form of a Compare, as the events that hold it print it.
+func (e *Compare) AppendText(b []byte) []byte {
+	b = append(b, "if "...)
+	b = sim.AppendQuoted(b, e.Key)
+	b = append(b, '.')
+	b = append(b, e.Target...)
+	if e.Target == CmpValue {
+		b = append(b, '=')
+		b = sim.AppendQuotedCut(b, e.Value, MaxTextValue)
+	}
+	if e.Target == CmpVersion {
+		b = append(b, '=')
+		b = strconv.AppendInt(b, e.Version, 10)
+	}
+	if e.Target == CmpMod {
+		b = append(b, '=')
+		b = strconv.AppendInt(b, e.ModRev, 10)
+	}
+	return b
+}
+
+// AppendText appends the text form of a TxnOp, as the events that hold it print it.
+func (e *TxnOp) AppendText(b []byte) []byte {
+	if e.Else {
+		b = append(b, "else:"...)
+	}
+	b = append(b, e.Type...)
+	b = append(b, ' ')
+	b = sim.AppendQuoted(b, e.Key)
+	if e.End != "" {
+		b = append(b, ".."...)
+		b = sim.AppendQuoted(b, e.End)
+	}
+	if e.Type == TxnPut {
+		b = append(b, '=')
+		b = sim.AppendQuotedCut(b, e.Value, MaxTextValue)
+	}
+	return b
+}
+
+// AppendText appends the text form of a ReadKV, as the events that hold it print it.
+func (e *ReadKV) AppendText(b []byte) []byte {
+	b = append(b, '#')
+	b = strconv.AppendInt(b, int64(e.Op), 10)
+	b = sim.AppendQuoted(b, e.Key)
+	b = append(b, '=')
+	b = sim.AppendQuotedCut(b, e.Value, MaxTextValue)
+	b = append(b, '@')
+	b = strconv.AppendInt(b, e.ModRev, 10)
+	b = append(b, '/')
+	b = strconv.AppendInt(b, e.CreateRev, 10)
+	b = append(b, '/')
+	b = strconv.AppendInt(b, e.Version, 10)
+	return b
+}
+
 // TraceKind implements sim.Data.
 func (e *Call) TraceKind() string { return KindCall }
 
@@ -101,6 +157,12 @@ func (e *Call) AppendText(b []byte) []byte {
 	b = sim.AppendUintField(b, "op", e.Op)
 	b = sim.AppendField(b, "kind", string(e.Kind))
 	b = sim.AppendField(b, "key", e.Key)
+	if e.End != "" {
+		b = sim.AppendField(b, "end", e.End)
+	}
+	if e.Rev != 0 {
+		b = sim.AppendIntField(b, "at", e.Rev)
+	}
 	if e.Value != "" {
 		b = sim.AppendField(b, "value", e.Value)
 	}
@@ -109,6 +171,14 @@ func (e *Call) AppendText(b []byte) []byte {
 	}
 	if e.Kind == OpCAS && e.ExpectAbsent {
 		b = append(b, "expect=absent "...)
+	}
+	for i := range e.Compares {
+		b = e.Compares[i].AppendText(b)
+		b = append(b, ' ')
+	}
+	for i := range e.Ops {
+		b = e.Ops[i].AppendText(b)
+		b = append(b, ' ')
 	}
 	return sim.TrimSpaceRight(b)
 }
@@ -127,6 +197,12 @@ func (e *Return) AppendText(b []byte) []byte {
 	if e.Found && e.Version != 0 {
 		b = sim.AppendIntField(b, "version", e.Version)
 	}
+	if e.Found && e.ModRev != 0 {
+		b = sim.AppendIntField(b, "mod", e.ModRev)
+	}
+	if e.Found && e.CreateRev != 0 {
+		b = sim.AppendIntField(b, "create", e.CreateRev)
+	}
 	if e.Succeeded {
 		b = append(b, "succeeded "...)
 	}
@@ -138,6 +214,10 @@ func (e *Return) AppendText(b []byte) []byte {
 	}
 	if e.Err != "" {
 		b = sim.AppendField(b, "err", e.Err)
+	}
+	for i := range e.KVs {
+		b = e.KVs[i].AppendText(b)
+		b = append(b, ' ')
 	}
 	return sim.TrimSpaceRight(b)
 }
