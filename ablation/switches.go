@@ -44,6 +44,13 @@ var (
 	// that knows no leader apply a write to its own store at once and
 	// acknowledge it, as a store that stays writable in a minority would.
 	WriteWithoutQuorum = declare(Ablation{Name: "etcd-write-without-quorum", Mechanism: "a member that knows no leader applies a write to its own store and acknowledges it, instead of answering \"no leader\"", Check: "no-writes-without-quorum", Scenario: "etcd-majority-down"})
+
+	// IgnoreReadRevision (nodes/etcd/mvcc, rangeKeys) reads the current
+	// version of every key for a Range at a past revision, instead of the
+	// version each key had at that revision (etcd's kvstore_txn.go
+	// rangeKeys reads the key index at the revision asked for). The
+	// compaction check still applies.
+	IgnoreReadRevision = declare(Ablation{Name: "mvcc-ignore-read-revision", Mechanism: "a Range at a past revision reads the current state instead of the keys' versions at that revision", Check: "historical-reads", Scenario: "etcd-flaky-network"})
 )
 
 // The API layer: API servers and reflectors.

@@ -36,7 +36,8 @@ type committedHistory struct {
 	maxRev int64                // highest revision any member reached
 	// compact is each member's latest compaction revision.
 	compact map[string]int64
-	known   int // revisions with changes
+	known   int      // revisions with changes
+	keys    []string // every key that ever changed, sorted
 }
 
 func newCommittedHistory() committedHistory {
@@ -64,7 +65,11 @@ func (h *committedHistory) apply(d *etcdtrace.Apply) {
 	h.known++
 	for i := range d.Changes {
 		k := d.Changes[i].Key
-		if l := h.byKey[k]; len(l) == 0 || l[len(l)-1] < d.Rev {
+		l, ok := h.byKey[k]
+		if !ok {
+			h.addKey(k)
+		}
+		if len(l) == 0 || l[len(l)-1] < d.Rev {
 			h.byKey[k] = append(l, d.Rev)
 		}
 	}

@@ -13,6 +13,7 @@ func Catalogue() []Spec {
 		{
 			Name:        "etcd-leader-crash",
 			Description: "the etcd leader crashes every 30 s and restarts 10 s later; a new leader takes over within the election timeout",
+			Topology:    CompactEvery(20 * time.Second),
 			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return every(20*time.Second, 30*time.Second, end, rng, func(at time.Duration) sim.Fault {
 					return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{"etcd-leader"}}, For: 10 * time.Second}
@@ -22,6 +23,7 @@ func Catalogue() []Spec {
 		{
 			Name:        "etcd-leader-partition",
 			Description: "the etcd leader is cut off from everyone for 15 s, every 40 s: the majority elects a new leader, the old one steps down",
+			Topology:    CompactEvery(20 * time.Second),
 			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return every(20*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
 					return sim.Fault{At: at, Kind: sim.FaultIsolate, Targets: [][]string{{"etcd-leader"}}, For: 15 * time.Second}
@@ -31,6 +33,7 @@ func Catalogue() []Spec {
 		{
 			Name:        "etcd-minority-partition",
 			Description: "a minority of members is partitioned from the rest (and from clients) for 20 s, every 40 s: the majority side keeps serving",
+			Topology:    CompactEvery(15 * time.Second),
 			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				minority, rest := split(c, (len(c.Members)-1)/2)
 				if len(minority) == 0 {
@@ -51,6 +54,7 @@ func Catalogue() []Spec {
 		{
 			Name:        "etcd-flaky-network",
 			Description: "every link loses 5%, duplicates 5% and reorders 10% of messages, with up to 10 ms extra delay, for most of the run",
+			Topology:    CompactEvery(20 * time.Second),
 			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return sim.Schedule{{At: 5 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"*"}}, For: end - 5*time.Second,
 					Loss: 0.05, Dup: 0.05, Reorder: 0.1, Delay: 10 * time.Millisecond}}
@@ -59,6 +63,7 @@ func Catalogue() []Spec {
 		{
 			Name:        "etcd-rolling-restart",
 			Description: "each member in turn is stopped for 10 s and restarted, 20 s apart, as in an upgrade",
+			Topology:    CompactEvery(30 * time.Second),
 			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				var s sim.Schedule
 				at := 15 * time.Second
@@ -72,6 +77,7 @@ func Catalogue() []Spec {
 		{
 			Name:        "etcd-pause",
 			Description: "the etcd leader freezes for 3 s (a GC pause or SIGSTOP, longer than the election timeout) every 20 s",
+			Topology:    CompactEvery(20 * time.Second),
 			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return every(15*time.Second, 20*time.Second, end, rng, func(at time.Duration) sim.Fault {
 					return sim.Fault{At: at, Kind: sim.FaultPause, Targets: [][]string{{"etcd-leader"}}, For: 3 * time.Second}
@@ -81,6 +87,7 @@ func Catalogue() []Spec {
 		{
 			Name:        "etcd-power-loss",
 			Description: "every member loses power at once every 15 s and comes back 5 s later: only what was fsynced survives",
+			Topology:    CompactEvery(15 * time.Second),
 			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return every(10*time.Second, 15*time.Second, end, rng, func(at time.Duration) sim.Fault {
 					return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{"etcd"}}, For: 5 * time.Second}
@@ -104,6 +111,7 @@ func Catalogue() []Spec {
 		{
 			Name:        "etcd-chaos",
 			Description: "a random schedule drawn from the seed: crashes, torn writes, partitions, one-way cuts, pauses, flaky links, drifting clocks and slow disks",
+			Topology:    CompactEvery(20 * time.Second),
 			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return ChaosSchedule(c, rng, end)
 			},

@@ -18,9 +18,13 @@ const (
 
 // Topology sizes the etcd part of a world.
 type Topology struct {
-	Members    int // etcd members, 1 to 7
-	Clients    int // KV clients
-	Watchers   int // resuming watchers
+	Members  int // etcd members, 1 to 7
+	Clients  int // KV clients
+	Watchers int // resuming watchers
+	// Compaction is the compactor's interval, as kube-apiserver's
+	// --etcd-compaction-interval (5 min by default, longer than an etcd
+	// scenario: scenarios that must compact set it lower, as an operator
+	// can); 0 runs no compactor.
 	Compaction time.Duration
 	Think      time.Duration // mean pause between a client's operations
 	// SnapshotCount is applied entries between Raft snapshots.
@@ -35,6 +39,18 @@ type Topology struct {
 func DefaultTopology(members int) Topology {
 	return Topology{Members: members, Clients: 3, Watchers: 2, Compaction: 5 * time.Minute,
 		Think: 100 * time.Millisecond, SnapshotCount: 2000}
+}
+
+// CompactEvery is DefaultTopology with compaction every d, as an operator
+// sets --etcd-compaction-interval: a 2-minute run then compacts several
+// times, so that compacted reads and watches, and the compaction itself,
+// run.
+func CompactEvery(d time.Duration) func(members int) Topology {
+	return func(members int) Topology {
+		t := DefaultTopology(members)
+		t.Compaction = d
+		return t
+	}
 }
 
 // Cluster is a built etcd world: the hosts by role, and what tracks them.
