@@ -103,7 +103,7 @@ func (t *TimelineRecorder) Observe(e *sim.Event) {
 				closeIv(&t.leading[i], now, &t.tl.Members[i].Leader)
 			}
 		case *etcdtrace.Call:
-			if d.Kind.Writes() {
+			if d.Kind != etcdtrace.OpGet {
 				t.calls[writeKey{d.Client, d.Op}] = true
 			}
 		case *etcdtrace.Return:
