@@ -50,6 +50,13 @@ var (
 	// version each key had at that revision (etcd's kvstore_txn.go
 	// rangeKeys reads the key index at the revision asked for). The
 	// compaction check still applies.
+	// TxnNotAtomic (nodes/etcd/mvcc, a Txn's execution) commits each
+	// write of a txn at a revision of its own, as if its ops were
+	// separate requests, instead of all at one revision (etcd's
+	// kvstore_txn.go: one storeTxnWrite, one main revision, increasing
+	// sub-revisions), so watchers see one txn as several revisions and
+	// reads see its first writes at revisions it never answered.
+	TxnNotAtomic       = declare(Ablation{Name: "txn-not-atomic", Mechanism: "a Txn's writes are committed one revision each, as separate requests would be, instead of all at one revision", Check: "linearizability", Scenario: "etcd-leader-crash", AlsoCaughtBy: []string{"watch-guarantees"}})
 	IgnoreReadRevision = declare(Ablation{Name: "mvcc-ignore-read-revision", Mechanism: "a Range at a past revision reads the current state instead of the keys' versions at that revision", Check: "historical-reads", Scenario: "etcd-flaky-network"})
 )
 
