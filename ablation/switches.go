@@ -56,8 +56,15 @@ var (
 	// kvstore_txn.go: one storeTxnWrite, one main revision, increasing
 	// sub-revisions), so watchers see one txn as several revisions and
 	// reads see its first writes at revisions it never answered.
-	TxnNotAtomic       = declare(Ablation{Name: "txn-not-atomic", Mechanism: "a Txn's writes are committed one revision each, as separate requests would be, instead of all at one revision", Check: "linearizability", Scenario: "etcd-leader-crash", AlsoCaughtBy: []string{"watch-guarantees"}})
-	IgnoreReadRevision = declare(Ablation{Name: "mvcc-ignore-read-revision", Mechanism: "a Range at a past revision reads the current state instead of the keys' versions at that revision", Check: "historical-reads", Scenario: "etcd-flaky-network"})
+	TxnNotAtomic = declare(Ablation{Name: "txn-not-atomic", Mechanism: "a Txn's writes are committed one revision each, as separate requests would be, instead of all at one revision", Check: "linearizability", Scenario: "etcd-leader-crash", AlsoCaughtBy: []string{"watch-guarantees"}})
+	// CompactedWatchSilent (nodes/etcd/mvcc, syncing unsynced watchers)
+	// moves a watch whose start revision was compacted to the compact
+	// revision and goes on, instead of canceling it with the compact
+	// revision (etcd's watchable_store.go: a compacted watcher gets a
+	// response carrying CompactRevision, which clientv3 turns into
+	// ErrCompacted), so the client never learns that it missed changes.
+	CompactedWatchSilent = declare(Ablation{Name: "watch-compacted-silent", Mechanism: "a watch from a compacted revision resumes silently at the compact revision instead of being canceled with it", Check: "watch-guarantees", Scenario: "etcd-compaction"})
+	IgnoreReadRevision   = declare(Ablation{Name: "mvcc-ignore-read-revision", Mechanism: "a Range at a past revision reads the current state instead of the keys' versions at that revision", Check: "historical-reads", Scenario: "etcd-flaky-network"})
 )
 
 // The API layer: API servers and reflectors.

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strings"
 	"time"
 
 	"github.com/kubesim/kubesim/sim"
@@ -114,6 +115,24 @@ func Catalogue() []Spec {
 			Topology:    CompactEvery(20 * time.Second),
 			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return ChaosSchedule(c, rng, end)
+			},
+		},
+		{
+			Name: "etcd-compaction",
+			Description: "the compactor runs every 10 s (kube-apiserver's --etcd-compaction-interval set low, as an operator can) and the watchers lose the cluster for 20 to 30 s, every 40 s: " +
+				"their watches resume below the compact revision and are canceled with it, and they relist; historical reads below it fail as compacted, and every member applies every compaction",
+			Topology: CompactEvery(10 * time.Second),
+			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				var watchers []string
+				for _, h := range c.Clients {
+					if strings.HasPrefix(h, "watcher-") {
+						watchers = append(watchers, h)
+					}
+				}
+				return every(15*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
+					d := 20*time.Second + time.Duration(rng.Int64N(int64(10*time.Second))).Truncate(time.Millisecond)
+					return sim.Fault{At: at, Kind: sim.FaultIsolate, Targets: [][]string{watchers}, For: d}
+				})
 			},
 		},
 	}

@@ -11,8 +11,8 @@ const DefaultMaxTxnOps = 128
 // goroutine, and the same calls always give the same answers. Create it with New.
 type Store struct {
 	// Ablations are the run's ablation switches; the store asks for
-	// ablation.IgnoreCompare and ablation.IgnoreReadRevision. Off in the
-	// zero value.
+	// ablation.IgnoreCompare, IgnoreReadRevision, TxnNotAtomic and
+	// CompactedWatchSilent. Off in the zero value.
 	Ablations ablation.Set
 	// MaxTxnOps bounds txn size as etcd's --max-txn-ops; 0 means
 	// DefaultMaxTxnOps.
