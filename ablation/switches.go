@@ -44,12 +44,12 @@ var (
 	// that knows no leader apply a write to its own store at once and
 	// acknowledge it, as a store that stays writable in a minority would.
 	WriteWithoutQuorum = declare(Ablation{Name: "etcd-write-without-quorum", Mechanism: "a member that knows no leader applies a write to its own store and acknowledges it, instead of answering \"no leader\"", Check: "no-writes-without-quorum", Scenario: "etcd-majority-down"})
-
 	// IgnoreReadRevision (nodes/etcd/mvcc, rangeKeys) reads the current
 	// version of every key for a Range at a past revision, instead of the
 	// version each key had at that revision (etcd's kvstore_txn.go
 	// rangeKeys reads the key index at the revision asked for). The
 	// compaction check still applies.
+	IgnoreReadRevision = declare(Ablation{Name: "mvcc-ignore-read-revision", Mechanism: "a Range at a past revision reads the current state instead of the keys' versions at that revision", Check: "historical-reads", Scenario: "etcd-flaky-network"})
 	// TxnNotAtomic (nodes/etcd/mvcc, a Txn's execution) commits each
 	// write of a txn at a revision of its own, as if its ops were
 	// separate requests, instead of all at one revision (etcd's
@@ -64,7 +64,6 @@ var (
 	// response carrying CompactRevision, which clientv3 turns into
 	// ErrCompacted), so the client never learns that it missed changes.
 	CompactedWatchSilent = declare(Ablation{Name: "watch-compacted-silent", Mechanism: "a watch from a compacted revision resumes silently at the compact revision instead of being canceled with it", Check: "watch-guarantees", Scenario: "etcd-compaction"})
-	IgnoreReadRevision   = declare(Ablation{Name: "mvcc-ignore-read-revision", Mechanism: "a Range at a past revision reads the current state instead of the keys' versions at that revision", Check: "historical-reads", Scenario: "etcd-flaky-network"})
 )
 
 // The API layer: API servers and reflectors.

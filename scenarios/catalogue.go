@@ -135,6 +135,36 @@ func Catalogue() []Spec {
 				})
 			},
 		},
+		{
+			Name: "etcd-slow-disk",
+			Description: "a member's disk turns slow (every fsync takes 200 to 800 ms) for 15 s, every 25 s, and 5 s into it the other members lose it for 4 s; the second time it is the leader's, which the followers outrun: " +
+				"each client talks to one member only (as kubeadm's stacked control plane points each API server at its local member), so clients read linearizably through a member that applies behind the quorum's commits; each read waits until the member has applied its read index, so none is stale",
+			Topology: func(members int) Topology {
+				t := CompactEvery(20 * time.Second)(members)
+				t.Clients, t.Think, t.PinClients = 4, 60*time.Millisecond, true
+				return t
+			},
+			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				var s sim.Schedule
+				n := 0
+				for at := 10 * time.Second; at+15*time.Second <= end; at += 25*time.Second + time.Duration(rng.Int64N(int64(2*time.Second))).Truncate(time.Millisecond) {
+					n++
+					fsync := 200*time.Millisecond + time.Duration(rng.Int64N(int64(600*time.Millisecond))).Truncate(time.Millisecond)
+					if n == 2 {
+						s = append(s, sim.Fault{At: at, Kind: sim.FaultSlowDisk, Targets: [][]string{{"etcd-leader"}}, For: 15 * time.Second, Fsync: fsync})
+						continue
+					}
+					i := rng.IntN(len(c.Members))
+					m := c.Members[i]
+					others := append(append([]string(nil), c.Members[:i]...), c.Members[i+1:]...)
+					s = append(s, sim.Fault{At: at, Kind: sim.FaultSlowDisk, Targets: [][]string{{m}}, For: 15 * time.Second, Fsync: fsync})
+					if len(others) > 0 {
+						s = append(s, sim.Fault{At: at + 5*time.Second, Kind: sim.FaultPartition, Targets: [][]string{{m}, others}, For: 4 * time.Second})
+					}
+				}
+				return s
+			},
+		},
 	}
 	specs = append(specs, apiCatalogue()...)
 	specs = append(specs, stackCatalogue()...)

@@ -32,6 +32,11 @@ type Topology struct {
 	// QuietAt, when set, is when the workload stops starting operations, so
 	// that the members can agree before the run ends.
 	QuietAt time.Duration
+	// PinClients gives each KV client one member only (client i member i,
+	// round the members), as kubeadm's stacked control plane points each
+	// kube-apiserver at its local etcd member: a client then keeps reading
+	// through its member however slow it is, instead of failing over.
+	PinClients bool
 }
 
 // DefaultTopology is the etcd cluster most scenarios run: three clients, two
@@ -109,7 +114,11 @@ func BuildCluster(w *sim.World, top Topology, abl ablation.Set) (*Cluster, error
 	}
 	for i := 1; i <= top.Clients; i++ {
 		name := fmt.Sprintf("client-%d", i)
-		if err := add(name, kvload.BootClient(kvload.ClientConfig{Name: name, Endpoints: rotate(i - 1), Think: top.Think, Until: top.QuietAt})); err != nil {
+		eps := rotate(i - 1)
+		if top.PinClients {
+			eps = eps[:1]
+		}
+		if err := add(name, kvload.BootClient(kvload.ClientConfig{Name: name, Endpoints: eps, Think: top.Think, Until: top.QuietAt})); err != nil {
 			return nil, err
 		}
 	}
