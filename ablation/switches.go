@@ -49,6 +49,15 @@ var (
 	// version each key had at that revision (etcd's kvstore_txn.go
 	// rangeKeys reads the key index at the revision asked for). The
 	// compaction check still applies.
+	// LeaseReads (nodes/raft, ReadIndex on the leader) answers a read
+	// index at once from the leader's commit index, trusting its leader
+	// lease, instead of confirming leadership with a heartbeat round
+	// acknowledged by a quorum: etcd's raft ReadOnlyLeaseBased, which
+	// etcd does not use because "if the clock drift is unbounded, leader
+	// might keep the lease longer than it should (clock can move
+	// backward/pause without any bound)" (raft/raft.go). A leader frozen
+	// past its election timeout then serves stale reads when it resumes.
+	LeaseReads         = declare(Ablation{Name: "raft-lease-reads", Mechanism: "a leader answers ReadIndex at once from its commit index, trusting its lease (raft's ReadOnlyLeaseBased), without a heartbeat round acknowledged by a quorum", Check: "linearizability", Scenario: "etcd-long-pause"})
 	IgnoreReadRevision = declare(Ablation{Name: "mvcc-ignore-read-revision", Mechanism: "a Range at a past revision reads the current state instead of the keys' versions at that revision", Check: "historical-reads", Scenario: "etcd-flaky-network"})
 	// TxnNotAtomic (nodes/etcd/mvcc, a Txn's execution) commits each
 	// write of a txn at a revision of its own, as if its ops were

@@ -165,6 +165,29 @@ func Catalogue() []Spec {
 				return s
 			},
 		},
+		{
+			Name: "etcd-long-pause",
+			Description: "the etcd leader freezes for 5 to 15 s (a stop-the-world pause, a VM stall), every 35 s, far past its election timeout: the others elect a new leader, and the old one's connections from its peers stay broken until 0.5 to 1.5 s after it resumes, so it resumes believing it leads while its clients (each talks to one member only) keep calling it: " +
+				"it must commit nothing and serve no stale linearizable read until CheckQuorum makes it step down",
+			Topology: func(members int) Topology {
+				t := CompactEvery(20 * time.Second)(members)
+				t.PinClients = true
+				return t
+			},
+			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				var s sim.Schedule
+				for at := 10 * time.Second; ; at += 35*time.Second + time.Duration(rng.Int64N(int64(3*time.Second))).Truncate(time.Millisecond) {
+					pause := 5*time.Second + time.Duration(rng.Int64N(int64(10*time.Second))).Truncate(time.Millisecond)
+					cut := pause + 500*time.Millisecond + time.Duration(rng.Int64N(int64(time.Second))).Truncate(time.Millisecond)
+					if at+cut > end {
+						return s
+					}
+					s = append(s,
+						sim.Fault{At: at, Kind: sim.FaultOneWay, Targets: [][]string{{"etcd-followers"}, {"etcd-leader"}}, For: cut},
+						sim.Fault{At: at, Kind: sim.FaultPause, Targets: [][]string{{"etcd-leader"}}, For: pause})
+				}
+			},
+		},
 	}
 	specs = append(specs, apiCatalogue()...)
 	specs = append(specs, stackCatalogue()...)

@@ -142,7 +142,8 @@ func BuildCluster(w *sim.World, top Topology, abl ablation.Set) (*Cluster, error
 
 // resolveGroups knows "etcd" (every member), "etcd-minority" (the largest
 // group that is not a quorum: the first (N-1)/2 members), "etcd-majority"
-// (the rest: a quorum) and "etcd-quorum" (the first N/2+1 members).
+// (the rest: a quorum), "etcd-quorum" (the first N/2+1 members) and
+// "etcd-followers" (every member but the leader).
 func (c *Cluster) resolveGroups(name string) ([]sim.HostID, bool) {
 	n := len(c.Members)
 	var names []string
@@ -155,6 +156,13 @@ func (c *Cluster) resolveGroups(name string) ([]sim.HostID, bool) {
 		names = c.Members[(n-1)/2:]
 	case "etcd-quorum":
 		names = c.Members[:n/2+1]
+	case "etcd-followers":
+		leader, _ := c.Leader.Leader()
+		for _, m := range c.Members {
+			if m != leader {
+				names = append(names, m)
+			}
+		}
 	default:
 		return nil, false
 	}
