@@ -102,6 +102,9 @@ type Options struct {
 	// compactor (kube-apiserver's --etcd-compaction-interval, which an
 	// operator sets); negative turns compaction off.
 	Compaction time.Duration
+	// PinClients, when set, gives each KV client one member only
+	// (Topology.PinClients).
+	PinClients bool
 	// Trace and Timeline, when set, receive the trace as JSONL and as text.
 	Trace, Timeline io.Writer
 }
@@ -209,7 +212,7 @@ func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
 	}
 	w := sim.NewWorld(opts.Seed)
 	top := spec.Topology(opts.Members)
-	if spec.Layer() != "etcd" && (opts.Clients != 0 || opts.Think != 0 || opts.Compaction != 0) {
+	if spec.Layer() != "etcd" && (opts.Clients != 0 || opts.Think != 0 || opts.Compaction != 0 || opts.PinClients) {
 		return nil, fmt.Errorf("clients, think and the compaction interval shape the KV workload of etcd scenarios; %s has none", spec.Name)
 	}
 	if opts.Clients > 0 {
@@ -221,6 +224,7 @@ func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
 	if opts.Compaction != 0 {
 		top.Compaction = max(opts.Compaction, 0)
 	}
+	top.PinClients = top.PinClients || opts.PinClients
 	if top.QuietAt == 0 {
 		top.QuietAt = d - QuietWindow
 	}
