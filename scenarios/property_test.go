@@ -27,13 +27,18 @@ func memberNames(n int) []string {
 }
 
 // hostNames lists the hosts of a default etcd-chaos world with n members
-// and c clients: members, clients, two watchers and the compactor.
-func hostNames(n, c int) []string {
+// and c clients: members, clients, two watchers and, unless compaction is
+// off, the compactor.
+func hostNames(n, c int, compactor bool) []string {
 	out := memberNames(n)
 	for i := 1; i <= c; i++ {
 		out = append(out, fmt.Sprintf("client-%d", i))
 	}
-	return append(out, "watcher-1", "watcher-2", "compactor")
+	out = append(out, "watcher-1", "watcher-2")
+	if compactor {
+		out = append(out, "compactor")
+	}
+	return out
 }
 
 // genSubset draws a non-empty subset of names.
@@ -159,7 +164,7 @@ func TestPropertyChaos(t *testing.T) {
 		compaction := rapid.SampledFrom([]time.Duration{-1, 5 * time.Second, 10 * time.Second, 20 * time.Second}).Draw(t, "compaction")
 		pin := rapid.Bool().Draw(t, "pin clients")
 		seed := rapid.Uint64Range(1, 1<<20).Draw(t, "seed")
-		names, hosts := memberNames(members), hostNames(members, clients)
+		names, hosts := memberNames(members), hostNames(members, clients, compaction > 0)
 		schedule := sim.Schedule(rapid.SliceOfN(rapid.Custom(func(t *rapid.T) sim.Fault {
 			return genFault(t, names, hosts)
 		}), 0, 8).Draw(t, "schedule"))
