@@ -80,7 +80,7 @@ var (
 	// LastWriteWins (nodes/apiserver: update, update-status and patch)
 	// ignores resourceVersion: the object is written with a plain put, so
 	// a stale update silently overwrites a newer one.
-	LastWriteWins = declare(Ablation{Name: "apiserver-last-write-wins", Mechanism: "update ignores resourceVersion: the API server writes with a plain put, so a stale read-modify-write overwrites a newer one", Check: "no-lost-updates", Scenario: "api-conflict-storm", AlsoCaughtBy: []string{"api-linearizability"}})
+	LastWriteWins = declare(Ablation{Name: "apiserver-last-write-wins", Mechanism: "update ignores resourceVersion: the API server writes with a plain put, so a stale read-modify-write overwrites a newer one", Check: "no-lost-updates", Scenario: "api-conflict-storm", AlsoCaughtBy: []string{"api-linearizability", "status-updates", "patch-merge"}})
 	// NoResume (nodes/client/cache, the reflector) re-watches a stream
 	// that broke from "" ("now", with synthetic ADDED events of the
 	// current state) instead of from the last resourceVersion, and does
@@ -100,6 +100,46 @@ var (
 	// client-go relists from the last resourceVersion). The API
 	// scenarios' informers (nodes/apiload) carry it.
 	RelistRV0 = declare(Ablation{Name: "reflector-relist-rv0", Mechanism: "a reflector relists with resourceVersion \"0\", which a lagging replica serves from its stale cache (Kubernetes issue 59848)", Check: "time-travel", Scenario: "api-watch-disconnects"})
+	// CacheResumePastCompaction (nodes/apiserver, the watch cache's
+	// reinit) answers etcd's cancellation of the cache's watch (its
+	// revision was compacted) by watching again from the compact revision,
+	// instead of relisting: the changes in between never reach the cache.
+	CacheResumePastCompaction = declare(Ablation{Name: "cache-resume-past-compaction", Mechanism: "when etcd compacted the revision the watch cache resumes from, the cache watches again from the compact revision instead of relisting, skipping the changes in between", Check: "informer-replay", Scenario: "api-etcd-compaction"})
+	// CacheRelistKeepsWatchers (nodes/apiserver, the watch cache's
+	// reinit) relists without first closing the watches served from the
+	// cache: they go on from the new list, missing what it jumped over.
+	CacheRelistKeepsWatchers = declare(Ablation{Name: "cache-relist-keeps-watchers", Mechanism: "a watch cache that relists (after a compaction) keeps its watches open instead of closing them, so they carry on past the changes the relist jumped over", Check: "informer-replay", Scenario: "api-etcd-compaction"})
+	// StatusLastWriteWins (nodes/apiserver, update-status) ignores the
+	// resourceVersion of an update-status: a stale status write overwrites
+	// a newer one. Update's precondition stays.
+	StatusLastWriteWins = declare(Ablation{Name: "apiserver-status-last-write-wins", Mechanism: "update-status ignores resourceVersion, so a controller's stale read-modify-write of status overwrites a newer status", Check: "status-updates", Scenario: "api-conflict-storm"})
+	// StatusWritesSpec (nodes/apiserver, update-status) stores the whole
+	// body of an update-status, spec included, instead of only its status.
+	StatusWritesSpec = declare(Ablation{Name: "status-update-writes-spec", Mechanism: "update-status writes the spec it was sent too, instead of keeping the stored spec (the status strategy's PrepareForUpdate)", Check: "status-updates", Scenario: "api-conflict-storm"})
+	// UpdateWritesStatus (nodes/apiserver, update) stores the status an
+	// update was sent, instead of keeping the stored status.
+	UpdateWritesStatus = declare(Ablation{Name: "update-writes-status", Mechanism: "update writes the status it was sent too, instead of keeping the stored status (the strategy's PrepareForUpdate)", Check: "status-updates", Scenario: "api-conflict-storm"})
+	// ContinueAtLatest (nodes/apiserver, paged lists from etcd) reads the
+	// pages after the first at the latest revision instead of the
+	// revision the continue token pins: a paged list is no longer one
+	// snapshot.
+	ContinueAtLatest = declare(Ablation{Name: "list-continue-at-latest", Mechanism: "a paged list's continue pages are read at the latest revision instead of the one the continue token pins, so the pages mix states", Check: "informer-replay", Scenario: "api-compaction-410"})
+	// CacheIgnoresMinRV (nodes/apiserver, the watch cache's freshness
+	// wait) serves a read at resourceVersion N at once from whatever the
+	// cache has, instead of waiting until it has seen N.
+	CacheIgnoresMinRV = declare(Ablation{Name: "cache-ignores-min-rv", Mechanism: "a get, list or watch at resourceVersion N is served from the watch cache at once, even when the cache has not yet seen N, instead of waiting for it (\"not older than\")", Check: "time-travel", Scenario: "api-watch-disconnects"})
+	// PatchIgnoresResourceVersion (nodes/apiserver, patch) drops the
+	// precondition a resourceVersion inside a merge patch sets.
+	PatchIgnoresResourceVersion = declare(Ablation{Name: "patch-ignores-resourceversion", Mechanism: "a merge patch that carries metadata.resourceVersion is applied whatever the object's resourceVersion, instead of 409 Conflict when it is stale", Check: "patch-merge", Scenario: "api-conflict-storm"})
+	// MergePatchReplacesMaps (nodes/apiserver, the JSON merge patch) makes
+	// a nested object in a patch replace the object's instead of merging
+	// into it: a patch of one annotation wipes the others.
+	MergePatchReplacesMaps = declare(Ablation{Name: "merge-patch-replaces-maps", Mechanism: "a JSON merge patch replaces nested objects (metadata.annotations) instead of merging key by key (RFC 7386), so concurrent patches of different keys wipe each other", Check: "patch-merge", Scenario: "api-conflict-storm"})
+	// UpdateTrustsStaleCache (nodes/apiserver, GuaranteedUpdate) answers a
+	// refusal computed from the watch cache's copy of the object (a stale
+	// resourceVersion precondition, a binding conflict) at once, instead
+	// of first reading etcd to see whether the copy was current.
+	UpdateTrustsStaleCache = declare(Ablation{Name: "update-trusts-stale-cache", Mechanism: "an update refused against the watch cache's copy of the object (409 for a resourceVersion the copy has not reached) is answered at once, without reading etcd to see whether the copy lags", Check: "api-linearizability", Scenario: "etcd-leader-partition-under-api"})
 )
 
 // The spokes: kubelets, the scheduler's binding, the controller manager.

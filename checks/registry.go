@@ -100,6 +100,10 @@ func Registry() []Info {
 		{"self-healing", "stack", "after a node dies and its Node is deleted, each link of the chain (pod GC, ReplicaSet, scheduler, kubelet) acts within its bound", nil, nil},
 		{"leader-takeover", "stack", "when a leader is cut off, another replica leads within the bound client-go's Lease algorithm gives", nil, nil},
 		{"steady-runtime", "stack", "while the API servers are down, no container stops or starts: the data plane outlives the control plane", nil, nil},
+		{"status-updates", "api", "writers of one object's spec (update) and of its status (update-status) with RetryOnConflict: every acknowledged write of either is accounted for, and neither ever changes the other half",
+			apiLayer, func(Env) Check { return NewStatusUpdates() }},
+		{"patch-merge", "api", "concurrent JSON merge patches of one object, each of its own key, some with a resourceVersion precondition: every patch merges without undoing another, none acknowledged is lost, and a precondition is honoured",
+			apiLayer, func(Env) Check { return NewPatchMerge() }},
 		{"historical-reads", "etcd", "every KV read (of a key or a range, at a past revision or the current one, and every watcher's list) returns exactly the committed state at its revision; a read at a past revision fails as compacted only below a compaction a member applied, and no member serves a revision it compacted",
 			etcdLayer, func(Env) Check { return NewHistoricalReads() }},
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -72,7 +73,7 @@ type CheckCount struct {
 // member count, summarised.
 type Group struct {
 	Scenario  string
-	Profile   *scenarios.Profile // nil: the scenario's own faults
+	Profile   *nemesis.Profile // nil: the scenario's own faults
 	Ablations []string
 	Members   int
 	Runs      []*scenarios.Result
@@ -98,7 +99,7 @@ type Group struct {
 	Passed, Failed int
 	Checks         []CheckCount // by check name
 	// LatencyHist is the sum of the runs' write latency histograms, per
-	// scenarios.LatencyBucketsMs bucket (the last one unbounded).
+	// metrics.LatencyBucketsMs bucket (the last one unbounded).
 	LatencyHist []int
 	// Prediction is the binomial probability that a quorum is up, when
 	// HasPrediction (the profile has mttf and mttr).
@@ -300,7 +301,7 @@ func binom(n, k int) float64 {
 }
 
 // profileDurations returns the profile's mttf and mttr, when it has both.
-func profileDurations(p scenarios.Profile) (mttf, mttr time.Duration, ok bool) {
+func profileDurations(p nemesis.Profile) (mttf, mttr time.Duration, ok bool) {
 	f, ferr := time.ParseDuration(p.Params["mttf"])
 	r, rerr := time.ParseDuration(p.Params["mttr"])
 	if ferr != nil || rerr != nil || f <= 0 || r <= 0 {
@@ -310,16 +311,16 @@ func profileDurations(p scenarios.Profile) (mttf, mttr time.Duration, ok bool) {
 }
 
 // UpProbability is the stationary probability that one member is up under
-// the profile, scenarios.StationaryUp(mttf, mttr), for profiles with mttf
+// the profile, nemesis.StationaryUp(mttf, mttr), for profiles with mttf
 // and mttr (crash-restart, mixed). Under crash-restart the binomial of it is
 // the expected quorum_up_fraction; under mixed, whose partitions also take
 // quorums away, it is an upper bound.
-func UpProbability(p scenarios.Profile) (float64, bool) {
+func UpProbability(p nemesis.Profile) (float64, bool) {
 	mttf, mttr, ok := profileDurations(p)
 	if !ok {
 		return 0, false
 	}
-	return scenarios.StationaryUp(mttf, mttr), true
+	return nemesis.StationaryUp(mttf, mttr), true
 }
 
 // The units of FaultRate.
@@ -332,7 +333,7 @@ const (
 // (crash-restart, mixed), crashes per member-hour, 3600/mttf in seconds;
 // for partitions, partitions per hour (60 × its rate per minute). Other
 // profiles have none.
-func FaultRate(p scenarios.Profile) (rate float64, unit string, ok bool) {
+func FaultRate(p nemesis.Profile) (rate float64, unit string, ok bool) {
 	if mttf, _, ok := profileDurations(p); ok {
 		return 3600 / mttf.Seconds(), UnitCrashes, true
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -247,7 +248,7 @@ func RenderHTML(set *Set) ([]byte, error) {
 
 func profilesOf(set *Set) []htmlProfile {
 	docs := map[string]string{}
-	for _, l := range scenarios.ProfileNames() {
+	for _, l := range nemesis.ProfileNames() {
 		f := strings.Fields(l)
 		if len(f) > 1 {
 			docs[f[0]] = strings.TrimSpace(strings.TrimPrefix(l, f[0]))

@@ -1,11 +1,12 @@
 // Package reports turns sweep results into plots and a report.
 //
-// A sweep appends one JSON line per finished run (a scenarios.Result) to
-// results*.jsonl files, one per shard. Load merges those files, from one
-// directory or several machines, and drops duplicates; Aggregate groups the
-// runs by scenario, fault profile and member count; WritePlots draws the
-// plots with gonum/plot as PNG and SVG; WriteHTML writes one self-contained
-// report.html with the plots inline as SVG; WriteMarkdown prints a summary.
+// A sweep (package sweep) appends one JSON line per finished run (a
+// scenarios.Result) to results*.jsonl files, one per shard. Load merges
+// those files, from one directory or several machines, and drops
+// duplicates; Aggregate groups the runs by scenario, fault profile and
+// member count; WritePlots draws the plots with gonum/plot as PNG and
+// SVG; WriteHTML writes one self-contained report.html with the plots
+// inline as SVG; WriteMarkdown prints a summary.
 //
 // Nothing here runs on a simulation path, except RecordTimeline, which
 // re-runs one world through scenarios.Prepare like any other caller.
@@ -44,9 +45,9 @@ type Set struct {
 const ResultsGlob = "results*.jsonl"
 
 // Load reads every path, a directory (all its results*.jsonl files) or a
-// .jsonl file, and merges the runs. A run is identified by RunKey
-// (scenario, members, seed, profile, ablations); when shards overlap, the
-// first occurrence wins, so nothing is counted twice. A line that does not
+// .jsonl file, and merges the runs. A run is identified by its key
+// (scenarios.Result.Key: scenario, members, seed, profile, ablations); when
+// shards overlap, the first occurrence wins, so nothing is counted twice. A line that does not
 // parse (such as the truncated last line of a killed writer) is skipped with
 // a warning. It is an error if a path is missing, if a directory holds no
 // results*.jsonl file, or if no run at all was read.
@@ -89,7 +90,7 @@ func Load(paths ...string) (*Set, []string, error) {
 		rs, ws := parseResults(f, data)
 		warnings = append(warnings, ws...)
 		for _, r := range rs {
-			k := RunKey(r.Scenario, r.Members, r.Seed, r.Profile, r.Ablations)
+			k := r.Key()
 			if seen[k] {
 				set.Duplicates++
 				continue

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/metrics"
 	"github.com/kubesim/kubesim/scenarios"
 )
 
@@ -20,7 +21,7 @@ func stackResult(members int, seed uint64) scenarios.Result {
 	for _, k := range []string{"write_availability", "read_availability", "faults_unrecovered", "recovery_mean_s", "recovery_max_s"} {
 		delete(r.Metrics, k)
 	}
-	r.WriteLatencyHist = make([]int, len(scenarios.LatencyBucketsMs)+1)
+	r.WriteLatencyHist = make([]int, len(metrics.LatencyBucketsMs)+1)
 	r.Metrics["converge_s"] = 5
 	return r
 }

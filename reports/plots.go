@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/kubesim/kubesim/metrics"
 	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -527,10 +528,10 @@ func analyticCurve(n int, mttr, lo, hi float64) *plotter.Function {
 // bucketLabels names the write latency buckets: "≤1", ..., ">5000" (ms).
 func bucketLabels() []string {
 	var out []string
-	for _, ub := range scenarios.LatencyBucketsMs {
+	for _, ub := range metrics.LatencyBucketsMs {
 		out = append(out, "≤"+strconv.FormatFloat(ub, 'f', -1, 64))
 	}
-	return append(out, ">"+strconv.FormatFloat(scenarios.LatencyBucketsMs[len(scenarios.LatencyBucketsMs)-1], 'f', -1, 64))
+	return append(out, ">"+strconv.FormatFloat(metrics.LatencyBucketsMs[len(metrics.LatencyBucketsMs)-1], 'f', -1, 64))
 }
 
 // latencyByMembers merges the write latency histograms of every group per

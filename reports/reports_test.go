@@ -14,7 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/checks"
+	"github.com/kubesim/kubesim/metrics"
 	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 )
 
 func TestQuorumUpProbability(t *testing.T) {
@@ -57,7 +59,7 @@ func TestUpProbabilityAndFaultRate(t *testing.T) {
 		{"flaky-network", 0, false, 0, "", false, 0, false},
 	}
 	for _, c := range cases {
-		p, err := scenarios.ParseProfile(c.profile)
+		p, err := nemesis.ParseProfile(c.profile)
 		require.NoError(t, err)
 		up, ok := UpProbability(p)
 		assert.Equal(t, c.hasUp, ok, c.profile)
@@ -111,11 +113,11 @@ func result(scenario string, members int, seed uint64, profile string, quorum, w
 			"leader_elections": float64(seed), "faults": 2, "faults_unrecovered": 0,
 			"recovery_mean_s": 1.5, "recovery_max_s": float64(seed),
 		},
-		WriteLatencyHist: make([]int, len(scenarios.LatencyBucketsMs)+1),
+		WriteLatencyHist: make([]int, len(metrics.LatencyBucketsMs)+1),
 	}
 	r.WriteLatencyHist[members] = 10
 	if profile != "" {
-		p, err := scenarios.ParseProfile(profile)
+		p, err := nemesis.ParseProfile(profile)
 		if err != nil {
 			panic(err)
 		}
@@ -168,7 +170,7 @@ func TestLoadMergesShards(t *testing.T) {
 	assert.Len(t, set.Sources, 3)
 	var got []string
 	for _, r := range set.Results {
-		got = append(got, RunKey(r.Scenario, r.Members, r.Seed, r.Profile, r.Ablations))
+		got = append(got, r.Key())
 	}
 	assert.Equal(t, []string{
 		"etcd-profile|3|1|crash-restart:mttf=1m0s,mttr=20s|",
@@ -286,7 +288,7 @@ func TestClaims(t *testing.T) {
 func sweepDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	p, err := scenarios.ParseProfile(crash)
+	p, err := nemesis.ParseProfile(crash)
 	require.NoError(t, err)
 	var rs []scenarios.Result
 	for _, m := range []int{3, 4, 5} {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -103,7 +104,7 @@ func (t *TimelineRecorder) Observe(e *sim.Event) {
 				closeIv(&t.leading[i], now, &t.tl.Members[i].Leader)
 			}
 		case *etcdtrace.Call:
-			if d.Kind != etcdtrace.OpGet {
+			if d.Kind.Writes() {
 				t.calls[writeKey{d.Client, d.Op}] = true
 			}
 		case *etcdtrace.Return:
@@ -209,7 +210,7 @@ func ReplayOptions(r scenarios.Result) (scenarios.Options, error) {
 		Duration:  time.Duration(math.Round(r.VirtualSeconds * 1e9)),
 	}
 	if r.Profile != nil {
-		p, err := scenarios.ParseProfile(r.Profile.String())
+		p, err := nemesis.ParseProfile(r.Profile.String())
 		if err != nil {
 			return o, err
 		}

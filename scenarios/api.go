@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
@@ -62,6 +63,14 @@ type APITopology struct {
 	Counters, CRUD, Informers int
 	CRUDKeys                  int
 	Rogue                     bool
+	// StatusWriters and SpecWriters are the status workload's writers
+	// (apiload.BootStatusWriter) on one ReplicaSet: status writers update
+	// its status (update-status), spec writers scale it (update), all with
+	// RetryOnConflict; the state reporter then lists ReplicaSets too.
+	StatusWriters, SpecWriters int
+	// Patchers are the patch workload's writers (apiload.BootPatcher):
+	// each merge-patches its own annotation of one Lease.
+	Patchers int
 	// Think is the mean pause between a writer's operations; default
 	// apiload.DefaultThink.
 	Think time.Duration
@@ -71,6 +80,20 @@ type APITopology struct {
 	// WatchIdleTimeout is the API clients'; default
 	// DefaultAPIWatchIdleTimeout.
 	WatchIdleTimeout time.Duration
+	// InformerPageSize, when positive, pages the informers' lists, as
+	// client-go's Reflector.WatchListPageSize does: a relist from a
+	// resourceVersion then reads etcd at exactly that revision (410 once
+	// it is compacted), and a list from "" pages with continue tokens.
+	// PagedInformers, when positive, limits it to the last PagedInformers
+	// informer hosts.
+	InformerPageSize int64
+	PagedInformers   int
+	// CompactionInterval is the API servers' --etcd-compaction-interval:
+	// how often they compact etcd's history (to the revision of one
+	// interval earlier). Zero means kube-apiserver's default, 5 min, longer
+	// than an API scenario's faults; scenarios set it lower, as an
+	// operator can, so that compaction happens under them.
+	CompactionInterval time.Duration
 }
 
 // APILayer is a built API layer: its hosts by name.
@@ -97,7 +120,8 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 	if top.WatchIdleTimeout <= 0 {
 		top.WatchIdleTimeout = DefaultAPIWatchIdleTimeout
 	}
-	l, servers, err := addAPIServers(c, top.Servers, top.WatchCacheWindow, abl)
+	l, servers, err := addAPIServers(c, top.Servers, apiserver.Config{WatchCacheWindow: top.WatchCacheWindow,
+		CompactionInterval: top.CompactionInterval, Ablations: abl})
 	if err != nil {
 		return nil, err
 	}
@@ -123,9 +147,31 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 	}
 	for i := 1; i <= top.Informers; i++ {
 		name := fmt.Sprintf("informer-%d", i)
+		pageSize := top.InformerPageSize
+		if top.PagedInformers > 0 && i <= top.Informers-top.PagedInformers {
+			pageSize = 0
+		}
 		l.Informers = append(l.Informers, name)
 		if err := add(name, apiload.BootInformers(apiload.InformerConfig{Name: name, Servers: servers, Resources: apiResources,
-			Ablations: abl, WatchIdleTimeout: top.WatchIdleTimeout, EmitAt: emit})); err != nil {
+			Ablations: abl, WatchIdleTimeout: top.WatchIdleTimeout, EmitAt: emit, PageSize: pageSize})); err != nil {
+			return nil, err
+		}
+	}
+	for i := 1; i <= top.StatusWriters+top.SpecWriters; i++ {
+		spec := i > top.StatusWriters
+		name := fmt.Sprintf("status-%d", i)
+		if spec {
+			name = fmt.Sprintf("scale-%d", i-top.StatusWriters)
+		}
+		l.Writers = append(l.Writers, name)
+		if err := add(name, apiload.BootStatusWriter(apiload.StatusWriterConfig{Name: name, Servers: servers, Spec: spec, Think: top.Think, Until: quiet})); err != nil {
+			return nil, err
+		}
+	}
+	for i := 1; i <= top.Patchers; i++ {
+		name := fmt.Sprintf("patcher-%d", i)
+		l.Writers = append(l.Writers, name)
+		if err := add(name, apiload.BootPatcher(apiload.PatcherConfig{Name: name, Servers: servers, Think: top.Think, Until: quiet})); err != nil {
 			return nil, err
 		}
 	}
@@ -134,18 +180,23 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 			return nil, err
 		}
 	}
+	reported := apiResources
+	if top.StatusWriters+top.SpecWriters > 0 {
+		reported = append(slices.Clip(reported), model.ResourceReplicaSetsName)
+	}
 	if err := add("api-state", apiload.BootStateReporter(apiload.StateReporterConfig{Name: "api-state", Servers: servers,
-		Resources: apiResources, At: emit})); err != nil {
+		Resources: reported, At: emit, ValueOf: apiload.StateValueOf})); err != nil {
 		return nil, err
 	}
 	return l, nil
 }
 
 // addAPIServers adds n API server replicas (DefaultAPIServers when n <= 0)
-// on the cluster's etcd members, each starting on a different member, and
-// the fabric rule that only they may reach etcd's client port. It returns
-// the layer (registered as c.API, with its fault targets) and their hosts.
-func addAPIServers(c *Cluster, n int, window time.Duration, abl ablation.Set) (*APILayer, []sim.HostID, error) {
+// on the cluster's etcd members, each starting on a different member and
+// configured as tmpl (its name and etcd endpoints filled in), and the
+// fabric rule that only they may reach etcd's client port. It returns the
+// layer (registered as c.API, with its fault targets) and their hosts.
+func addAPIServers(c *Cluster, n int, tmpl apiserver.Config) (*APILayer, []sim.HostID, error) {
 	w := c.World
 	if n <= 0 {
 		n = DefaultAPIServers
@@ -163,7 +214,8 @@ func addAPIServers(c *Cluster, n int, window time.Duration, abl ablation.Set) (*
 		for j := range etcdHosts {
 			eps = append(eps, etcdHosts[(i-1+j)%len(etcdHosts)])
 		}
-		cfg := apiserver.Config{Name: name, Etcd: eps, WatchCacheWindow: window, Ablations: abl}
+		cfg := tmpl
+		cfg.Name, cfg.Etcd = name, eps
 		h, err := w.AddHost(sim.HostSpec{Name: name, Role: RoleAPIServer, Boot: apiserver.Boot(cfg)})
 		if err != nil {
 			return nil, nil, err
@@ -180,17 +232,14 @@ func addAPIServers(c *Cluster, n int, window time.Duration, abl ablation.Set) (*
 // resolve knows the API layer's groups: "apiservers", "api-clients",
 // "api-informers" and "api-writers".
 func (l *APILayer) resolve(name string) ([]sim.HostID, bool) {
-	var names []string
-	switch name {
-	case "apiservers":
-		names = l.Servers
-	case "api-clients":
-		names = l.Clients
-	case "api-informers":
-		names = l.Informers
-	case "api-writers":
-		names = l.Writers
-	default:
+	return l.resolveIn(name, map[string][]string{"apiservers": l.Servers, "api-clients": l.Clients,
+		"api-informers": l.Informers, "api-writers": l.Writers})
+}
+
+// resolveIn resolves name among groups of host names, as they are now.
+func (l *APILayer) resolveIn(name string, groups map[string][]string) ([]sim.HostID, bool) {
+	names, ok := groups[name]
+	if !ok {
 		return nil, false
 	}
 	return l.hostIDs(names), true

@@ -1,9 +1,9 @@
 package scenarios
 
 import (
-	"slices"
 	"time"
 
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -14,25 +14,26 @@ func apiCatalogue() []Spec {
 	base := APITopology{Counters: 2, CRUD: 2, Informers: 2, Rogue: true, Think: 200 * time.Millisecond}
 	return []Spec{
 		{Name: "api-conflict-storm",
-			Description: "six writers increment one counter with RetryOnConflict (409s galore) beside CRUD clients and informers, with mildly flaky links to the API servers and an API server crash every 40 s",
-			API:         &APITopology{Counters: 6, CRUD: 1, Informers: 1, Rogue: true, Think: 150 * time.Millisecond},
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			Description: "six writers increment one counter with RetryOnConflict (409s galore), five more write one ReplicaSet, three its status (update-status) and two its spec (update), and three merge-patch one Lease, each its own annotation, a third of the time with a resourceVersion precondition, beside CRUD clients and informers, with mildly flaky links to the API servers and an API server crash every 40 s; no acknowledged write is lost, the spec and status writes never touch each other's half, and the patches merge",
+			API: &APITopology{Counters: 6, CRUD: 1, Informers: 1, Rogue: true, StatusWriters: 3, SpecWriters: 2, Patchers: 3,
+				Think: 150 * time.Millisecond, CompactionInterval: 30 * time.Second},
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				s := sim.Schedule{{At: 5 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"apiservers"}}, For: end - 5*time.Second,
 					Loss: 0.02, Dup: 0.02, Reorder: 0.05, Delay: 5 * time.Millisecond}}
-				return append(s, every(20*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
-					return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{pickServer(c, rng)}}, For: 5 * time.Second}
+				return append(s, nemesis.Every(20*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
+					return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{nemesis.PickServer(c, rng)}}, For: 5 * time.Second}
 				})...)
 			}},
 		{Name: "api-watch-disconnects",
 			Description: "an API server loses its clients for 16 to 20 s (at 5 s, and again 30 s later when the minute of faults has room), longer than their 15 s watch idle timeout, so its watches break and fail over to the next replica, which has lost etcd meanwhile (its cache lags); the informers' links lose 3% of messages throughout",
-			API:         api(base),
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			API:         compacting(base, 20*time.Second),
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				s := sim.Schedule{{At: 5 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"api-informers"}}, For: end - 5*time.Second,
 					Loss: 0.03, Reorder: 0.05, Delay: 2 * time.Millisecond}}
-				n := len(c.API.Servers)
+				n := len(c.Servers)
 				for at := 5 * time.Second; at+25*time.Second <= end; at += 30*time.Second + time.Duration(rng.Int64N(int64(3*time.Second))) {
 					i := rng.IntN(n)
-					cut, lag := c.API.Servers[i], c.API.Servers[(i+1)%n]
+					cut, lag := c.Servers[i], c.Servers[(i+1)%n]
 					d := 16*time.Second + time.Duration(rng.Int64N(int64(4*time.Second)))
 					s = append(s,
 						sim.Fault{At: at, Kind: sim.FaultPartition, Targets: [][]string{{lag}, {"etcd"}}, For: 25 * time.Second},
@@ -41,81 +42,56 @@ func apiCatalogue() []Spec {
 				return s
 			}},
 		{Name: "api-compaction-410",
-			Description: "the API servers' watch caches keep only 5 s of events, and every 20 s the informers lose the API servers for 8 to 15 s: their resumed watches get 410 Gone and they relist",
-			API:         &APITopology{Counters: 2, CRUD: 2, Informers: 2, Rogue: true, Think: 200 * time.Millisecond, WatchCacheWindow: 5 * time.Second},
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				return every(10*time.Second, 20*time.Second, end, rng, func(at time.Duration) sim.Fault {
+			Description: "the API servers' watch caches keep only 5 s of events, and every 20 s the informers lose the API servers for 8 to 15 s: their resumed watches get 410 Gone and they relist; one informer pages its lists (client-go's WatchListPageSize, 2), so its relist from its last resourceVersion reads etcd at exactly that revision, page by page, again and again (its watch from there gets 410 from the cache) until the API servers' compaction every 20 s makes that revision 410 too and it lists afresh",
+			API: &APITopology{Counters: 2, CRUD: 2, Informers: 2, Rogue: true, Think: 200 * time.Millisecond, WatchCacheWindow: 5 * time.Second, CompactionInterval: 20 * time.Second,
+				InformerPageSize: 2, PagedInformers: 1},
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				return nemesis.Every(10*time.Second, 20*time.Second, end, rng, func(at time.Duration) sim.Fault {
 					d := 8*time.Second + time.Duration(rng.Int64N(int64(7*time.Second)))
 					return sim.Fault{At: at, Kind: sim.FaultPartition, Targets: [][]string{{"api-informers"}, {"apiservers"}}, For: d}
 				})
 			}},
 		{Name: "apiserver-crash",
 			Description: "every 15 s an API server replica crashes (losing its watch cache and every request in flight) and restarts 5 to 15 s later; sometimes two are down at once",
-			API:         api(base),
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				return every(10*time.Second, 15*time.Second, end, rng, func(at time.Duration) sim.Fault {
+			API:         compacting(base, 25*time.Second),
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				return nemesis.Every(10*time.Second, 15*time.Second, end, rng, func(at time.Duration) sim.Fault {
 					d := 5*time.Second + time.Duration(rng.Int64N(int64(10*time.Second)))
-					return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{pickServer(c, rng)}}, For: d}
+					return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{nemesis.PickServer(c, rng)}}, For: d}
 				})
 			}},
 		{Name: "etcd-leader-partition-under-api",
 			Description: "the etcd leader is cut off from everyone (API servers included) for 15 s, every 40 s, under API load: the API servers fail over to the new leader",
-			API:         api(base),
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				return every(20*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
-					return sim.Fault{At: at, Kind: sim.FaultIsolate, Targets: [][]string{{"etcd-leader"}}, For: 15 * time.Second}
+			API:         compacting(base, 30*time.Second),
+			Faults:      nemesis.Periodic(20*time.Second, 40*time.Second, sim.Fault{Kind: sim.FaultIsolate, Targets: [][]string{{"etcd-leader"}}, For: 15 * time.Second})},
+		{Name: "api-chaos",
+			Description: "a random mix drawn from the seed: etcd-chaos's faults, plus API server crashes, API servers cut off from their clients or from etcd, informers cut off from the API servers, and flaky client links, under every API workload (status and spec writers of a ReplicaSet and patchers of a Lease too)",
+			API:         compacting(moreWriters(base, 2, 1, 2), 20*time.Second),
+			Faults:      nemesis.APIChaosSchedule},
+		{Name: "api-etcd-compaction",
+			Description: "the API servers compact etcd every 10 s (--etcd-compaction-interval=10s), and every 28 s one API server is cut off from etcd for 18 to 25 s: when it is back, the revision its watch cache resumes from has been compacted, so etcd cancels the cache's watch; the cache goes unready, closes its watches and relists a second later, and the informers that were on it resume, get 410 Gone and relist; they page their lists (WatchListPageSize 2), so the relist from their last resourceVersion reads etcd at exactly that revision, compacted by then: 410 again, and they list afresh, page by page; their stores must still replay etcd's history",
+			API: &APITopology{Counters: 2, CRUD: 2, Informers: 3, Rogue: true, Think: 200 * time.Millisecond, CompactionInterval: 10 * time.Second,
+				InformerPageSize: 2},
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				return nemesis.Every(3*time.Second, 28*time.Second, end, rng, func(at time.Duration) sim.Fault {
+					d := 18*time.Second + time.Duration(rng.Int64N(int64(7*time.Second)))
+					return sim.Fault{At: at, Kind: sim.FaultPartition, Targets: [][]string{{nemesis.PickServer(c, rng)}, {"etcd"}}, For: d}
 				})
 			}},
-		{Name: "api-chaos",
-			Description: "a random mix drawn from the seed: etcd-chaos's faults, plus API server crashes, API servers cut off from their clients or from etcd, informers cut off from the API servers, and flaky client links",
-			API:         api(base),
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				return APIChaosSchedule(c, rng, end)
-			}},
 	}
 }
 
-// pickServer draws an API server.
-func pickServer(c *Cluster, rng *sim.Stream) string {
-	return c.API.Servers[rng.IntN(len(c.API.Servers))]
+// moreWriters returns a copy of top with the status workload's writers
+// and patchers.
+func moreWriters(top APITopology, status, spec, patchers int) APITopology {
+	top.StatusWriters, top.SpecWriters, top.Patchers = status, spec, patchers
+	return top
 }
 
-// APIChaosSchedule draws a random schedule for an API scenario: the faults
-// of ChaosSchedule on the etcd members, and about one fault of the API
-// layer every 10 s, each lasting 1 to 15 s: an API server crash, an API
-// server cut off from its clients or from etcd, the informers cut off from
-// the API servers, or flaky links to the API clients. All end by end.
-func APIChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-	s := ChaosSchedule(c, rng, end)
-	at := 3*time.Second + time.Duration(rng.Int64N(int64(5*time.Second)))
-	for {
-		dur := time.Second + time.Duration(rng.Int64N(int64(14*time.Second)))
-		if at+dur > end {
-			break
-		}
-		f := sim.Fault{At: at, For: dur}
-		switch r := rng.IntN(100); {
-		case r < 25:
-			f.Kind, f.Targets = sim.FaultCrash, [][]string{{pickServer(c, rng)}}
-		case r < 45:
-			f.Kind, f.Targets = sim.FaultPartition, [][]string{{pickServer(c, rng)}, {"api-clients"}}
-		case r < 65:
-			f.Kind, f.Targets = sim.FaultPartition, [][]string{{pickServer(c, rng)}, {"etcd"}}
-		case r < 80:
-			f.Kind, f.Targets = sim.FaultPartition, [][]string{{"api-informers"}, {"apiservers"}}
-		default:
-			f.Kind, f.Targets = sim.FaultFlaky, [][]string{{"api-clients"}}
-			f.Loss = float64(rng.IntN(20)) / 100
-			f.Dup = float64(rng.IntN(10)) / 100
-			f.Reorder = float64(rng.IntN(20)) / 100
-			f.Delay = time.Duration(rng.IntN(10)) * time.Millisecond
-		}
-		s = append(s, f)
-		at += 3*time.Second + time.Duration(rng.Int64N(int64(14*time.Second)))
-	}
-	slices.SortStableFunc(s, func(a, b sim.Fault) int { return int(a.At - b.At) })
-	return s
+// compacting returns a copy of top whose API servers compact etcd every
+// interval (kube-apiserver's --etcd-compaction-interval, set lower than its
+// 5 min default so that a run compacts several times).
+func compacting(top APITopology, interval time.Duration) *APITopology {
+	top.CompactionInterval = interval
+	return &top
 }
-
-// api returns a copy of top for one scenario.
-func api(top APITopology) *APITopology { return &top }

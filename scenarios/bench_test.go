@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 )
 
 // BenchmarkEtcdChaosRun is one whole run of etcd-chaos with 5 members over
@@ -37,7 +38,7 @@ func BenchmarkEtcdChaosRun(b *testing.B) {
 // seconds per wall second.
 func BenchmarkAPIChaosRun(b *testing.B) {
 	spec := scenarios.Spec{Name: "api-chaos-bench", Description: "api-chaos at benchmark size",
-		API: &scenarios.APITopology{Counters: 10, CRUD: 10, Informers: 20, Rogue: true}, Faults: scenarios.APIChaosSchedule}
+		API: &scenarios.APITopology{Counters: 10, CRUD: 10, Informers: 20, Rogue: true}, Faults: nemesis.APIChaosSchedule}
 	benchSpec(b, spec, 5, 10*time.Minute)
 }
 

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -15,32 +16,24 @@ func Catalogue() []Spec {
 			Name:        "etcd-leader-crash",
 			Description: "the etcd leader crashes every 30 s and restarts 10 s later; a new leader takes over within the election timeout",
 			Topology:    CompactEvery(20 * time.Second),
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				return every(20*time.Second, 30*time.Second, end, rng, func(at time.Duration) sim.Fault {
-					return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{"etcd-leader"}}, For: 10 * time.Second}
-				})
-			},
+			Faults:      nemesis.Periodic(20*time.Second, 30*time.Second, sim.Fault{Kind: sim.FaultCrash, Targets: [][]string{{"etcd-leader"}}, For: 10 * time.Second}),
 		},
 		{
 			Name:        "etcd-leader-partition",
 			Description: "the etcd leader is cut off from everyone for 15 s, every 40 s: the majority elects a new leader, the old one steps down",
 			Topology:    CompactEvery(20 * time.Second),
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				return every(20*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
-					return sim.Fault{At: at, Kind: sim.FaultIsolate, Targets: [][]string{{"etcd-leader"}}, For: 15 * time.Second}
-				})
-			},
+			Faults:      nemesis.Periodic(20*time.Second, 40*time.Second, sim.Fault{Kind: sim.FaultIsolate, Targets: [][]string{{"etcd-leader"}}, For: 15 * time.Second}),
 		},
 		{
 			Name:        "etcd-minority-partition",
 			Description: "a minority of members is partitioned from the rest (and from clients) for 20 s, every 40 s: the majority side keeps serving",
 			Topology:    CompactEvery(15 * time.Second),
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				minority, rest := split(c, (len(c.Members)-1)/2)
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				minority, rest := nemesis.Split(c, (len(c.Members)-1)/2)
 				if len(minority) == 0 {
 					return nil
 				}
-				return every(20*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
+				return nemesis.Every(20*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
 					return sim.Fault{At: at, Kind: sim.FaultPartition, Targets: [][]string{minority, rest}, For: 20 * time.Second}
 				})
 			},
@@ -48,7 +41,7 @@ func Catalogue() []Spec {
 		{
 			Name:        "etcd-majority-down",
 			Description: "a quorum of members crashes for 30 s: writes must stop completely, and safety must hold throughout",
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return sim.Schedule{{At: 30 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{"etcd-quorum"}}, For: 30 * time.Second}}
 			},
 		},
@@ -56,7 +49,7 @@ func Catalogue() []Spec {
 			Name:        "etcd-flaky-network",
 			Description: "every link loses 5%, duplicates 5% and reorders 10% of messages, with up to 10 ms extra delay, for most of the run",
 			Topology:    CompactEvery(20 * time.Second),
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return sim.Schedule{{At: 5 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"*"}}, For: end - 5*time.Second,
 					Loss: 0.05, Dup: 0.05, Reorder: 0.1, Delay: 10 * time.Millisecond}}
 			},
@@ -65,7 +58,7 @@ func Catalogue() []Spec {
 			Name:        "etcd-rolling-restart",
 			Description: "each member in turn is stopped for 10 s and restarted, 20 s apart, as in an upgrade",
 			Topology:    CompactEvery(30 * time.Second),
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				var s sim.Schedule
 				at := 15 * time.Second
 				for i := 0; at+10*time.Second <= end; i++ {
@@ -79,27 +72,19 @@ func Catalogue() []Spec {
 			Name:        "etcd-pause",
 			Description: "the etcd leader freezes for 3 s (a GC pause or SIGSTOP, longer than the election timeout) every 20 s",
 			Topology:    CompactEvery(20 * time.Second),
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				return every(15*time.Second, 20*time.Second, end, rng, func(at time.Duration) sim.Fault {
-					return sim.Fault{At: at, Kind: sim.FaultPause, Targets: [][]string{{"etcd-leader"}}, For: 3 * time.Second}
-				})
-			},
+			Faults:      nemesis.Periodic(15*time.Second, 20*time.Second, sim.Fault{Kind: sim.FaultPause, Targets: [][]string{{"etcd-leader"}}, For: 3 * time.Second}),
 		},
 		{
 			Name:        "etcd-power-loss",
 			Description: "every member loses power at once every 15 s and comes back 5 s later: only what was fsynced survives",
 			Topology:    CompactEvery(15 * time.Second),
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				return every(10*time.Second, 15*time.Second, end, rng, func(at time.Duration) sim.Fault {
-					return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{"etcd"}}, For: 5 * time.Second}
-				})
-			},
+			Faults:      nemesis.Periodic(10*time.Second, 15*time.Second, sim.Fault{Kind: sim.FaultCrash, Targets: [][]string{{"etcd"}}, For: 5 * time.Second}),
 		},
 		{
 			Name:        "etcd-profile",
 			Description: "faults drawn from a fault profile (sweeps pass --faults); by default crash-restart with MTTF 60 s and MTTR 20 s per member",
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				p, _ := ParseProfile(DefaultProfile)
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				p, _ := nemesis.ParseProfile(DefaultProfile)
 				return p.Schedule(c, rng, end)
 			},
 		},
@@ -107,29 +92,27 @@ func Catalogue() []Spec {
 			Name:        "raft-figure-8",
 			Description: "a nemesis steers the cluster through the Raft paper's Figure 8: old-term entries on a minority, a leader that appends and dies, the old leader back; safe Raft never loses a committed entry here",
 			Duration:    90 * time.Second,
-			Driver:      Figure8Driver,
+			Driver:      nemesis.Figure8Driver,
 		},
 		{
 			Name:        "etcd-chaos",
 			Description: "a random schedule drawn from the seed: crashes, torn writes, partitions, one-way cuts, pauses, flaky links, drifting clocks and slow disks",
 			Topology:    CompactEvery(20 * time.Second),
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				return ChaosSchedule(c, rng, end)
-			},
+			Faults:      nemesis.ChaosSchedule,
 		},
 		{
 			Name: "etcd-compaction",
 			Description: "the compactor runs every 10 s (kube-apiserver's --etcd-compaction-interval set low, as an operator can) and the watchers lose the cluster for 20 to 30 s, every 40 s: " +
 				"their watches resume below the compact revision and are canceled with it, and they relist; historical reads below it fail as compacted, and every member applies every compaction",
 			Topology: CompactEvery(10 * time.Second),
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				var watchers []string
 				for _, h := range c.Clients {
 					if strings.HasPrefix(h, "watcher-") {
 						watchers = append(watchers, h)
 					}
 				}
-				return every(15*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
+				return nemesis.Every(15*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
 					d := 20*time.Second + time.Duration(rng.Int64N(int64(10*time.Second))).Truncate(time.Millisecond)
 					return sim.Fault{At: at, Kind: sim.FaultIsolate, Targets: [][]string{watchers}, For: d}
 				})
@@ -144,7 +127,7 @@ func Catalogue() []Spec {
 				t.Clients, t.Think, t.PinClients = 4, 60*time.Millisecond, true
 				return t
 			},
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				var s sim.Schedule
 				n := 0
 				for at := 10 * time.Second; at+15*time.Second <= end; at += 25*time.Second + time.Duration(rng.Int64N(int64(2*time.Second))).Truncate(time.Millisecond) {
@@ -174,7 +157,7 @@ func Catalogue() []Spec {
 				t.PinClients = true
 				return t
 			},
-			Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				var s sim.Schedule
 				for at := 10 * time.Second; ; at += 35*time.Second + time.Duration(rng.Int64N(int64(3*time.Second))).Truncate(time.Millisecond) {
 					pause := 5*time.Second + time.Duration(rng.Int64N(int64(10*time.Second))).Truncate(time.Millisecond)
@@ -234,27 +217,4 @@ func pick[T any](cond bool, a, b T) T {
 		return a
 	}
 	return b
-}
-
-// every repeats a fault from first, period apart (with up to 10% jitter),
-// while it fits before end.
-func every(first, period, end time.Duration, rng *sim.Stream, f func(at time.Duration) sim.Fault) sim.Schedule {
-	var s sim.Schedule
-	for at := first; ; {
-		fault := f(at)
-		if at+fault.For > end {
-			return s
-		}
-		s = append(s, fault)
-		at += period + time.Duration(rng.Int64N(int64(period/10)+1))
-	}
-}
-
-// split returns the first k members and everything else (the other members
-// and the client hosts).
-func split(c *Cluster, k int) (first, rest []string) {
-	first = append(first, c.Members[:k]...)
-	rest = append(rest, c.Members[k:]...)
-	rest = append(rest, c.Clients...)
-	return first, rest
 }

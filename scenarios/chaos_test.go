@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 )
 
 // Flags that make TestChaos replay exactly one world:
@@ -77,9 +78,9 @@ func TestChaos(t *testing.T) {
 			seeds = append(seeds, s)
 		}
 	}
-	var profile *scenarios.Profile
+	var profile *nemesis.Profile
 	if *faultsFlag != "" {
-		p, err := scenarios.ParseProfile(*faultsFlag)
+		p, err := nemesis.ParseProfile(*faultsFlag)
 		require.NoError(t, err)
 		profile = &p
 	}

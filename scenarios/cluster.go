@@ -7,6 +7,7 @@ import (
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/etcd"
 	"github.com/kubesim/kubesim/nodes/etcd/kvload"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -63,7 +64,7 @@ type Cluster struct {
 	World   *sim.World
 	Members []string // etcd host names, etcd-1..etcd-N
 	Clients []string // client, watcher and compactor host names
-	Leader  *LeaderTracker
+	Leader  *nemesis.LeaderTracker
 	// API is the API layer built on the cluster, nil in etcd scenarios.
 	API *APILayer
 	// Stack is the full control plane built on it, nil unless a full-stack
@@ -133,7 +134,7 @@ func BuildCluster(w *sim.World, top Topology, abl ablation.Set) (*Cluster, error
 			return nil, err
 		}
 	}
-	c.Leader = NewLeaderTracker(w, c.Members)
+	c.Leader = nemesis.NewLeaderTracker(w, c.Members)
 	w.Subscribe(c.Leader.Observe)
 	w.AddResolver(c.Leader.Resolve)
 	w.AddResolver(c.resolveGroups)
@@ -172,6 +173,19 @@ func (c *Cluster) resolveGroups(name string) ([]sim.HostID, bool) {
 		ids = append(ids, h.ID())
 	}
 	return ids, true
+}
+
+// View returns what a nemesis sees of the cluster, with the layers built
+// so far.
+func (c *Cluster) View() *nemesis.Cluster {
+	v := &nemesis.Cluster{World: c.World, Members: c.Members, Clients: c.Clients, Leader: c.Leader}
+	if c.API != nil {
+		v.Servers = c.API.Servers
+	}
+	if l := c.Stack; l != nil {
+		v.Nodes, v.Spare, v.Placement, v.Dead = l.Nodes, l.Spare, l.Placement, &l.Dead
+	}
+	return v
 }
 
 // MemberIDs returns the etcd members' hosts.

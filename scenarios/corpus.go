@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -87,7 +88,7 @@ func (c *CorpusEntry) Options(file string) (Options, error) {
 		if c.Schedule != nil {
 			return bad("faults", "give schedule or faults, not both")
 		}
-		p, err := ParseProfile(c.Faults)
+		p, err := nemesis.ParseProfile(c.Faults)
 		if err != nil {
 			return bad("faults", "%v", err)
 		}

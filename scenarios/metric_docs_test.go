@@ -6,11 +6,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/metrics"
 	"github.com/kubesim/kubesim/scenarios"
 )
 
 // TestMetricRegistry: every metric that the catalogue's runs report is in
-// scenarios.MetricRegistry (the documentation's list), with the layer and
+// metrics.Registry (the documentation's list), with the layer and
 // scenarios it says, and every registered metric is reported by a run.
 func TestMetricRegistry(t *testing.T) {
 	reported := map[string]bool{}
@@ -26,22 +27,22 @@ func TestMetricRegistry(t *testing.T) {
 		for m := range res.Metrics {
 			reported[m] = true
 			info, ok := lookupMetric(m)
-			require.True(t, ok, "%s reports metric %q, which scenarios.MetricRegistry does not list", name, m)
+			require.True(t, ok, "%s reports metric %q, which metrics.Registry does not list", name, m)
 			if info.Scenarios != "" {
 				require.Contains(t, strings.Split(info.Scenarios, ", "), name, "metric %s", m)
 			}
 		}
 	}
-	for _, m := range scenarios.MetricRegistry() {
-		require.True(t, reported[m.Name], "scenarios.MetricRegistry lists %q, which no run reported", m.Name)
+	for _, m := range metrics.Registry() {
+		require.True(t, reported[m.Name], "metrics.Registry lists %q, which no run reported", m.Name)
 	}
 }
 
-func lookupMetric(name string) (scenarios.MetricInfo, bool) {
-	for _, m := range scenarios.MetricRegistry() {
+func lookupMetric(name string) (metrics.Info, bool) {
+	for _, m := range metrics.Registry() {
 		if m.Name == name {
 			return m, true
 		}
 	}
-	return scenarios.MetricInfo{}, false
+	return metrics.Info{}, false
 }

@@ -2,6 +2,8 @@
 // is data (topology, member count, workload, fault schedule, duration, checks
 // and ablations), and Run builds the world from one seed, runs it and judges
 // it. The catalogue holds the named scenarios; a user can build their own.
+// Package nemesis draws and drives their faults, package metrics measures
+// their runs, and package checks judges them.
 package scenarios
 
 import (
@@ -13,6 +15,8 @@ import (
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/checks"
+	"github.com/kubesim/kubesim/metrics"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -40,16 +44,17 @@ type Spec struct {
 	// Stack, when set, builds the whole control plane on etcd (BuildStack);
 	// its checks are checks.ForLayer("stack").
 	Stack *StackTopology
-	// Faults draws the fault schedule from the scenario's random stream.
-	// Faults end before Duration-Settle.
-	Faults func(c *Cluster, rng *sim.Stream, faultEnd time.Duration) sim.Schedule
+	// Faults draws the fault schedule from the scenario's random stream,
+	// given what a nemesis sees of the built world (package nemesis holds
+	// the generators). Faults end before Duration-Settle.
+	Faults func(c *nemesis.Cluster, rng *sim.Stream, faultEnd time.Duration) sim.Schedule
 	// Driver, when set, installs a reactive nemesis once the world is
 	// built: it may schedule callbacks (c.World.At, After), read what the
 	// trace told c.Leader, subscribe to the trace, and inject faults with
 	// c.World.Inject, so that every fault it makes is a trace event. It must
 	// leave the network healed and every member restarted by faultEnd. An
 	// explicit Schedule or a Profile replaces it, as it replaces Faults.
-	Driver func(c *Cluster, rng *sim.Stream, faultEnd time.Duration)
+	Driver func(c *nemesis.Cluster, rng *sim.Stream, faultEnd time.Duration)
 	// Build, when set, runs once the layers are built and before the
 	// faults are drawn: it may build more of the world, and returns the
 	// scenario's own checks, which run beside its layers' checks.
@@ -91,7 +96,7 @@ type Options struct {
 	// Schedule, when non-nil, replaces the scenario's generated faults.
 	Schedule sim.Schedule
 	// Profile, when set, draws the faults instead (sweeps use it).
-	Profile *Profile
+	Profile *nemesis.Profile
 	// Ablations names switches from the ablation registry to turn on.
 	Ablations []string
 	// Clients and Think, when set, override the workload's number of KV
@@ -122,10 +127,11 @@ type Result struct {
 	OK             bool               `json:"ok"`
 	Checks         []checks.Result    `json:"checks"`
 	Metrics        map[string]float64 `json:"metrics"`
-	// WriteLatencyHist counts successful writes per LatencyBucketsMs bucket.
-	WriteLatencyHist []int    `json:"write_latency_hist"`
-	Profile          *Profile `json:"profile,omitempty"`
-	Schedule         string   `json:"schedule,omitempty"`
+	// WriteLatencyHist counts successful writes per
+	// metrics.LatencyBucketsMs bucket.
+	WriteLatencyHist []int            `json:"write_latency_hist"`
+	Profile          *nemesis.Profile `json:"profile,omitempty"`
+	Schedule         string           `json:"schedule,omitempty"`
 }
 
 // Failed returns the results of the checks that failed.
@@ -174,8 +180,8 @@ type Prepared struct {
 	Cluster  *Cluster
 	Schedule sim.Schedule
 	Checks   []checks.Check
-	Metrics  *Metrics
-	Quorum   *QuorumTracker
+	Metrics  *metrics.Workload
+	Quorum   *metrics.QuorumTracker
 	duration time.Duration
 	flush    []func() error
 }
@@ -238,13 +244,14 @@ func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	view := c.View()
 	p.Schedule = opts.Schedule
 	switch {
 	case p.Schedule != nil:
 	case opts.Profile != nil:
-		p.Schedule = opts.Profile.Schedule(c, w.Rand("scenario/faults"), faultEnd)
+		p.Schedule = opts.Profile.Schedule(view, w.Rand("scenario/faults"), faultEnd)
 	case spec.Faults != nil:
-		p.Schedule = spec.Faults(c, w.Rand("scenario/faults"), faultEnd)
+		p.Schedule = spec.Faults(view, w.Rand("scenario/faults"), faultEnd)
 	}
 	if err := checkWithinRun(p.Schedule, d); err != nil {
 		return nil, err
@@ -262,13 +269,13 @@ func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
 	}
 	p.Checks = layerChecks
 	checks.Attach(w, p.Checks...)
-	p.Metrics = NewMetrics()
+	p.Metrics = metrics.NewWorkload()
 	w.Subscribe(p.Metrics.Observe)
-	p.Quorum = NewQuorumTracker(w, c.MemberIDs(), sim.Time(faultEnd))
+	p.Quorum = metrics.NewQuorumTracker(w, c.MemberIDs(), sim.Time(faultEnd))
 	w.Subscribe(p.Quorum.Observe)
 	w.Apply(p.Schedule)
 	if spec.Driver != nil && opts.Schedule == nil && opts.Profile == nil {
-		spec.Driver(c, w.Rand("scenario/driver"), faultEnd)
+		spec.Driver(view, w.Rand("scenario/driver"), faultEnd)
 	}
 	return p, nil
 }

@@ -6,11 +6,14 @@ import (
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/checks"
+	"github.com/kubesim/kubesim/metrics"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiload"
+	"github.com/kubesim/kubesim/nodes/apiserver"
 	"github.com/kubesim/kubesim/nodes/controllers/manager"
 	"github.com/kubesim/kubesim/nodes/kubelet"
 	"github.com/kubesim/kubesim/nodes/scheduler"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -33,6 +36,12 @@ const (
 	// rsObserver is the informer whose events carry every ReplicaSet's
 	// UID and spec.replicas, for the double-running check.
 	rsObserver = "observer/replicasets"
+)
+
+// The leader-elected components, as spoketrace.Leading names them.
+const (
+	ComponentScheduler         = scheduler.Component
+	ComponentControllerManager = manager.Component
 )
 
 // StackTopology sizes a full-stack scenario: the API layer, the
@@ -63,9 +72,9 @@ type StackLayer struct {
 	*APILayer
 	Schedulers, ControllerManagers, Nodes []string
 	ServerIDs                             []sim.HostID
-	Leaders                               *SpokeLeaders
-	Placement                             *Placement
-	Control                               *ControlMetrics
+	Leaders                               *nemesis.SpokeLeaders
+	Placement                             *nemesis.Placement
+	Control                               *metrics.Control
 	// Dead are the nodes a nemesis crashed for good, for the operator's
 	// script (which deletes their Node objects, as a cloud provider would).
 	Dead []string
@@ -82,14 +91,14 @@ type StackLayer struct {
 // cluster-state reporter at end-2s.
 func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Duration) (*StackLayer, error) {
 	w := c.World
-	api, servers, err := addAPIServers(c, top.APIServers, 0, abl)
+	api, servers, err := addAPIServers(c, top.APIServers, apiserver.Config{Ablations: abl})
 	if err != nil {
 		return nil, err
 	}
 	l := &StackLayer{APILayer: api, ServerIDs: servers}
-	l.Leaders = NewSpokeLeaders(w)
+	l.Leaders = nemesis.NewSpokeLeaders(w)
 	w.Subscribe(l.Leaders.Observe)
-	l.Placement = NewPlacement()
+	l.Placement = nemesis.NewPlacement()
 	w.Subscribe(l.Placement.Observe)
 	c.Stack = l
 	add := func(list *[]string, name, role string, boot func(*sim.Host), processes ...string) error {
@@ -152,7 +161,7 @@ func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Durati
 		return nil, err
 	}
 	w.AddResolver(l.resolveStack)
-	l.Control = NewControlMetrics(w, l.ControllerManagers, l.Servers)
+	l.Control = metrics.NewControl(w, l.ControllerManagers, l.Servers)
 	w.Subscribe(l.Control.Observe)
 	return l, nil
 }
@@ -161,20 +170,7 @@ func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Durati
 // "scheduler-leader" and "controller-manager-leader" (the current leader,
 // or nobody).
 func (l *StackLayer) resolveStack(name string) ([]sim.HostID, bool) {
-	var names []string
-	switch name {
-	case "schedulers":
-		names = l.Schedulers
-	case "controller-managers":
-		names = l.ControllerManagers
-	case "nodes":
-		names = l.Nodes
-	case "scheduler-leader":
-		names = l.Leaders.Leader(ComponentScheduler)
-	case "controller-manager-leader":
-		names = l.Leaders.Leader(ComponentControllerManager)
-	default:
-		return nil, false
-	}
-	return l.hostIDs(names), true
+	return l.resolveIn(name, map[string][]string{"schedulers": l.Schedulers, "controller-managers": l.ControllerManagers,
+		"nodes": l.Nodes, "scheduler-leader": l.Leaders.Leader(ComponentScheduler),
+		"controller-manager-leader": l.Leaders.Leader(ComponentControllerManager)})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/kubesim/kubesim/nodes/apiload"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/kubelet"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -39,7 +40,7 @@ func stackCatalogue() []Spec {
 		Stack: &StackTopology{Nodes: 4, Rogue: true, Script: func(l *StackLayer) []apiload.Step {
 			return []apiload.Step{createStep(15*time.Second, web(5)), deleteDeadNodes(80*time.Second, l)}
 		}},
-		Driver: func(c *Cluster, _ *sim.Stream, _ time.Duration) { killBusiestNode(c, 60*time.Second) },
+		Driver: func(c *nemesis.Cluster, _ *sim.Stream, _ time.Duration) { nemesis.KillBusiestNode(c, 60*time.Second) },
 		Build: func(*Cluster, Env) ([]checks.Check, error) {
 			return []checks.Check{checks.NewSelfHealing()}, nil
 		},
@@ -66,7 +67,7 @@ func stackCatalogue() []Spec {
 		Stack: &StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
 			return []apiload.Step{createStep(15*time.Second, web(4)), scaleReplicaSet(100*time.Second, "web", 6)}
 		}},
-		Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+		Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 			return sim.Schedule{{At: 60 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{"apiservers"}}, For: 90 * time.Second}}
 		},
 		Build: func(*Cluster, Env) ([]checks.Check, error) {
@@ -80,7 +81,7 @@ func stackCatalogue() []Spec {
 		Stack: &StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
 			return []apiload.Step{createStep(15*time.Second, web(4)), scaleReplicaSet(90*time.Second, "web", 6)}
 		}},
-		Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+		Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 			return sim.Schedule{{At: 60 * time.Second, Kind: sim.FaultIsolate, Targets: [][]string{{"controller-manager-leader"}}, For: 60 * time.Second}}
 		},
 		Build: func(*Cluster, Env) ([]checks.Check, error) {
@@ -93,7 +94,7 @@ func stackCatalogue() []Spec {
 		Stack: &StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
 			return []apiload.Step{createStep(15*time.Second, web(5))}
 		}},
-		Driver: func(c *Cluster, _ *sim.Stream, _ time.Duration) { killBusiestNode(c, 60*time.Second) },
+		Driver: func(c *nemesis.Cluster, _ *sim.Stream, _ time.Duration) { nemesis.KillBusiestNode(c, 60*time.Second) },
 		Build: func(*Cluster, Env) ([]checks.Check, error) {
 			return []checks.Check{checks.NewSelfHealing(), checks.NewEvictionTiming(checks.EvictionTimingOptions{})}, nil
 		},
@@ -114,7 +115,7 @@ func stackCatalogue() []Spec {
 			return []apiload.Step{createStep(15*time.Second, web(4)),
 				scaleReplicaSet(50*time.Second, "web", 12), scaleReplicaSet(80*time.Second, "web", 6), scaleReplicaSet(110*time.Second, "web", 12)}
 		}},
-		Faults: func(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+		Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 			return sim.Schedule{{At: 40 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"controller-managers"}}, For: 90 * time.Second,
 				Delay: time.Second, Reorder: 0.1}}
 		},

@@ -80,15 +80,15 @@ func (d *FaultDetail) TraceKind() string { return "fault" }
 
 // AppendText implements Data.
 func (d *FaultDetail) AppendText(b []byte) []byte {
-	b = AppendFieldOpt(b, "process", d.Process)
+	t := Text(b).StrOpt("process", d.Process)
 	if d.Rate != 0 {
-		b = AppendField(b, "rate", strconv.FormatFloat(d.Rate, 'g', -1, 64))
+		t = t.Str("rate", strconv.FormatFloat(d.Rate, 'g', -1, 64))
 	}
 	if d.By != 0 {
-		b = AppendField(b, "by", d.By.String())
+		t = t.Str("by", d.By.String())
 	}
 	if d.Fsync != 0 {
-		b = AppendField(b, "fsync", d.Fsync.String())
+		t = t.Str("fsync", d.Fsync.String())
 	}
-	return TrimSpaceRight(b)
+	return t.Trimmed()
 }

@@ -22,7 +22,7 @@ import (
 // guardedRoots are the trees that run on a simulation path (docs/design.md,
 // principle 1). reports/ and cmd/ may use goroutines: parallelism lives
 // only across worlds, in sweeps.
-var guardedRoots = []string{"ablation", "sim", "nodes", "model", "checks", "scenarios"}
+var guardedRoots = []string{"ablation", "sim", "nodes", "model", "checks", "metrics", "scenarios"}
 
 // forbiddenCalls are package-level functions that read the wall clock or
 // block on it.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -83,7 +84,7 @@ func (f *runFlags) options(fs *flag.FlagSet) (scenarios.Options, error) {
 		if f.schedulePath != "" {
 			return opts, usagef("run: give --faults or --schedule, not both")
 		}
-		p, err := scenarios.ParseProfile(f.faults)
+		p, err := nemesis.ParseProfile(f.faults)
 		if err != nil {
 			return opts, usagef("run: --faults: %v", err)
 		}

@@ -14,8 +14,9 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/kubesim/kubesim/reports"
 	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
+	"github.com/kubesim/kubesim/sweep"
 )
 
 // parseMembers parses "3,4,5".
@@ -56,14 +57,14 @@ func (f *sweepFlags) register(fs *flag.FlagSet) {
 
 func profileNames() []string {
 	var out []string
-	for _, l := range scenarios.ProfileNames() {
+	for _, l := range nemesis.ProfileNames() {
 		out = append(out, strings.Fields(l)[0])
 	}
 	return out
 }
 
-func (f *sweepFlags) config() (reports.SweepConfig, error) {
-	var cfg reports.SweepConfig
+func (f *sweepFlags) config() (sweep.Config, error) {
+	var cfg sweep.Config
 	if _, err := scenarios.Lookup(f.scenario); err != nil {
 		return cfg, usagef("sweep: %v", err)
 	}
@@ -80,28 +81,28 @@ func (f *sweepFlags) config() (reports.SweepConfig, error) {
 	if f.parallel < 0 {
 		return cfg, usagef("sweep: --parallel must not be negative, got %d", f.parallel)
 	}
-	shard, err := reports.ParseShard(f.shard)
+	shard, err := sweep.ParseShard(f.shard)
 	if err != nil {
 		return cfg, usagef("sweep: %v", err)
 	}
 	if _, err := scenarios.ResolveAblations(f.ablate); err != nil {
 		return cfg, usagef("sweep: %v", err)
 	}
-	var profiles []scenarios.Profile
+	var profiles []nemesis.Profile
 	faults := f.faults
 	if len(faults) == 0 && f.scenario == "etcd-profile" {
 		// Recorded in every result, so that the report can predict.
 		faults = stringList{scenarios.DefaultProfile}
 	}
 	for _, text := range faults {
-		p, err := scenarios.ParseProfile(text)
+		p, err := nemesis.ParseProfile(text)
 		if err != nil {
 			return cfg, usagef("sweep: --faults: %v", err)
 		}
 		profiles = append(profiles, p)
 	}
-	cfg = reports.SweepConfig{
-		Grid: reports.Grid{Scenario: f.scenario, Members: members, Seeds: f.seeds, SeedBase: f.seedBase,
+	cfg = sweep.Config{
+		Grid: sweep.Grid{Scenario: f.scenario, Members: members, Seeds: f.seeds, SeedBase: f.seedBase,
 			Profiles: profiles, Duration: f.duration, Ablations: f.ablate},
 		Shard: shard, Parallel: f.parallel, Out: f.out,
 	}
@@ -149,7 +150,7 @@ again resumes where it stopped), then writes the report into DIR.`
 // runSweep runs a configured sweep with a progress bar on a terminal,
 // stops cleanly on Ctrl-C (keeping every finished run), then writes the
 // report.
-func runSweep(cfg reports.SweepConfig, stdout, stderr io.Writer) error {
+func runSweep(cfg sweep.Config, stdout, stderr io.Writer) error {
 	var stop atomic.Bool
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)
@@ -172,7 +173,7 @@ func runSweep(cfg reports.SweepConfig, stdout, stderr io.Writer) error {
 			_ = bar.Set(done)
 		}
 	}
-	sum, err := reports.Sweep(cfg)
+	sum, err := sweep.Run(cfg)
 	if cfg.Progress != nil {
 		fmt.Fprintln(stderr)
 	}

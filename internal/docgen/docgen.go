@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/checks"
+	"github.com/kubesim/kubesim/metrics"
 	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -170,7 +171,7 @@ func metricsPage() Page {
 	b.WriteString("Metrics of the etcd layer come from the etcd KV workload; metrics of the full stack from the control plane's trace. ")
 	b.WriteString("`write_latency_hist` in the JSON result counts successful KV writes per latency bucket.\n\n")
 	b.WriteString("| metric | layer | reported by | what it measures |\n| --- | --- | --- | --- |\n")
-	for _, m := range scenarios.MetricRegistry() {
+	for _, m := range metrics.Registry() {
 		by := m.Scenarios
 		if by == "" {
 			by = "every " + m.Layer + " scenario"

@@ -2,8 +2,9 @@
 // definitions, so that a field is named once: in its `trace` struct tag.
 // For every marked type of a package it generates the methods of sim.Data
 // (TraceKind and AppendText) or, for a type that events list, AppendText
-// alone, into one file, zz_trace.go. The generated code calls the sim.Append*
-// helpers directly: no reflection, no allocation.
+// alone, into one file, zz_trace.go. A generated AppendText is one chain of
+// sim.Text calls, a field each, which the compiler inlines: no reflection, no
+// allocation.
 //
 // A type is marked by a directive at the end of its doc comment:
 //
@@ -12,8 +13,8 @@
 // marks an event: the generated file declares the constant KindCall =
 // "api.call", which TraceKind returns, and AppendText prints the fields as
 // "name=value" separated by spaces. A third word, notrim, keeps the trailing
-// space the field helpers leave (some events always printed it, and the trace
-// hash covers it).
+// space the fields leave (some events always printed it, and the trace hash
+// covers it).
 //
 //	//trace:item
 //

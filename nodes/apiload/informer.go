@@ -41,6 +41,9 @@ type InformerConfig struct {
 	// ValueOf, when set, is what the informers' trace events carry as an
 	// object's value (client.Config.ValueOf); default the workload value.
 	ValueOf func(model.Object) string
+	// PageSize, when positive, pages the reflectors' lists
+	// (cache.ReflectorConfig.PageSize, client-go's WatchListPageSize).
+	PageSize int64
 }
 
 // InformersExposeName is the name under which an informer host exposes
@@ -61,7 +64,7 @@ func BootInformers(cfg InformerConfig) func(h *sim.Host) {
 		var infs []*cache.Informer
 		for _, res := range cfg.Resources {
 			inf := cache.NewInformer(c, cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{
-				Resource: res, Namespace: cfg.Namespace, Ablations: cfg.Ablations}})
+				Resource: res, Namespace: cfg.Namespace, Ablations: cfg.Ablations, PageSize: cfg.PageSize}})
 			inf.Run()
 			infs = append(infs, inf)
 		}
@@ -95,6 +98,9 @@ type StateReporterConfig struct {
 	At, RetryEvery time.Duration
 	// Timeout bounds each request; default the client's.
 	Timeout time.Duration
+	// ValueOf, when set, is what the items carry as an object's value;
+	// default the workload value (client.DefaultValueOf).
+	ValueOf func(model.Object) string
 }
 
 // BootStateReporter returns the Boot function of a host that, at cfg.At,
@@ -112,6 +118,9 @@ func BootStateReporter(cfg StateReporterConfig) func(h *sim.Host) {
 	if cfg.RetryEvery <= 0 {
 		cfg.RetryEvery = time.Second
 	}
+	if cfg.ValueOf == nil {
+		cfg.ValueOf = client.DefaultValueOf
+	}
 	return func(h *sim.Host) {
 		c := client.New(h, client.Config{Name: traceName(h, cfg.Name), User: cfg.User, Servers: cfg.Servers, Timeout: cfg.Timeout})
 		at := sim.Time(cfg.At)
@@ -120,7 +129,7 @@ func BootStateReporter(cfg StateReporterConfig) func(h *sim.Host) {
 		}
 		h.After(at.Sub(h.Now()), "apiload-state", func() {
 			for _, res := range cfg.Resources {
-				reportState(h, c.Resource(res, cfg.Namespace), cfg.RetryEvery)
+				reportState(h, c.Resource(res, cfg.Namespace), cfg.RetryEvery, cfg.ValueOf)
 			}
 		})
 	}
@@ -128,18 +137,24 @@ func BootStateReporter(cfg StateReporterConfig) func(h *sim.Host) {
 
 // reportState lists r from etcd and emits the result, retrying until a
 // list succeeds.
-func reportState(h *sim.Host, r *client.ResourceClient, retry time.Duration) {
+func reportState(h *sim.Host, r *client.ResourceClient, retry time.Duration, valueOf func(model.Object) string) {
 	r.List(client.ListOptions{}, func(l *client.ObjectList, err error) {
 		if err != nil {
-			h.After(retry, "apiload-state-retry", func() { reportState(h, r, retry) })
+			h.After(retry, "apiload-state-retry", func() { reportState(h, r, retry, valueOf) })
 			return
 		}
-		h.Emit(ServerState(r.ResourceName(), l))
+		h.Emit(ServerStateOf(r.ResourceName(), l, valueOf))
 	})
 }
 
-// ServerState turns a list into apitrace.ServerState, sorted by key.
+// ServerState turns a list into apitrace.ServerState, sorted by key, with
+// the workload values (client.DefaultValueOf).
 func ServerState(resource string, l *client.ObjectList) *apitrace.ServerState {
+	return ServerStateOf(resource, l, client.DefaultValueOf)
+}
+
+// ServerStateOf is ServerState with the values valueOf gives.
+func ServerStateOf(resource string, l *client.ObjectList, valueOf func(model.Object) string) *apitrace.ServerState {
 	st := cache.NewStore()
 	for _, obj := range l.Items {
 		st.Add(obj)
@@ -147,7 +162,7 @@ func ServerState(resource string, l *client.ObjectList) *apitrace.ServerState {
 	ev := &apitrace.ServerState{Resource: resource, RV: l.ResourceVersion}
 	for _, obj := range st.List() {
 		ev.Items = append(ev.Items, apitrace.Item{Key: cache.MetaNamespaceKeyFunc(obj),
-			RV: obj.GetObjectMeta().ResourceVersion, Value: client.DefaultValueOf(obj)})
+			RV: obj.GetObjectMeta().ResourceVersion, Value: valueOf(obj)})
 	}
 	return ev
 }

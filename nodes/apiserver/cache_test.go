@@ -167,7 +167,7 @@ func TestWatchFromResourceVersion(t *testing.T) {
 	assert.Equal(t, []string{"ADDED a", "DELETED a"}, kinds(tw.eventsOf(sel)), "selector: entering is ADDED, leaving DELETED")
 
 	// cancel-watch stops the stream.
-	tw.must(0, &apiwire.Request{User: "admin", Verb: apiwire.VerbCancelWatch, WatchID: from})
+	tw.must(0, &apiwire.Request{User: "admin", Verb: apiwire.VerbCancelWatch, WatchPort: "watch", WatchID: from})
 	n := len(tw.eventsOf(from))
 	tw.must(0, create(newPod("c")))
 	tw.run(time.Second)
@@ -228,7 +228,7 @@ func TestWatchFinalFrameRetransmitted(t *testing.T) {
 			require.Equal(t, 410, e.Status.Code)
 		}
 		if cancel {
-			tw.must(0, &apiwire.Request{User: "admin", Verb: apiwire.VerbCancelWatch, WatchID: id})
+			tw.must(0, &apiwire.Request{User: "admin", Verb: apiwire.VerbCancelWatch, WatchPort: "watch", WatchID: id})
 		}
 		tw.run(20 * time.Second)
 		if cancel {
@@ -315,4 +315,24 @@ func TestAPIServerCrashEndsWatches(t *testing.T) {
 	p := tw.must(0, create(newPod("after")))
 	assert.Equal(t, "apiserver-1", p.Server)
 	assert.Len(t, tw.must(0, &apiwire.Request{User: "admin", Verb: apiwire.VerbList, Resource: "pods", ResourceVersion: p.Object.GetObjectMeta().ResourceVersion}).Items, 1)
+}
+
+// TestWatchKnownByItsPort: a stream is known by its host, port and id, as a
+// real one by its connection. A restarted process watches from a new port
+// with its IDs counting from the start again; its first watch is a new
+// stream, not a duplicate of its predecessor's, which the server still
+// serves because it never learned that its connection died.
+func TestWatchKnownByItsPort(t *testing.T) {
+	tw := newWorld(t, 25, 1, nil)
+	tw.must(0, create(newPod("a")))
+	id := tw.startWatch(0, "", "", false)
+	tw.run(time.Second)
+	require.Equal(t, []string{"ADDED a"}, kinds(tw.eventsOf(id)))
+	tw.must(0, &apiwire.Request{User: "admin", Verb: apiwire.VerbWatch, Resource: "pods", Namespace: "default",
+		WatchPort: "watch#2", WatchID: id})
+	tw.run(time.Second)
+	require.Equal(t, []string{"ADDED a", "ADDED a"}, kinds(tw.eventsOf(id)), "the second stream got its synthetic ADDED too")
+	tw.must(0, create(newPod("b")))
+	tw.run(time.Second)
+	require.Equal(t, []string{"ADDED a", "ADDED a", "ADDED b", "ADDED b"}, kinds(tw.eventsOf(id)), "both streams live")
 }

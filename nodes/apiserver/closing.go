@@ -11,8 +11,9 @@ import (
 // in for the frames of one HTTP response on one TCP connection. A lost
 // frame in the middle of a stream is noticed by the client at the next
 // one (a gap: the stream broke) and the client watches again. The last
-// frame is different: after an ERROR event (410 Gone) the server ends the
-// response, and nothing follows that could reveal the loss. On a real
+// frame is different: after an ERROR event (410 Gone), or when the server
+// closes the stream (apiwire.Closed), the response ends, and nothing
+// follows that could reveal the loss. On a real
 // connection that frame and the end of the response still arrive, because
 // TCP retransmits what a lossy link drops; only a dead connection loses
 // them, and then the client's health check ends the stream. So the server
@@ -41,10 +42,20 @@ type closingStream struct {
 	timer *sim.Timer
 }
 
-// endStream sends w's final frame and keeps sending it until the client
-// acknowledges it.
+// endStream ends w with an ERROR frame carrying st.
 func (s *Server) endStream(w *watcher, st *apiwire.Status) {
-	ev := &apiwire.WatchEvent{Type: apiwire.Error, Status: st}
+	s.finishStream(w, &apiwire.WatchEvent{Type: apiwire.Error, Status: st})
+}
+
+// closeStream ends w cleanly: the end of the watch response, after which a
+// client resumes from the last resourceVersion it saw.
+func (s *Server) closeStream(w *watcher) {
+	s.finishStream(w, &apiwire.WatchEvent{Type: apiwire.Closed})
+}
+
+// finishStream sends w's final frame ev and keeps sending it until the
+// client acknowledges it.
+func (s *Server) finishStream(w *watcher, ev *apiwire.WatchEvent) {
 	w.emit(ev)
 	cs := &closingStream{to: w.to, port: w.port, id: w.id, frame: ev, tries: 1}
 	cs.timer = s.h.After(finalFrameRTO, "watch-final-frame", func() { s.resendFinal(cs) })
@@ -57,17 +68,17 @@ func (s *Server) resendFinal(cs *closingStream) {
 	s.h.Send(cs.to, cs.port, cs.frame)
 	cs.tries++
 	if cs.tries >= finalFrameTries {
-		s.forgetClosing(cs.to, cs.id)
+		s.forgetClosing(cs.to, cs.port, cs.id)
 		return
 	}
 	cs.timer.Reset(finalFrameRTO << (cs.tries - 1))
 }
 
 // forgetClosing stops retransmitting the final frame of stream id of host
-// to, and reports whether there was one.
-func (s *Server) forgetClosing(to sim.HostID, id uint64) bool {
+// to on port, and reports whether there was one.
+func (s *Server) forgetClosing(to sim.HostID, port string, id uint64) bool {
 	for i, cs := range s.closing {
-		if cs.to == to && cs.id == id {
+		if cs.to == to && cs.port == port && cs.id == id {
 			cs.timer.Stop()
 			s.closing = append(s.closing[:i], s.closing[i+1:]...)
 			return true

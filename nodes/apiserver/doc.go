@@ -31,11 +31,12 @@
 //     (Kubernetes does so for the kinds with a generation-aware strategy;
 //     kubesim does it uniformly).
 //   - Update takes metadata and spec from the request and status from the
-//     stored object; update-status takes only status. Patch (JSON merge
-//     patch) applies to the whole object, status included: kubesim has no
-//     separate status patch, so a kubelet or the node lifecycle controller
-//     patches node status with plain patch. A resourceVersion inside the
-//     patch is a precondition (409 on mismatch), as in Kubernetes.
+//     stored object; update-status takes only status (the real status
+//     strategies keep the stored spec, and some also metadata changes;
+//     kubesim keeps all of it). Patch (JSON merge patch) applies to the
+//     current object and, like update, keeps the stored status (kubesim has
+//     no status patch). A resourceVersion inside the patch is a
+//     precondition (409 on mismatch), as in Kubernetes.
 //   - An update with an empty resourceVersion is unconditional: the server
 //     reads, applies and writes with a Txn on the read mod_revision, and
 //     retries internally on conflict, like GuaranteedUpdate.
@@ -53,11 +54,19 @@
 //     are frequent by default.
 //   - Each replica runs kube-apiserver's etcd compactor (every 5 min,
 //     coordinated through the compact_rev_key Txn, compacting to the
-//     revision seen one interval earlier).
+//     revision seen one interval earlier). When a compaction passes the
+//     revision a watch cache resumes its etcd watch from (a replica cut off
+//     from etcd for longer than the interval), etcd cancels the watch and
+//     the cache reinitializes as the real Cacher does: unready at once,
+//     then a second later it closes every watch it serves cleanly
+//     (apiwire.Closed) and relists; a client resuming from before that
+//     list gets 410 Gone.
 //   - Bind does not bump generation; it sets spec.nodeName and a True
 //     PodScheduled condition.
 //   - Lists and gets from the cache (resourceVersion "0" or N) ignore Limit
 //     and Continue, as the real cacher does for "0"; Limit and Continue are
 //     honoured on quorum lists, and a continue token pins the list's
-//     revision (a compacted one gives 410 Gone).
+//     revision (a compacted one gives 410 Gone). A list at N with a Limit
+//     is the legacy exact match: it reads etcd at exactly N (410 Gone once
+//     N is compacted), as the real cacher delegates it to etcd.
 package apiserver

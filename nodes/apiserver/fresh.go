@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -12,8 +13,11 @@ type waiter struct {
 	timer *sim.Timer
 }
 
-// fresh reports whether the cache can serve a read at rev.
-func (c *cache) fresh(rev int64) bool { return c.ready && c.rev >= rev }
+// fresh reports whether the cache can serve a read at rev: it is ready
+// and has seen rev (the real watch cache's waitUntilFreshAndBlock).
+func (c *cache) fresh(rev int64) bool {
+	return c.ready && (c.rev >= rev || c.s.cfg.Ablations.Has(ablation.CacheIgnoresMinRV))
+}
 
 // waitFresh calls fn(nil) once the cache has seen revision rev (at once if
 // it has), or fn with an error after FreshnessTimeout: 504 "Too large

@@ -14,11 +14,24 @@ import (
 // copy it may change); a non-nil status ends the write with that answer.
 type mutateFunc func(cur model.Object) (model.Object, *apiwire.Status)
 
+// updateState is the object an attempt starts from: its stored bytes and
+// mod_revision, and whether it was read from etcd (current) or taken from
+// the watch cache, which may lag.
+type updateState struct {
+	kv      mvcc.KeyValue
+	current bool
+}
+
 // updateOp is one read-modify-write, as the real API server's
-// GuaranteedUpdate: read the key (a quorum read), apply mutate, write with
-// a Txn on the mod_revision read; on a conflict take the current value from
-// the Txn's failure branch and try again, unless the caller's
-// resourceVersion precondition makes the conflict final.
+// GuaranteedUpdate (k8s.io/apiserver, pkg/storage/etcd3/store.go): start
+// from the watch cache's copy of the object when it has one (the Cacher
+// passes it as cachedExistingObject), else read the key (a quorum read);
+// apply mutate; write with a Txn on the mod_revision started from; on a
+// conflict take the current value from the Txn's failure branch and try
+// again, unless the caller's resourceVersion precondition makes the
+// conflict final. A refusal (a stale precondition, an error of mutate) or a
+// write that changes nothing is only answered from current data: from the
+// cache's copy, it reads etcd and tries again.
 type updateOp struct {
 	c        *call
 	key      string
@@ -30,23 +43,75 @@ type updateOp struct {
 // guaranteedUpdate runs an updateOp on key.
 func (s *Server) guaranteedUpdate(c *call, key string, precond int64, mutate mutateFunc) {
 	op := &updateOp{c: c, key: key, precond: precond, mutate: mutate}
-	s.etcd.Get(key, etcd.GetOptions{}, func(r etcd.GetResult, err error) {
+	if st, ok := s.cachedState(key); ok {
+		op.try(st)
+		return
+	}
+	op.read()
+}
+
+// cachedState is the watch cache's copy of key, as stored.
+func (s *Server) cachedState(key string) (updateState, bool) {
+	ch := s.cacheOfKey([]byte(key))
+	if ch == nil || !ch.ready {
+		return updateState{}, false
+	}
+	obj, ok := ch.store[key]
+	if !ok {
+		return updateState{}, false
+	}
+	rev, ok := parseRV(obj.GetObjectMeta().ResourceVersion)
+	data, err := encodeObject(obj)
+	if !ok || err != nil {
+		return updateState{}, false
+	}
+	return updateState{kv: mvcc.KeyValue{Key: []byte(key), Value: data, ModRevision: rev}}, true
+}
+
+// read reads the key from etcd and tries from there.
+func (op *updateOp) read() {
+	c := op.c
+	c.s.etcd.Get(op.key, etcd.GetOptions{}, func(r etcd.GetResult, err error) {
 		switch {
 		case err != nil:
 			c.fail(etcdStatus(err))
 		case len(r.KVs) == 0:
-			c.fail(notFound(c.res, nameOfKey(key)))
+			c.fail(notFound(c.res, nameOfKey(op.key)))
 		default:
-			op.try(r.KVs[0])
+			op.try(updateState{kv: r.KVs[0], current: true})
 		}
 	})
 }
 
-// try applies the mutation to kv and writes the result.
-func (op *updateOp) try(kv mvcc.KeyValue) {
-	c, s := op.c, op.c.s
+// refuse answers st, a refusal computed from state: at once when the state
+// is current (or the update-trusts-stale-cache ablation is on), else after
+// reading etcd, if the key has not changed since; otherwise it tries again
+// from the current state.
+func (op *updateOp) refuse(state updateState, st *apiwire.Status) {
+	c := op.c
+	if state.current || c.s.cfg.Ablations.Has(ablation.UpdateTrustsStaleCache) {
+		c.fail(st)
+		return
+	}
+	c.s.etcd.Get(op.key, etcd.GetOptions{}, func(r etcd.GetResult, err error) {
+		switch {
+		case err != nil:
+			c.fail(etcdStatus(err))
+		case len(r.KVs) == 0:
+			c.fail(notFound(c.res, nameOfKey(op.key)))
+		case r.KVs[0].ModRevision == state.kv.ModRevision:
+			c.fail(st) // the cache's copy was current after all
+		default:
+			op.try(updateState{kv: r.KVs[0], current: true})
+		}
+	})
+}
+
+// try applies the mutation to state and writes the result.
+func (op *updateOp) try(state updateState) {
+	c, s, kv := op.c, op.c.s, state.kv
 	if op.precond != 0 && kv.ModRevision != op.precond {
-		c.fail(conflict(c.res, nameOfKey(op.key)))
+		op.refuse(state, conflict(c.res, nameOfKey(op.key)))
 		return
 	}
 	cur, err := s.decodeKV(kv)
@@ -56,7 +121,7 @@ func (op *updateOp) try(kv mvcc.KeyValue) {
 	}
 	next, st := op.mutate(cur.DeepCopyObject())
 	if st != nil {
-		c.fail(st)
+		op.refuse(state, st)
 		return
 	}
 	data, err := encodeObject(next)
@@ -65,6 +130,10 @@ func (op *updateOp) try(kv mvcc.KeyValue) {
 		return
 	}
 	if bytes.Equal(data, kv.Value) {
+		if !state.current {
+			op.read() // nothing would change, but the cache may lag: look
+			return
+		}
 		// Nothing changed: the real API server answers without writing.
 		next.GetObjectMeta().ResourceVersion = cur.GetObjectMeta().ResourceVersion
 		c.ok(next)
@@ -93,7 +162,7 @@ func (op *updateOp) try(kv mvcc.KeyValue) {
 	})
 }
 
-// retry handles a failed Txn: the key changed since it was read.
+// retry handles a failed Txn: the key changed since the state was read.
 func (op *updateOp) retry(r etcd.TxnResult) {
 	c := op.c
 	var kvs []mvcc.KeyValue
@@ -104,10 +173,10 @@ func (op *updateOp) retry(r etcd.TxnResult) {
 	switch {
 	case len(kvs) == 0:
 		c.fail(notFound(c.res, nameOfKey(op.key)))
-	case op.precond != 0 || op.attempts >= maxUpdateAttempts:
+	case op.attempts >= maxUpdateAttempts:
 		c.fail(conflict(c.res, nameOfKey(op.key)))
 	default:
-		op.try(kvs[0])
+		op.try(updateState{kv: kvs[0], current: true})
 	}
 }
 

@@ -52,11 +52,13 @@ func newWorld(t *testing.T, seed uint64, servers int, mod func(*Config)) *world 
 	}
 	tw.client = tw.w.MustAddHost(sim.HostSpec{Name: "client", Role: "client", Boot: func(h *sim.Host) {
 		tw.rpc = sim.NewRPC(h, "api-reply")
-		h.Handle("watch", func(m *sim.Message) {
-			if ev, ok := m.Payload.(*apiwire.WatchEvent); ok {
-				tw.events = append(tw.events, ev)
-			}
-		})
+		for _, port := range []string{"watch", "watch#2"} {
+			h.Handle(port, func(m *sim.Message) {
+				if ev, ok := m.Payload.(*apiwire.WatchEvent); ok {
+					tw.events = append(tw.events, ev)
+				}
+			})
+		}
 	}})
 	tw.w.Subscribe(func(e *sim.Event) {
 		if a, ok := e.Data.(*apitrace.Admit); ok {

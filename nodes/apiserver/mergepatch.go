@@ -11,8 +11,10 @@ import (
 // mergePatch applies a JSON merge patch (RFC 7386) to the JSON document
 // doc: objects merge key by key, null deletes a key, anything else
 // replaces. Numbers are kept as written (json.Number), so int64 fields
-// survive exactly.
-func mergePatch(doc, patch []byte) ([]byte, error) {
+// survive exactly. replaceMaps is the merge-patch-replaces-maps ablation:
+// an object below the top level replaces the target's instead of merging
+// into it.
+func mergePatch(doc, patch []byte, replaceMaps bool) ([]byte, error) {
 	target, err := decodeJSON(doc)
 	if err != nil {
 		return nil, err
@@ -24,13 +26,13 @@ func mergePatch(doc, patch []byte) ([]byte, error) {
 	if _, ok := p.(map[string]any); !ok {
 		return nil, errors.New("a merge patch must be a JSON object")
 	}
-	return json.Marshal(mergeValue(target, p))
+	return json.Marshal(mergeValue(target, p, 0, replaceMaps))
 }
 
-// mergeValue is RFC 7386's MergePatch(Target, Patch).
-func mergeValue(target, patch any) any {
+// mergeValue is RFC 7386's MergePatch(Target, Patch), at nesting depth.
+func mergeValue(target, patch any, depth int, replaceMaps bool) any {
 	pm, ok := patch.(map[string]any)
-	if !ok {
+	if !ok || (replaceMaps && depth > 1) {
 		return patch
 	}
 	tm, ok := target.(map[string]any)
@@ -41,7 +43,7 @@ func mergeValue(target, patch any) any {
 		if v := pm[k]; v == nil {
 			delete(tm, k)
 		} else {
-			tm[k] = mergeValue(tm[k], v)
+			tm[k] = mergeValue(tm[k], v, depth+1, replaceMaps)
 		}
 	}
 	return tm

@@ -8,7 +8,10 @@ import (
 
 // patch applies a JSON merge patch to the current object and writes it
 // with a Txn on mod_revision, retrying internally on conflict. A
-// resourceVersion in the patch is a precondition.
+// resourceVersion in the patch is a precondition. Like update, it keeps
+// the stored status (k8s.io/apiserver, pkg/endpoints/handlers/patch.go
+// applies the patch to the current object inside GuaranteedUpdate; the
+// resource's strategy then resets the status).
 func (s *Server) patch(c *call) {
 	if len(c.req.Patch) == 0 {
 		c.fail(badRequest("the body of a patch must not be empty"))
@@ -24,7 +27,7 @@ func (s *Server) patch(c *call) {
 		if err != nil {
 			return nil, internalError(err)
 		}
-		merged, err := mergePatch(doc, c.req.Patch)
+		merged, err := mergePatch(doc, c.req.Patch, s.cfg.Ablations.Has(ablation.MergePatchReplacesMaps))
 		if err != nil {
 			return nil, badRequest("invalid merge patch: %v", err)
 		}
@@ -36,9 +39,13 @@ func (s *Server) patch(c *call) {
 			return nil, badRequest("a patch cannot change the kind of %s %q", c.res.Kind, name)
 		}
 		nm, cm := next.GetObjectMeta(), cur.GetObjectMeta()
-		if nm.ResourceVersion != "" && nm.ResourceVersion != cm.ResourceVersion && !s.cfg.Ablations.Has(ablation.LastWriteWins) {
+		if nm.ResourceVersion != "" && nm.ResourceVersion != cm.ResourceVersion &&
+			!s.cfg.Ablations.Has(ablation.LastWriteWins) && !s.cfg.Ablations.Has(ablation.PatchIgnoresResourceVersion) {
 			return nil, conflict(c.res, name)
 		}
+		// A patch of the object is an update: the stored status stays, as
+		// the strategy's PrepareForUpdate keeps it.
+		copyStatus(next, cur)
 		prepareForUpdate(next, cur)
 		if st := admitUpdate(next, cur, c.res); st != nil {
 			return nil, st

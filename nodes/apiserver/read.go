@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/etcd"
@@ -85,7 +86,7 @@ func (s *Server) list(c *call) {
 			c.fail(badRequest("continue key is not valid"))
 			return
 		}
-		s.listEtcd(c, prefix, start, rev, sel)
+		s.listEtcd(c, prefix, start, rev, sel, true)
 		return
 	}
 	quorum, rev, st := readRV(c.req.ResourceVersion)
@@ -94,7 +95,16 @@ func (s *Server) list(c *call) {
 		return
 	}
 	if quorum {
-		s.listEtcd(c, prefix, prefix, 0, sel)
+		s.listEtcd(c, prefix, prefix, 0, sel, false)
+		return
+	}
+	if rev > 0 && c.req.Limit > 0 {
+		// The legacy exact match: a resourceVersion other than "0" with a
+		// limit (and no resourceVersionMatch) lists etcd at exactly that
+		// revision, 410 Gone once it is compacted (k8s.io/apiserver,
+		// pkg/storage/etcd3/store.go, GetList; the cacher delegates it,
+		// pkg/storage/cacher/delegator.go, shouldDelegateList).
+		s.listEtcd(c, prefix, prefix, rev, sel, false)
 		return
 	}
 	ch := s.caches[c.res.Name]
@@ -112,17 +122,26 @@ func (s *Server) list(c *call) {
 }
 
 // listEtcd reads [start, end of prefix) from etcd at rev (0: a quorum read
-// of the latest), filters by sel and pages by Limit.
-func (s *Server) listEtcd(c *call, prefix, start string, rev int64, sel model.Selector) {
+// of the latest), filters by sel and pages by Limit; paging says whether
+// rev comes from a continue token (it names the 410 that a compacted rev
+// gets).
+func (s *Server) listEtcd(c *call, prefix, start string, rev int64, sel model.Selector, paging bool) {
 	limit := c.req.Limit
+	if paging && s.cfg.Ablations.Has(ablation.ContinueAtLatest) {
+		rev = 0 // the ablation: the page is read at the latest revision
+	}
 	opts := etcd.GetOptions{End: prefixEnd(prefix), Rev: rev}
 	if sel.Empty() && limit > 0 {
 		opts.Limit = limit
 	}
 	s.etcd.Get(start, opts, func(r etcd.GetResult, err error) {
 		if err != nil {
-			if errors.Is(err, mvcc.ErrCompacted) {
+			switch {
+			case errors.Is(err, mvcc.ErrCompacted) && paging:
 				c.fail(gone("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results."))
+				return
+			case errors.Is(err, mvcc.ErrCompacted):
+				c.fail(gone("The resourceVersion for the provided list is too old."))
 				return
 			}
 			c.fail(etcdStatus(err))

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/etcd"
@@ -18,12 +19,16 @@ const (
 	// silentIntervals is how many progress intervals without any response
 	// make the cache give up on its etcd member.
 	silentIntervals = 3
+	// reinitPeriod is how long a cache whose etcd watch was cancelled
+	// waits before it starts over: the real Cacher runs startCaching under
+	// wait.Until with a period of one second (k8s.io/apiserver,
+	// pkg/storage/cacher/cacher.go, NewCacherFromConfig).
+	reinitPeriod = time.Second
 )
 
-// list reads every object of the resource (a quorum read), replaces the
-// cache's contents and watches from the list's revision. A relist (after a
-// compaction made resuming impossible) ends every watch served from the
-// cache with 410 Gone: the events in between are lost to them.
+// list reads every object of the resource (a quorum read: the cacher's
+// listerWatcher passes no resourceVersion to storage), replaces the cache's
+// contents, opens its window at the list's revision and watches from there.
 func (c *cache) list() {
 	c.wh = nil
 	c.stream++
@@ -46,9 +51,6 @@ func (c *cache) list() {
 			if obj, err := decodeKV(kv); err == nil {
 				store[string(kv.Key)] = obj
 			}
-		}
-		if c.ready {
-			c.endAllWatchers(r.Revision)
 		}
 		c.store = store
 		c.events = nil
@@ -80,7 +82,7 @@ func (c *cache) handleResp(stream uint64, r etcd.WatchResponse) {
 		c.rewatchLater()
 		return
 	case r.Canceled:
-		c.list() // the revision was compacted: start over
+		c.reinit(r.CompactRevision)
 		return
 	}
 	c.lastHeard = c.s.h.Now()
@@ -93,6 +95,40 @@ func (c *cache) handleResp(stream uint64, r etcd.WatchResponse) {
 		return
 	}
 	c.wake()
+}
+
+// reinit starts the cache over after etcd cancelled its watch because the
+// revision it resumes from was compacted (the real etcd3 watcher turns that
+// into 410 "The resourceVersion for the provided watch is too old"). As the
+// real Cacher: the reflector's ListAndWatch returns, so startCaching's
+// deferred ready.set(false) makes the cache unready (reads and watches
+// that need it wait); a second later (reinitPeriod) startCaching runs
+// again: terminateAllWatchers closes every watch served from the cache
+// cleanly, and ListAndWatch lists anew. A client that resumes from a
+// revision older than that list then gets 410 Gone from the cache's window
+// and relists. (k8s.io/apiserver, pkg/storage/cacher/cacher.go,
+// startCaching; client-go, tools/cache/reflector.go, watch: an expired
+// watch returns from ListAndWatch.)
+func (c *cache) reinit(compactRev int64) {
+	if c.s.cfg.Ablations.Has(ablation.CacheResumePastCompaction) {
+		// The ablation: carry on from the compact revision, as if nothing
+		// had been lost in between.
+		c.open(max(compactRev, c.rev+1))
+		return
+	}
+	c.wh = nil
+	c.stream++
+	stream := c.stream
+	c.ready = false
+	c.s.h.After(reinitPeriod, "apiserver-cache-reinit", func() {
+		if stream != c.stream {
+			return
+		}
+		if !c.s.cfg.Ablations.Has(ablation.CacheRelistKeepsWatchers) {
+			c.terminateAllWatchers()
+		}
+		c.list()
+	})
 }
 
 // rewatchLater resumes on the next etcd member after a short pause.

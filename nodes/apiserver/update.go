@@ -18,7 +18,9 @@ func (s *Server) update(c *call) {
 	}
 	m := obj.GetObjectMeta()
 	var precond int64
-	if rv := m.ResourceVersion; rv != "" && !s.cfg.Ablations.Has(ablation.LastWriteWins) {
+	statusOnly := c.req.Verb == apiwire.VerbUpdateStatus
+	if rv := m.ResourceVersion; rv != "" && !s.cfg.Ablations.Has(ablation.LastWriteWins) &&
+		!(statusOnly && s.cfg.Ablations.Has(ablation.StatusLastWriteWins)) {
 		v, ok := parseRV(rv)
 		if !ok {
 			c.fail(badRequest("invalid resourceVersion %q", rv))
@@ -26,7 +28,6 @@ func (s *Server) update(c *call) {
 		}
 		precond = v
 	}
-	statusOnly := c.req.Verb == apiwire.VerbUpdateStatus
 	if statusOnly && !statusField(obj).IsValid() {
 		c.fail(errStatus(404, apiwire.ReasonNotFound, "%s has no status subresource", c.res.Name))
 		return
@@ -37,11 +38,14 @@ func (s *Server) update(c *call) {
 			return nil, st
 		}
 		next := obj.DeepCopyObject()
-		if statusOnly {
+		switch {
+		case statusOnly && s.cfg.Ablations.Has(ablation.StatusWritesSpec):
+			// The ablation: the whole body is stored.
+		case statusOnly:
 			out := cur.DeepCopyObject()
 			copyStatus(out, next)
 			next = out
-		} else {
+		case !s.cfg.Ablations.Has(ablation.UpdateWritesStatus):
 			copyStatus(next, cur)
 		}
 		prepareForUpdate(next, cur)

@@ -53,7 +53,7 @@ func (s *Server) watch(c *call) {
 			c.fail(st)
 			return
 		}
-		if ch.findWatcher(c.q.From, req.WatchID) >= 0 {
+		if ch.findWatcher(c.q.From, req.WatchPort, req.WatchID) >= 0 {
 			c.reply(&apiwire.Response{Status: statusOK, ResourceVersion: formatRV(ch.rev)}) // a duplicate request
 			return
 		}
@@ -145,19 +145,24 @@ func (ch *cache) sendBookmarks() {
 	}
 }
 
-// endAllWatchers ends every watch of the cache with 410 Gone: the cache
-// relisted at rev and cannot give them the events they missed.
-func (ch *cache) endAllWatchers(rev int64) {
+// terminateAllWatchers closes every watch of the cache cleanly, as the
+// real Cacher's terminateAllWatchers does before it relists: each client
+// sees its response end and resumes from its last resourceVersion.
+func (ch *cache) terminateAllWatchers() {
 	for _, w := range ch.watchers {
-		ch.s.endStream(w, gone("too old resource version: the watch cache was reinitialized at %d", rev))
+		ch.s.closeStream(w)
 	}
 	ch.watchers = nil
 }
 
-// findWatcher returns the index of the watch id of host to, or -1.
-func (ch *cache) findWatcher(to sim.HostID, id uint64) int {
+// findWatcher returns the index of the watch id of host to on port, or
+// -1. A stream is known by all three, as a real one by its connection: a
+// restarted process (the kubelet's, say) watches from a new port, and its
+// stream IDs start again, while its predecessor's streams may live on
+// until the server learns that their connection died.
+func (ch *cache) findWatcher(to sim.HostID, port string, id uint64) int {
 	for i, w := range ch.watchers {
-		if w.to == to && w.id == id {
+		if w.to == to && w.port == port && w.id == id {
 			return i
 		}
 	}
@@ -167,12 +172,12 @@ func (ch *cache) findWatcher(to sim.HostID, id uint64) int {
 // cancelWatch ends the caller's watch WatchID, wherever it is; for a
 // stream the server already ended, it acknowledges the final frame.
 func (s *Server) cancelWatch(c *call) {
-	if s.forgetClosing(c.q.From, c.req.WatchID) {
+	if s.forgetClosing(c.q.From, c.req.WatchPort, c.req.WatchID) {
 		c.reply(&apiwire.Response{Status: statusOK})
 		return
 	}
 	for _, ch := range s.order {
-		if i := ch.findWatcher(c.q.From, c.req.WatchID); i >= 0 {
+		if i := ch.findWatcher(c.q.From, c.req.WatchPort, c.req.WatchID); i >= 0 {
 			ch.watchers = append(ch.watchers[:i], ch.watchers[i+1:]...)
 			c.reply(&apiwire.Response{Status: statusOK})
 			return

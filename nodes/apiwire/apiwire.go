@@ -145,6 +145,11 @@ const (
 	Deleted  EventType = "DELETED"
 	Bookmark EventType = "BOOKMARK" // only ResourceVersion is meaningful
 	Error    EventType = "ERROR"    // Status says why; the stream ends (410 Gone: relist)
+	// Closed is no Kubernetes event type: it stands for the end of the
+	// watch response, a stream the server closed cleanly (as the cacher's
+	// terminateAllWatchers does when its watch cache reinitializes). The
+	// client resumes from the last resourceVersion it saw. Nothing follows.
+	Closed EventType = "CLOSED"
 )
 
 // WatchEvent is one event of a watch stream. Seq numbers the stream's

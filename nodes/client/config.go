@@ -48,6 +48,9 @@ type Config struct {
 	// ValueOf extracts the workload value of an object for the trace;
 	// default DefaultValueOf.
 	ValueOf func(model.Object) string
+	// PatchValueOf, when set, extracts the workload value a merge patch
+	// writes, for the trace of Patch (apitrace.Call.Value); default none.
+	PatchValueOf func(patch []byte) string
 }
 
 // DefaultValueOf returns the object's "kubesim.io/value" annotation.

@@ -46,6 +46,10 @@ var (
 	// ErrWatchIdle: the stream was silent for WatchIdleTimeout: its server
 	// is presumed dead or unreachable.
 	ErrWatchIdle = errors.New("client: watch stream silent (server presumed gone)")
+	// ErrWatchClosed: the server ended the stream cleanly (the end of the
+	// watch response, apiwire.Closed), as client-go's result channel
+	// closes when the API server stops a watch.
+	ErrWatchClosed = errors.New("client: watch stream closed by the server")
 )
 
 // StatusOf returns the API server's status carried by err (a StatusError),

@@ -1,6 +1,8 @@
 package client
 
 import (
+	"encoding/json"
+
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
 	"github.com/kubesim/kubesim/nodes/apiwire"
@@ -84,11 +86,31 @@ func (r *ResourceClient) UpdateStatus(obj model.Object, done ObjectCallback) {
 	r.single(req, r.c.cfg.ValueOf(obj), obj.GetObjectMeta().ResourceVersion, done)
 }
 
-// Patch applies a JSON merge patch (RFC 7386) to the named object.
+// Patch applies a JSON merge patch (RFC 7386) to the named object. A
+// metadata.resourceVersion in the patch is a precondition (409 Conflict
+// when stale), and is traced as one.
 func (r *ResourceClient) Patch(name string, patch []byte, done ObjectCallback) {
 	req := &apiwire.Request{Verb: apiwire.VerbPatch, Resource: r.resource, Namespace: r.namespace,
 		Name: name, Patch: append([]byte(nil), patch...)}
-	r.single(req, "", "", done)
+	value := ""
+	if f := r.c.cfg.PatchValueOf; f != nil {
+		value = f(patch)
+	}
+	r.single(req, value, patchPrecondition(patch), done)
+}
+
+// patchPrecondition returns the metadata.resourceVersion a merge patch
+// carries, or "".
+func patchPrecondition(patch []byte) string {
+	var p struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(patch, &p) != nil {
+		return ""
+	}
+	return p.Metadata.ResourceVersion
 }
 
 // Delete deletes the named object; done gets the object as deleted (or as

@@ -9,7 +9,8 @@ import (
 // the stream ends other than by Stop, it is called one last time with
 // ev == nil and err set: a *StatusError for an ERROR event or a refused
 // watch (IsGone: resume is impossible, relist), ErrWatchBroken for a lost
-// message, ErrWatchIdle for a silent stream, ErrNoAnswer when the watch
+// message, ErrWatchIdle for a silent stream, ErrWatchClosed for a stream the
+// server closed cleanly, ErrNoAnswer when the watch
 // request got no answer. Nothing follows.
 type WatchHandler func(ev *apiwire.WatchEvent, err error)
 
@@ -110,6 +111,10 @@ func (c *Client) handleWatchEvent(m *sim.Message) {
 	}
 	w.next++
 	w.idle.Reset(c.cfg.WatchIdleTimeout)
+	if ev.Type == apiwire.Closed {
+		w.end(ErrWatchClosed)
+		return
+	}
 	if ev.Type == apiwire.Error {
 		st := apiwire.Status{Code: 500, Reason: apiwire.ReasonInternalError, Message: "watch error without status"}
 		if ev.Status != nil {

@@ -92,3 +92,19 @@ func TestWatchBookmarksKeepStreamAlive(t *testing.T) {
 	require.GreaterOrEqual(t, len(l.events), 9)
 	require.Equal(t, apiwire.Bookmark, l.events[0].Type)
 }
+
+// TestWatchClosedByServer: a stream the server closes cleanly ends with
+// ErrWatchClosed after the events before it, and nothing follows.
+func TestWatchClosedByServer(t *testing.T) {
+	e := newEnv(9, 1, client.Config{})
+	var l watchLog
+	e.at(0, func() { e.c.Pods("default").Watch(client.ListOptions{ResourceVersion: "0"}, e.watchLog(&l)) })
+	e.at(time.Second, func() { e.create("a") })
+	e.at(2*time.Second, func() { e.Server(0).CloseWatches() })
+	e.at(3*time.Second, func() { e.create("b") })
+	e.World.RunFor(4 * time.Second)
+	require.ErrorIs(t, l.err, client.ErrWatchClosed)
+	require.InDelta(t, float64(2*time.Second), float64(l.errAt), float64(50*time.Millisecond))
+	require.Len(t, l.events, 1)
+	require.Equal(t, 2, l.calls, "one event, then the end, then nothing")
+}

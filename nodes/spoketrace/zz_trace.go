@@ -2,46 +2,18 @@
 
 package spoketrace
 
-import (
-	"strconv"
+import "github.com/kubesim/kubesim/sim"
 
-	"github.com/kubesim/kubesim/sim"
-)
-
-// The trace kinds, as returned by TraceKind.
-const (
-	// KindContainerStart is the TraceKind of ContainerStart.
-	KindContainerStart = "kubelet.container-start"
-	// KindContainerStop is the TraceKind of ContainerStop.
-	KindContainerStop = "kubelet.container-stop"
-	// KindPodReady is the TraceKind of PodReady.
-	KindPodReady = "kubelet.pod-ready"
-	// KindNodeHeartbeat is the TraceKind of NodeHeartbeat.
-	KindNodeHeartbeat = "kubelet.heartbeat"
-	// KindNodeTaint is the TraceKind of NodeTaint.
-	KindNodeTaint = "nodelifecycle.taint"
-	// KindBound is the TraceKind of Bound.
-	KindBound = "scheduler.bound"
-	// KindLeading is the TraceKind of Leading.
-	KindLeading = "leader.leading"
-	// KindClusterState is the TraceKind of ClusterState.
-	KindClusterState = "cluster.state"
-)
+// The trace kinds, as returned by TraceKind: the constant that the
+// //trace:kind directive of each event type names, in the order of the types.
+const KindContainerStart, KindContainerStop, KindPodReady, KindNodeHeartbeat, KindNodeTaint, KindBound, KindLeading, KindClusterState = "kubelet.container-start", "kubelet.container-stop", "kubelet.pod-ready", "kubelet.heartbeat", "nodelifecycle.taint", "scheduler.bound", "leader.leading", "cluster.state"
 
 // TraceKind implements sim.Data.
 func (e *ContainerStart) TraceKind() string { return KindContainerStart }
 
 // AppendText implements sim.Data.
 func (e *ContainerStart) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "node", e.Node)
-	b = sim.AppendField(b, "pod", e.Pod)
-	b = sim.AppendField(b, "uid", e.UID)
-	if e.Owner != "" {
-		b = sim.AppendField(b, "owner", e.Owner)
-	}
-	b = sim.AppendField(b, "container", e.Container)
-	b = sim.AppendIntField(b, "restarts", int64(e.Restarts))
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("node", e.Node).Str("pod", e.Pod).Str("uid", e.UID).StrOpt("owner", e.Owner).Str("container", e.Container).Int("restarts", int64(e.Restarts)).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -49,14 +21,7 @@ func (e *ContainerStop) TraceKind() string { return KindContainerStop }
 
 // AppendText implements sim.Data.
 func (e *ContainerStop) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "node", e.Node)
-	b = sim.AppendField(b, "pod", e.Pod)
-	b = sim.AppendField(b, "uid", e.UID)
-	b = sim.AppendField(b, "container", e.Container)
-	b = sim.AppendField(b, "reason", e.Reason)
-	b = sim.AppendIntField(b, "exit", int64(e.ExitCode))
-	b = sim.AppendBoolField(b, "healthy", e.Healthy)
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("node", e.Node).Str("pod", e.Pod).Str("uid", e.UID).Str("container", e.Container).Str("reason", e.Reason).Int("exit", int64(e.ExitCode)).Bool("healthy", e.Healthy).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -64,11 +29,7 @@ func (e *PodReady) TraceKind() string { return KindPodReady }
 
 // AppendText implements sim.Data.
 func (e *PodReady) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "node", e.Node)
-	b = sim.AppendField(b, "pod", e.Pod)
-	b = sim.AppendField(b, "uid", e.UID)
-	b = sim.AppendBoolField(b, "ready", e.Ready)
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("node", e.Node).Str("pod", e.Pod).Str("uid", e.UID).Bool("ready", e.Ready).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -76,8 +37,7 @@ func (e *NodeHeartbeat) TraceKind() string { return KindNodeHeartbeat }
 
 // AppendText implements sim.Data.
 func (e *NodeHeartbeat) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "node", e.Node)
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("node", e.Node).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -85,10 +45,7 @@ func (e *NodeTaint) TraceKind() string { return KindNodeTaint }
 
 // AppendText implements sim.Data.
 func (e *NodeTaint) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "node", e.Node)
-	b = sim.AppendField(b, "taint", e.Taint)
-	b = sim.AppendBoolField(b, "added", e.Added)
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("node", e.Node).Str("taint", e.Taint).Bool("added", e.Added).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -96,11 +53,7 @@ func (e *Bound) TraceKind() string { return KindBound }
 
 // AppendText implements sim.Data.
 func (e *Bound) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "scheduler", e.Scheduler)
-	b = sim.AppendField(b, "pod", e.Pod)
-	b = sim.AppendField(b, "uid", e.UID)
-	b = sim.AppendField(b, "node", e.Node)
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("scheduler", e.Scheduler).Str("pod", e.Pod).Str("uid", e.UID).Str("node", e.Node).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -108,63 +61,27 @@ func (e *Leading) TraceKind() string { return KindLeading }
 
 // AppendText implements sim.Data.
 func (e *Leading) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "component", e.Component)
-	b = sim.AppendField(b, "identity", e.Identity)
-	b = sim.AppendBoolField(b, "leading", e.Leading)
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("component", e.Component).Str("identity", e.Identity).Bool("leading", e.Leading).Trimmed()
 }
 
 // AppendText appends the text form of a PodState, as the events that hold it print it.
 func (e *PodState) AppendText(b []byte) []byte {
-	b = append(b, "pod:"...)
-	b = append(b, e.Key...)
-	b = append(b, '@')
-	b = append(b, e.Node...)
-	b = append(b, '/')
-	b = append(b, e.Phase...)
-	if e.Ready {
-		b = append(b, "/ready"...)
-	}
-	if e.Deleting {
-		b = append(b, "/deleting"...)
-	}
-	return b
+	return sim.Text(b).Put("pod:", e.Key).Put("@", e.Node).Put("/", e.Phase).PutFlag("/ready", e.Ready).PutFlag("/deleting", e.Deleting)
 }
 
 // AppendText appends the text form of a NodeState, as the events that hold it print it.
 func (e *NodeState) AppendText(b []byte) []byte {
-	b = append(b, "node:"...)
-	b = append(b, e.Name...)
-	b = append(b, '/')
-	b = append(b, e.Ready...)
-	if len(e.Taints) > 0 {
-		b = append(b, '/')
-		for i, s := range e.Taints {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, s...)
-		}
-	}
-	return b
+	return sim.Text(b).Put("node:", e.Name).Put("/", e.Ready).PutJoinedIf(len(e.Taints) > 0, "/", e.Taints)
 }
 
 // AppendText appends the text form of a ReplicaSetState, as the events that hold it print it.
 func (e *ReplicaSetState) AppendText(b []byte) []byte {
-	b = append(b, "rs:"...)
-	b = append(b, e.Key...)
-	b = append(b, '=')
-	b = strconv.AppendInt(b, int64(e.Replicas), 10)
-	return b
+	return sim.Text(b).Put("rs:", e.Key).PutInt("=", int64(e.Replicas))
 }
 
 // AppendText appends the text form of a DeploymentState, as the events that hold it print it.
 func (e *DeploymentState) AppendText(b []byte) []byte {
-	b = append(b, "deploy:"...)
-	b = append(b, e.Key...)
-	b = append(b, '=')
-	b = strconv.AppendInt(b, int64(e.Replicas), 10)
-	return b
+	return sim.Text(b).Put("deploy:", e.Key).PutInt("=", int64(e.Replicas))
 }
 
 // TraceKind implements sim.Data.
@@ -172,22 +89,5 @@ func (e *ClusterState) TraceKind() string { return KindClusterState }
 
 // AppendText implements sim.Data.
 func (e *ClusterState) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "rv", e.RV)
-	for i := range e.Pods {
-		b = e.Pods[i].AppendText(b)
-		b = append(b, ' ')
-	}
-	for i := range e.Nodes {
-		b = e.Nodes[i].AppendText(b)
-		b = append(b, ' ')
-	}
-	for i := range e.ReplicaSets {
-		b = e.ReplicaSets[i].AppendText(b)
-		b = append(b, ' ')
-	}
-	for i := range e.Deployments {
-		b = e.Deployments[i].AppendText(b)
-		b = append(b, ' ')
-	}
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("rv", e.RV).Items(len(e.Pods), func(t sim.Text, i int) sim.Text { return e.Pods[i].AppendText(t) }).Items(len(e.Nodes), func(t sim.Text, i int) sim.Text { return e.Nodes[i].AppendText(t) }).Items(len(e.ReplicaSets), func(t sim.Text, i int) sim.Text { return e.ReplicaSets[i].AppendText(t) }).Items(len(e.Deployments), func(t sim.Text, i int) sim.Text { return e.Deployments[i].AppendText(t) }).Trimmed()
 }

@@ -2,49 +2,18 @@
 
 package apitrace
 
-import (
-	"github.com/kubesim/kubesim/sim"
-)
+import "github.com/kubesim/kubesim/sim"
 
-// The trace kinds, as returned by TraceKind.
-const (
-	// KindCall is the TraceKind of Call.
-	KindCall = "api.call"
-	// KindReturn is the TraceKind of Return.
-	KindReturn = "api.return"
-	// KindAdmit is the TraceKind of Admit.
-	KindAdmit = "api.admit"
-	// KindInformer is the TraceKind of InformerEvent.
-	KindInformer = "informer.event"
-	// KindRelist is the TraceKind of Relist.
-	KindRelist = "informer.relist"
-	// KindStore is the TraceKind of Store.
-	KindStore = "informer.store"
-	// KindServerSet is the TraceKind of ServerState.
-	KindServerSet = "api.state"
-)
+// The trace kinds, as returned by TraceKind: the constant that the
+// //trace:kind directive of each event type names, in the order of the types.
+const KindCall, KindReturn, KindAdmit, KindInformer, KindRelist, KindStore, KindServerSet = "api.call", "api.return", "api.admit", "informer.event", "informer.relist", "informer.store", "api.state"
 
 // TraceKind implements sim.Data.
 func (e *Call) TraceKind() string { return KindCall }
 
 // AppendText implements sim.Data.
 func (e *Call) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "client", e.Client)
-	b = sim.AppendUintField(b, "op", e.Op)
-	b = sim.AppendField(b, "user", e.User)
-	b = sim.AppendField(b, "verb", e.Verb)
-	b = sim.AppendField(b, "resource", e.Resource)
-	b = sim.AppendField(b, "key", e.Key)
-	if e.RV != "" {
-		b = sim.AppendField(b, "rv", e.RV)
-	}
-	if e.Value != "" {
-		b = sim.AppendField(b, "value", e.Value)
-	}
-	if e.Precondition != "" {
-		b = sim.AppendField(b, "if-rv", e.Precondition)
-	}
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("client", e.Client).Uint("op", e.Op).Str("user", e.User).Str("verb", e.Verb).Str("resource", e.Resource).Str("key", e.Key).StrOpt("rv", e.RV).StrOpt("value", e.Value).StrOpt("if-rv", e.Precondition).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -52,22 +21,7 @@ func (e *Return) TraceKind() string { return KindReturn }
 
 // AppendText implements sim.Data.
 func (e *Return) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "client", e.Client)
-	b = sim.AppendUintField(b, "op", e.Op)
-	b = sim.AppendIntField(b, "code", int64(e.Code))
-	if e.Reason != "" {
-		b = sim.AppendField(b, "reason", e.Reason)
-	}
-	if e.Found {
-		b = sim.AppendField(b, "value", e.Value)
-	}
-	if e.RV != "" {
-		b = sim.AppendField(b, "rv", e.RV)
-	}
-	if e.Server != "" {
-		b = sim.AppendField(b, "server", e.Server)
-	}
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("client", e.Client).Uint("op", e.Op).Int("code", int64(e.Code)).StrOpt("reason", e.Reason).StrIf(e.Found, "value", e.Value).StrOpt("rv", e.RV).StrOpt("server", e.Server).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -75,21 +29,7 @@ func (e *Admit) TraceKind() string { return KindAdmit }
 
 // AppendText implements sim.Data.
 func (e *Admit) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "server", e.Server)
-	b = sim.AppendField(b, "user", e.User)
-	b = sim.AppendField(b, "verb", e.Verb)
-	b = sim.AppendField(b, "resource", e.Resource)
-	b = sim.AppendField(b, "key", e.Key)
-	if e.NodeName != "" {
-		b = sim.AppendField(b, "node", e.NodeName)
-	}
-	if e.OldNode != "" {
-		b = sim.AppendField(b, "old-node", e.OldNode)
-	}
-	if e.Subresrc != "" {
-		b = sim.AppendField(b, "sub", e.Subresrc)
-	}
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("server", e.Server).Str("user", e.User).Str("verb", e.Verb).Str("resource", e.Resource).Str("key", e.Key).StrOpt("node", e.NodeName).StrOpt("old-node", e.OldNode).StrOpt("sub", e.Subresrc).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -97,15 +37,7 @@ func (e *InformerEvent) TraceKind() string { return KindInformer }
 
 // AppendText implements sim.Data.
 func (e *InformerEvent) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "informer", e.Informer)
-	b = sim.AppendField(b, "resource", e.Resource)
-	b = sim.AppendField(b, "type", e.Type)
-	b = sim.AppendField(b, "key", e.Key)
-	b = sim.AppendField(b, "rv", e.RV)
-	if e.Value != "" {
-		b = sim.AppendField(b, "value", e.Value)
-	}
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("informer", e.Informer).Str("resource", e.Resource).Str("type", e.Type).Str("key", e.Key).Str("rv", e.RV).StrOpt("value", e.Value).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -113,20 +45,12 @@ func (e *Relist) TraceKind() string { return KindRelist }
 
 // AppendText implements sim.Data.
 func (e *Relist) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "informer", e.Informer)
-	b = sim.AppendField(b, "resource", e.Resource)
-	b = sim.AppendField(b, "reason", e.Reason)
-	b = sim.AppendField(b, "rv", e.RV)
-	b = sim.AppendIntField(b, "items", int64(e.Items))
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("informer", e.Informer).Str("resource", e.Resource).Str("reason", e.Reason).Str("rv", e.RV).Int("items", int64(e.Items)).Trimmed()
 }
 
 // AppendText appends the text form of a Item, as the events that hold it print it.
 func (e *Item) AppendText(b []byte) []byte {
-	b = append(b, e.Key...)
-	b = append(b, '@')
-	b = append(b, e.RV...)
-	return b
+	return sim.Text(b).Put("", e.Key).Put("@", e.RV)
 }
 
 // TraceKind implements sim.Data.
@@ -134,14 +58,7 @@ func (e *Store) TraceKind() string { return KindStore }
 
 // AppendText implements sim.Data.
 func (e *Store) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "informer", e.Informer)
-	b = sim.AppendField(b, "resource", e.Resource)
-	b = sim.AppendField(b, "rv", e.RV)
-	for i := range e.Items {
-		b = e.Items[i].AppendText(b)
-		b = append(b, ' ')
-	}
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("informer", e.Informer).Str("resource", e.Resource).Str("rv", e.RV).Items(len(e.Items), func(t sim.Text, i int) sim.Text { return e.Items[i].AppendText(t) }).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -149,11 +66,5 @@ func (e *ServerState) TraceKind() string { return KindServerSet }
 
 // AppendText implements sim.Data.
 func (e *ServerState) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "resource", e.Resource)
-	b = sim.AppendField(b, "rv", e.RV)
-	for i := range e.Items {
-		b = e.Items[i].AppendText(b)
-		b = append(b, ' ')
-	}
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("resource", e.Resource).Str("rv", e.RV).Items(len(e.Items), func(t sim.Text, i int) sim.Text { return e.Items[i].AppendText(t) }).Trimmed()
 }

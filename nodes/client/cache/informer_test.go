@@ -59,6 +59,22 @@ func TestResumeAfterDroppedStream(t *testing.T) {
 	require.Contains(t, e.log, "delete b")
 }
 
+// TestResumeAfterServerClosedStream: a stream the server closes cleanly
+// (the cacher's terminateAllWatchers) is resumed from the last
+// resourceVersion, as a dropped one is, without a relist.
+func TestResumeAfterServerClosedStream(t *testing.T) {
+	e := newEnv(3, 1, cache.InformerConfig{})
+	e.do(func() { e.create("a", nil); e.create("b", nil) })
+	e.do(e.inf.Run)
+	e.World.RunFor(2 * time.Second) // not a "very short watch"
+	e.do(func() { e.Server(0).CloseWatches(); e.del("b") })
+	e.World.RunFor(time.Second)
+	e.requireConverged(t)
+	require.Len(t, e.relists, 1, "resumed from the last RV, no relist")
+	require.Equal(t, 2, e.Server(0).Requests[apiwire.VerbWatch])
+	require.Contains(t, e.log, "delete b")
+}
+
 func TestRelistOnGone(t *testing.T) {
 	for _, rv0 := range []bool{false, true} {
 		t.Run(map[bool]string{false: "relist-from-last-rv", true: "ablation-relist-rv0"}[rv0], func(t *testing.T) {

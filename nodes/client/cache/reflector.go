@@ -279,8 +279,9 @@ func (r *Reflector) resume() {
 // watchEnded decides between resuming, retrying the watch and relisting.
 func (r *Reflector) watchEnded(err error) {
 	switch {
-	case errors.Is(err, client.ErrWatchBroken), errors.Is(err, client.ErrWatchIdle):
-		// The connection dropped: client-go sees the result channel close.
+	case errors.Is(err, client.ErrWatchBroken), errors.Is(err, client.ErrWatchIdle), errors.Is(err, client.ErrWatchClosed):
+		// The connection dropped, or the server ended the response:
+		// client-go sees the result channel close.
 		if r.watchEvents == 0 && r.h.Now().Sub(r.watchStart) < time.Second {
 			r.restart(RelistWatchError) // "very short watch"
 			return

@@ -2,61 +2,23 @@
 
 package etcdtrace
 
-import (
-	"strconv"
+import "github.com/kubesim/kubesim/sim"
 
-	"github.com/kubesim/kubesim/sim"
-)
-
-// The trace kinds, as returned by TraceKind.
-const (
-	// KindRaftState is the TraceKind of RaftState.
-	KindRaftState = "raft.state"
-	// KindApply is the TraceKind of Apply.
-	KindApply = "etcd.apply"
-	// KindKVHash is the TraceKind of KVHash.
-	KindKVHash = "etcd.kvhash"
-	// KindCall is the TraceKind of Call.
-	KindCall = "kv.call"
-	// KindReturn is the TraceKind of Return.
-	KindReturn = "kv.return"
-	// KindWatchOpen is the TraceKind of WatchOpen.
-	KindWatchOpen = "watch.open"
-	// KindWatchResp is the TraceKind of WatchResp.
-	KindWatchResp = "watch.resp"
-)
+// The trace kinds, as returned by TraceKind: the constant that the
+// //trace:kind directive of each event type names, in the order of the types.
+const KindRaftState, KindApply, KindKVHash, KindCall, KindReturn, KindWatchOpen, KindWatchResp = "raft.state", "etcd.apply", "etcd.kvhash", "kv.call", "kv.return", "watch.open", "watch.resp"
 
 // TraceKind implements sim.Data.
 func (e *RaftState) TraceKind() string { return KindRaftState }
 
 // AppendText implements sim.Data.
 func (e *RaftState) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "member", e.Member)
-	b = sim.AppendUintField(b, "inc", e.Incarnation)
-	b = sim.AppendUintField(b, "term", e.Term)
-	b = sim.AppendField(b, "role", e.Role)
-	b = sim.AppendUintField(b, "lead", e.Lead)
-	b = sim.AppendUintField(b, "commit", e.Commit)
-	b = sim.AppendHexField(b, "loghash", e.LogHash)
-	return b
+	return sim.Text(b).Str("member", e.Member).Uint("inc", e.Incarnation).Uint("term", e.Term).Str("role", e.Role).Uint("lead", e.Lead).Uint("commit", e.Commit).Hex("loghash", e.LogHash)
 }
 
 // AppendText appends the text form of a Change, as the events that hold it print it.
 func (e *Change) AppendText(b []byte) []byte {
-	b = append(b, e.Type...)
-	b = append(b, ' ')
-	b = sim.AppendQuoted(b, e.Key)
-	if e.Type == ChangePut {
-		b = append(b, '=')
-		b = sim.AppendQuotedCut(b, e.Value, MaxTextValue)
-	}
-	b = append(b, '@')
-	b = strconv.AppendInt(b, e.ModRev, 10)
-	b = append(b, '/')
-	b = strconv.AppendInt(b, e.CreateRev, 10)
-	b = append(b, '/')
-	b = strconv.AppendInt(b, e.Version, 10)
-	return b
+	return sim.Text(b).Put("", e.Type).PutQuoted(" ", e.Key).PutQuotedCutIf(e.Type == ChangePut, "=", e.Value, MaxTextValue).PutInt("@", e.ModRev).PutInt("/", e.CreateRev).PutInt("/", e.Version)
 }
 
 // TraceKind implements sim.Data.
@@ -64,19 +26,7 @@ func (e *Apply) TraceKind() string { return KindApply }
 
 // AppendText implements sim.Data.
 func (e *Apply) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "member", e.Member)
-	b = sim.AppendUintField(b, "index", e.Index)
-	b = sim.AppendUintField(b, "term", e.Term)
-	b = sim.AppendHexField(b, "entry", e.EntryHash)
-	b = sim.AppendIntField(b, "rev", e.Rev)
-	if e.Compact != 0 {
-		b = sim.AppendIntField(b, "compact", e.Compact)
-	}
-	for i := range e.Changes {
-		b = e.Changes[i].AppendText(b)
-		b = append(b, ' ')
-	}
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("member", e.Member).Uint("index", e.Index).Uint("term", e.Term).Hex("entry", e.EntryHash).Int("rev", e.Rev).IntOpt("compact", e.Compact).Items(len(e.Changes), func(t sim.Text, i int) sim.Text { return e.Changes[i].AppendText(t) }).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -84,68 +34,22 @@ func (e *KVHash) TraceKind() string { return KindKVHash }
 
 // AppendText implements sim.Data.
 func (e *KVHash) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "member", e.Member)
-	b = sim.AppendUintField(b, "applied", e.Applied)
-	b = sim.AppendIntField(b, "rev", e.Rev)
-	b = sim.AppendIntField(b, "compact", e.CompactRev)
-	b = sim.AppendHexField(b, "hash", e.Hash)
-	return b
+	return sim.Text(b).Str("member", e.Member).Uint("applied", e.Applied).Int("rev", e.Rev).Int("compact", e.CompactRev).Hex("hash", e.Hash)
 }
 
 // AppendText appends the text form of a Compare, as the events that hold it print it.
 func (e *Compare) AppendText(b []byte) []byte {
-	b = append(b, "if "...)
-	b = sim.AppendQuoted(b, e.Key)
-	b = append(b, '.')
-	b = append(b, e.Target...)
-	if e.Target == CmpValue {
-		b = append(b, '=')
-		b = sim.AppendQuotedCut(b, e.Value, MaxTextValue)
-	}
-	if e.Target == CmpVersion {
-		b = append(b, '=')
-		b = strconv.AppendInt(b, e.Version, 10)
-	}
-	if e.Target == CmpMod {
-		b = append(b, '=')
-		b = strconv.AppendInt(b, e.ModRev, 10)
-	}
-	return b
+	return sim.Text(b).PutQuoted("if ", e.Key).Put(".", e.Target).PutQuotedCutIf(e.Target == CmpValue, "=", e.Value, MaxTextValue).PutIntIf(e.Target == CmpVersion, "=", e.Version).PutIntIf(e.Target == CmpMod, "=", e.ModRev)
 }
 
 // AppendText appends the text form of a TxnOp, as the events that hold it print it.
 func (e *TxnOp) AppendText(b []byte) []byte {
-	if e.Else {
-		b = append(b, "else:"...)
-	}
-	b = append(b, e.Type...)
-	b = append(b, ' ')
-	b = sim.AppendQuoted(b, e.Key)
-	if e.End != "" {
-		b = append(b, ".."...)
-		b = sim.AppendQuoted(b, e.End)
-	}
-	if e.Type == TxnPut {
-		b = append(b, '=')
-		b = sim.AppendQuotedCut(b, e.Value, MaxTextValue)
-	}
-	return b
+	return sim.Text(b).PutFlag("else:", e.Else).Put("", e.Type).PutQuoted(" ", e.Key).PutQuotedIf(e.End != "", "..", e.End).PutQuotedCutIf(e.Type == TxnPut, "=", e.Value, MaxTextValue)
 }
 
 // AppendText appends the text form of a ReadKV, as the events that hold it print it.
 func (e *ReadKV) AppendText(b []byte) []byte {
-	b = append(b, '#')
-	b = strconv.AppendInt(b, int64(e.Op), 10)
-	b = sim.AppendQuoted(b, e.Key)
-	b = append(b, '=')
-	b = sim.AppendQuotedCut(b, e.Value, MaxTextValue)
-	b = append(b, '@')
-	b = strconv.AppendInt(b, e.ModRev, 10)
-	b = append(b, '/')
-	b = strconv.AppendInt(b, e.CreateRev, 10)
-	b = append(b, '/')
-	b = strconv.AppendInt(b, e.Version, 10)
-	return b
+	return sim.Text(b).PutInt("#", int64(e.Op)).PutQuoted("", e.Key).PutQuotedCut("=", e.Value, MaxTextValue).PutInt("@", e.ModRev).PutInt("/", e.CreateRev).PutInt("/", e.Version)
 }
 
 // TraceKind implements sim.Data.
@@ -153,34 +57,7 @@ func (e *Call) TraceKind() string { return KindCall }
 
 // AppendText implements sim.Data.
 func (e *Call) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "client", e.Client)
-	b = sim.AppendUintField(b, "op", e.Op)
-	b = sim.AppendField(b, "kind", string(e.Kind))
-	b = sim.AppendField(b, "key", e.Key)
-	if e.End != "" {
-		b = sim.AppendField(b, "end", e.End)
-	}
-	if e.Rev != 0 {
-		b = sim.AppendIntField(b, "at", e.Rev)
-	}
-	if e.Value != "" {
-		b = sim.AppendField(b, "value", e.Value)
-	}
-	if e.Kind == OpCAS && !e.ExpectAbsent {
-		b = sim.AppendField(b, "expect", e.Expect)
-	}
-	if e.Kind == OpCAS && e.ExpectAbsent {
-		b = append(b, "expect=absent "...)
-	}
-	for i := range e.Compares {
-		b = e.Compares[i].AppendText(b)
-		b = append(b, ' ')
-	}
-	for i := range e.Ops {
-		b = e.Ops[i].AppendText(b)
-		b = append(b, ' ')
-	}
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("client", e.Client).Uint("op", e.Op).Str("kind", string(e.Kind)).Str("key", e.Key).StrOpt("end", e.End).IntOpt("at", e.Rev).StrOpt("value", e.Value).StrIf(e.Kind == OpCAS && !e.ExpectAbsent, "expect", e.Expect).Flag("expect=absent", e.Kind == OpCAS && e.ExpectAbsent).Items(len(e.Compares), func(t sim.Text, i int) sim.Text { return e.Compares[i].AppendText(t) }).Items(len(e.Ops), func(t sim.Text, i int) sim.Text { return e.Ops[i].AppendText(t) }).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -188,38 +65,7 @@ func (e *Return) TraceKind() string { return KindReturn }
 
 // AppendText implements sim.Data.
 func (e *Return) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "client", e.Client)
-	b = sim.AppendUintField(b, "op", e.Op)
-	b = sim.AppendField(b, "outcome", string(e.Outcome))
-	if e.Found {
-		b = sim.AppendField(b, "value", e.Value)
-	}
-	if e.Found && e.Version != 0 {
-		b = sim.AppendIntField(b, "version", e.Version)
-	}
-	if e.Found && e.ModRev != 0 {
-		b = sim.AppendIntField(b, "mod", e.ModRev)
-	}
-	if e.Found && e.CreateRev != 0 {
-		b = sim.AppendIntField(b, "create", e.CreateRev)
-	}
-	if e.Succeeded {
-		b = append(b, "succeeded "...)
-	}
-	if e.Rev != 0 {
-		b = sim.AppendIntField(b, "rev", e.Rev)
-	}
-	if e.Member != "" {
-		b = sim.AppendField(b, "member", e.Member)
-	}
-	if e.Err != "" {
-		b = sim.AppendField(b, "err", e.Err)
-	}
-	for i := range e.KVs {
-		b = e.KVs[i].AppendText(b)
-		b = append(b, ' ')
-	}
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("client", e.Client).Uint("op", e.Op).Str("outcome", string(e.Outcome)).StrIf(e.Found, "value", e.Value).IntIf(e.Found && e.Version != 0, "version", e.Version).IntIf(e.Found && e.ModRev != 0, "mod", e.ModRev).IntIf(e.Found && e.CreateRev != 0, "create", e.CreateRev).Flag("succeeded", e.Succeeded).IntOpt("rev", e.Rev).StrOpt("member", e.Member).StrOpt("err", e.Err).Items(len(e.KVs), func(t sim.Text, i int) sim.Text { return e.KVs[i].AppendText(t) }).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -227,13 +73,7 @@ func (e *WatchOpen) TraceKind() string { return KindWatchOpen }
 
 // AppendText implements sim.Data.
 func (e *WatchOpen) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "watcher", e.Watcher)
-	b = sim.AppendUintField(b, "stream", e.Stream)
-	b = sim.AppendField(b, "member", e.Member)
-	b = sim.AppendField(b, "key", e.Key)
-	b = sim.AppendField(b, "end", e.End)
-	b = sim.AppendIntField(b, "start", e.StartRev)
-	return b
+	return sim.Text(b).Str("watcher", e.Watcher).Uint("stream", e.Stream).Str("member", e.Member).Str("key", e.Key).Str("end", e.End).Int("start", e.StartRev)
 }
 
 // TraceKind implements sim.Data.
@@ -241,19 +81,5 @@ func (e *WatchResp) TraceKind() string { return KindWatchResp }
 
 // AppendText implements sim.Data.
 func (e *WatchResp) AppendText(b []byte) []byte {
-	b = sim.AppendField(b, "watcher", e.Watcher)
-	b = sim.AppendUintField(b, "stream", e.Stream)
-	b = sim.AppendField(b, "member", e.Member)
-	b = sim.AppendIntField(b, "rev", e.Rev)
-	if e.Progress {
-		b = append(b, "progress "...)
-	}
-	if e.Canceled {
-		b = sim.AppendIntField(b, "canceled-compact", e.CompactRev)
-	}
-	for i := range e.Events {
-		b = e.Events[i].AppendText(b)
-		b = append(b, ' ')
-	}
-	return sim.TrimSpaceRight(b)
+	return sim.Text(b).Str("watcher", e.Watcher).Uint("stream", e.Stream).Str("member", e.Member).Int("rev", e.Rev).Flag("progress", e.Progress).IntIf(e.Canceled, "canceled-compact", e.CompactRev).Items(len(e.Events), func(t sim.Text, i int) sim.Text { return e.Events[i].AppendText(t) }).Trimmed()
 }

@@ -314,6 +314,16 @@ func (s *Server) send(w *watch, typ apiwire.EventType, obj model.Object) {
 		ResourceVersion: m.ResourceVersion, Server: s.h.Name()})
 }
 
+// CloseWatches ends every watch stream of the replica cleanly
+// (apiwire.Closed), as the real cacher's terminateAllWatchers does.
+func (s *Server) CloseWatches() {
+	for _, w := range s.watches {
+		w.seq++
+		s.h.Send(w.caller, w.port, &apiwire.WatchEvent{WatchID: w.id, Seq: w.seq, Type: apiwire.Closed, Server: s.h.Name()})
+	}
+	s.watches = nil
+}
+
 func (s *Server) bookmarks() {
 	for _, w := range s.watches {
 		if !w.bookmarks {

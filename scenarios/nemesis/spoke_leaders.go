@@ -1,16 +1,8 @@
-package scenarios
+package nemesis
 
 import (
-	"github.com/kubesim/kubesim/nodes/controllers/manager"
-	"github.com/kubesim/kubesim/nodes/scheduler"
 	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
-)
-
-// The leader-elected components, as spoketrace.Leading names them.
-const (
-	ComponentScheduler         = scheduler.Component
-	ComponentControllerManager = manager.Component
 )
 
 // SpokeLeaders follows spoketrace.Leading events to know which replica of

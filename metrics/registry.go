@@ -1,10 +1,10 @@
-package scenarios
+package metrics
 
-// MetricInfo describes one metric of a run's result for people. The
-// documentation (docs/metrics.md) is generated from MetricRegistry, and a
+// Info describes one metric of a run's result for people. The
+// documentation (docs/metrics.md) is generated from Registry, and a
 // test asserts that every metric a catalogue run reports is registered and
 // every registered metric is reported by some run.
-type MetricInfo struct {
+type Info struct {
 	Name string
 	// Layer is "etcd", "api" or "stack": the scenarios that report it
 	// ("stack" metrics only in the scenarios named by Scenarios).
@@ -15,10 +15,10 @@ type MetricInfo struct {
 	Means     string
 }
 
-// MetricRegistry lists every metric, in the order the documentation gives
+// Registry lists every metric, in the order the documentation gives
 // them.
-func MetricRegistry() []MetricInfo {
-	return []MetricInfo{
+func Registry() []Info {
+	return []Info{
 		{"write_availability", "etcd", "", "successful over attempted KV writes (put, compare-and-swap, delete) of the etcd workload"},
 		{"read_availability", "etcd", "", "successful over attempted linearizable KV reads"},
 		{"writes_attempted", "etcd", "", "KV writes invoked"},

@@ -1,4 +1,4 @@
-package reports
+package sweep
 
 import (
 	"bufio"
@@ -11,12 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 )
 
 func smallGrid() Grid {
-	p, _ := scenarios.ParseProfile("crash-restart:mttf=20s,mttr=5s")
+	p, _ := nemesis.ParseProfile("crash-restart:mttf=20s,mttr=5s")
 	return Grid{Scenario: "etcd-profile", Members: []int{1, 3}, Seeds: 3, SeedBase: 1,
-		Profiles: []scenarios.Profile{p}, Duration: 30 * time.Second}
+		Profiles: []nemesis.Profile{p}, Duration: 30 * time.Second}
 }
 
 func lines(t *testing.T, path string) []string {
@@ -37,10 +38,10 @@ func lines(t *testing.T, path string) []string {
 // finished sweep run again changes nothing.
 func TestSweepResumes(t *testing.T) {
 	dir := t.TempDir()
-	cfg := SweepConfig{Grid: smallGrid(), Out: dir, Parallel: 2}
+	cfg := Config{Grid: smallGrid(), Out: dir, Parallel: 2}
 	started := 0
 	cfg.Stop = func() bool { started++; return started > 2 }
-	sum, err := Sweep(cfg)
+	sum, err := Run(cfg)
 	require.NoError(t, err)
 	require.True(t, sum.Interrupted)
 	first := lines(t, sum.ResultsPath)
@@ -55,7 +56,7 @@ func TestSweepResumes(t *testing.T) {
 	require.NoError(t, f.Close())
 
 	cfg.Stop = nil
-	sum2, err := Sweep(cfg)
+	sum2, err := Run(cfg)
 	require.NoError(t, err)
 	require.False(t, sum2.Interrupted)
 	require.Equal(t, len(first), sum2.Skipped, "finished runs are not redone")
@@ -66,7 +67,7 @@ func TestSweepResumes(t *testing.T) {
 
 	before, err := os.ReadFile(sum.ResultsPath)
 	require.NoError(t, err)
-	sum3, err := Sweep(cfg)
+	sum3, err := Run(cfg)
 	require.NoError(t, err)
 	require.Equal(t, 6, sum3.Skipped)
 	require.Zero(t, sum3.Ran)
@@ -81,7 +82,7 @@ func TestShardsPartitionTheGrid(t *testing.T) {
 	seen := map[string]int{}
 	for i := 0; i < 4; i++ {
 		for _, j := range (Shard{I: i, N: 4}).Pick(jobs) {
-			seen[optionsKey(j)]++
+			seen[j.Key()]++
 		}
 	}
 	require.Len(t, seen, len(jobs))
@@ -107,7 +108,7 @@ func TestParseShard(t *testing.T) {
 func TestSweepWritesFailuresToCorpus(t *testing.T) {
 	dir := t.TempDir()
 	g := Grid{Scenario: "etcd-flaky-network", Members: []int{3}, Seeds: 1, SeedBase: 1, Ablations: []string{"mvcc-ignore-compare"}}
-	sum, err := Sweep(SweepConfig{Grid: g, Out: dir})
+	sum, err := Run(Config{Grid: g, Out: dir})
 	require.NoError(t, err)
 	require.Equal(t, 1, sum.Failed)
 	entries, err := filepath.Glob(filepath.Join(dir, "corpus", "*.json"))

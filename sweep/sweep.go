@@ -1,4 +1,4 @@
-package reports
+package sweep
 
 import (
 	"bufio"
@@ -11,101 +11,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/kubesim/kubesim/scenarios"
 )
 
-// Grid is a sweep: every combination of profile, member count and seed.
-type Grid struct {
-	Scenario  string
-	Members   []int
-	Seeds     int
-	SeedBase  uint64 // the first seed; seeds are SeedBase .. SeedBase+Seeds-1
-	Profiles  []scenarios.Profile
-	Duration  time.Duration // 0: the scenario's
-	Ablations []string
-}
-
-// Jobs lists the grid's runs in a fixed order: profile, then member count,
-// then seed.
-func (g Grid) Jobs() []scenarios.Options {
-	var out []scenarios.Options
-	profiles := g.Profiles
-	if len(profiles) == 0 {
-		profiles = []scenarios.Profile{{}}
-	}
-	for _, p := range profiles {
-		for _, m := range g.Members {
-			for i := 0; i < g.Seeds; i++ {
-				o := scenarios.Options{Scenario: g.Scenario, Members: m, Seed: g.SeedBase + uint64(i), Duration: g.Duration, Ablations: g.Ablations}
-				if p.Name != "" {
-					p := p
-					o.Profile = &p
-				}
-				out = append(out, o)
-			}
-		}
-	}
-	return out
-}
-
-// RunKey identifies a run across shards and restarts.
-func RunKey(scenario string, members int, seed uint64, profile *scenarios.Profile, ablations []string) string {
-	prof := ""
-	if profile != nil {
-		prof = profile.String()
-	}
-	return fmt.Sprintf("%s|%d|%d|%s|%s", scenario, members, seed, prof, strings.Join(ablations, ","))
-}
-
-func optionsKey(o scenarios.Options) string {
-	return RunKey(o.Scenario, o.Members, o.Seed, o.Profile, o.Ablations)
-}
-
-func resultKey(r scenarios.Result) string {
-	return RunKey(r.Scenario, r.Members, r.Seed, r.Profile, r.Ablations)
-}
-
-// Shard is "i/n": this machine runs the jobs whose position modulo n is i.
-type Shard struct{ I, N int }
-
-// ParseShard parses "i/n" with 0 <= i < n.
-func ParseShard(s string) (Shard, error) {
-	var sh Shard
-	if _, err := fmt.Sscanf(s, "%d/%d", &sh.I, &sh.N); err != nil || sh.N < 1 || sh.I < 0 || sh.I >= sh.N || fmt.Sprintf("%d/%d", sh.I, sh.N) != s {
-		return Shard{}, fmt.Errorf("--shard %q: want i/n with 0 <= i < n, e.g. 0/4", s)
-	}
-	return sh, nil
-}
-
-// Pick returns the jobs of this shard.
-func (s Shard) Pick(jobs []scenarios.Options) []scenarios.Options {
-	if s.N <= 1 {
-		return jobs
-	}
-	var out []scenarios.Options
-	for i, j := range jobs {
-		if i%s.N == s.I {
-			out = append(out, j)
-		}
-	}
-	return out
-}
-
-// ResultsFile is the name of the JSONL file a sweep (or one shard of it)
-// appends to in its output directory.
-func (s Shard) ResultsFile() string {
-	if s.N <= 1 {
-		return "results.jsonl"
-	}
-	return fmt.Sprintf("results-shard-%d-of-%d.jsonl", s.I, s.N)
-}
-
-// SweepConfig says what to run and where.
-type SweepConfig struct {
+// Config says what to run and where.
+type Config struct {
 	Grid     Grid
 	Shard    Shard
 	Parallel int    // worlds at once; 0: all cores
@@ -118,21 +31,21 @@ type SweepConfig struct {
 	Stop func() bool
 }
 
-// SweepSummary says what a sweep did.
-type SweepSummary struct {
+// Summary says what a sweep did.
+type Summary struct {
 	Total, Skipped, Ran, Failed int
 	ResultsPath                 string
 	Interrupted                 bool
 }
 
-// Sweep runs the grid's runs that the output directory does not hold yet,
+// Run runs the grid's runs that the output directory does not hold yet,
 // in parallel, one world per goroutine. Each finished run is appended as one
 // JSON line to the results file at once (and synced at least every second),
 // so a killed sweep loses only the runs in flight and resumes where it stopped; a finished sweep run again
 // changes nothing. A failing run is also written as a corpus entry under
 // Out/corpus/.
-func Sweep(cfg SweepConfig) (SweepSummary, error) {
-	sum := SweepSummary{}
+func Run(cfg Config) (Summary, error) {
+	sum := Summary{}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return sum, err
 	}
@@ -146,7 +59,7 @@ func Sweep(cfg SweepConfig) (SweepSummary, error) {
 	}
 	var todo []scenarios.Options
 	for _, j := range jobs {
-		if done[optionsKey(j)] {
+		if done[j.Key()] {
 			sum.Skipped++
 		} else {
 			todo = append(todo, j)
@@ -205,7 +118,7 @@ func Sweep(cfg SweepConfig) (SweepSummary, error) {
 	for out := range results {
 		if out.err != nil {
 			if firstErr == nil {
-				firstErr = fmt.Errorf("%s: %w", optionsKey(out.opts), out.err)
+				firstErr = fmt.Errorf("%s: %w", out.opts.Key(), out.err)
 			}
 			continue
 		}
@@ -265,7 +178,7 @@ func repairAndIndex(path string) (map[string]bool, error) {
 		if json.Unmarshal(line, &res) != nil {
 			return nil, fmt.Errorf("%s: line at byte %d is not a result; move the file aside to start over", path, good)
 		}
-		done[resultKey(res)] = true
+		done[res.Key()] = true
 		good += len(line)
 	}
 	if good < len(data) {

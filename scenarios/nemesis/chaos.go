@@ -1,4 +1,4 @@
-package scenarios
+package nemesis
 
 import (
 	"time"
@@ -46,10 +46,7 @@ func ChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule 
 			f.For = f.For / 3
 		case r < 90:
 			f.Kind, f.Targets = sim.FaultFlaky, [][]string{{pick()}}
-			f.Loss = float64(rng.IntN(30)) / 100
-			f.Dup = float64(rng.IntN(10)) / 100
-			f.Reorder = float64(rng.IntN(20)) / 100
-			f.Delay = time.Duration(rng.IntN(20)) * time.Millisecond
+			drawFlaky(&f, rng, 30, 10, 20, 20)
 		case r < 95:
 			// A clock 20% fast or slow at most: Raft's ticks, and so its
 			// heartbeats and election timeouts, run at that rate.

@@ -1,21 +1,21 @@
-package scenarios_test
+package nemesis_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 )
 
 func TestParseProfile(t *testing.T) {
-	p, err := scenarios.ParseProfile("crash-restart:mttf=60s")
+	p, err := nemesis.ParseProfile("crash-restart:mttf=60s")
 	require.NoError(t, err)
 	require.Equal(t, "crash-restart:mttf=1m0s,mttr=20s", p.String(), "defaults filled, canonical form")
-	again, err := scenarios.ParseProfile(p.String())
+	again, err := nemesis.ParseProfile(p.String())
 	require.NoError(t, err)
 	require.Equal(t, p, again)
-	p, err = scenarios.ParseProfile("flaky-network:loss=0.10")
+	p, err = nemesis.ParseProfile("flaky-network:loss=0.10")
 	require.NoError(t, err)
 	require.Equal(t, "0.1", p.Params["loss"])
 
@@ -30,7 +30,7 @@ func TestParseProfile(t *testing.T) {
 		"flaky-network:loss=1.5":   `loss="1.5" is not a probability`,
 		"mixed:duration=10s,dup=x": `dup="x" is not a probability`,
 	} {
-		_, err := scenarios.ParseProfile(text)
+		_, err := nemesis.ParseProfile(text)
 		require.ErrorContains(t, err, want, text)
 	}
 }

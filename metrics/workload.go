@@ -1,4 +1,4 @@
-package scenarios
+package metrics
 
 import (
 	"sort"
@@ -7,9 +7,9 @@ import (
 	"github.com/kubesim/kubesim/sim"
 )
 
-// Metrics is a trace subscriber that measures a run from the client's side:
+// Workload is a trace subscriber that measures a run from the client's side:
 // how many operations succeeded, how fast, and how often leadership moved.
-type Metrics struct {
+type Workload struct {
 	calls        map[callKey]callInfo
 	writes       opCount
 	reads        opCount
@@ -44,13 +44,13 @@ type callInfo struct {
 
 type opCount struct{ attempted, ok int }
 
-// NewMetrics makes an empty collector; attach it with World.Subscribe.
-func NewMetrics() *Metrics {
-	return &Metrics{calls: map[callKey]callInfo{}, leaderTerms: map[uint64]bool{}, latencyHist: make([]int, len(LatencyBucketsMs)+1)}
+// NewWorkload makes an empty collector; attach it with World.Subscribe.
+func NewWorkload() *Workload {
+	return &Workload{calls: map[callKey]callInfo{}, leaderTerms: map[uint64]bool{}, latencyHist: make([]int, len(LatencyBucketsMs)+1)}
 }
 
 // Observe consumes one trace event.
-func (m *Metrics) Observe(e *sim.Event) {
+func (m *Workload) Observe(e *sim.Event) {
 	if e.Kind == sim.KindFault {
 		// A fault on several hosts emits one event per host: count it once.
 		if sim.ParseFaultEvent(e.Name).Starts() && (e.At != m.lastFault.at || e.Name != m.lastFault.name) {
@@ -64,7 +64,10 @@ func (m *Metrics) Observe(e *sim.Event) {
 	}
 	switch d := e.Data.(type) {
 	case *etcdtrace.Call:
-		write := d.Kind != etcdtrace.OpGet
+		if d.Kind == etcdtrace.OpList || d.Rev != 0 {
+			return // a watcher's list, or a read at a past revision (which fails below a compaction by design), measures no availability
+		}
+		write := d.Kind.Writes()
 		m.calls[callKey{d.Client, d.Op}] = callInfo{at: e.At, write: write}
 		if write {
 			m.writes.attempted++
@@ -104,7 +107,7 @@ func (m *Metrics) Observe(e *sim.Event) {
 // write latency, write counts or recovery times, rather than zeros that
 // would read as measurements; likewise for reads. Latency percentiles
 // need a successful operation, and the recovery times a recovered fault.
-func (m *Metrics) Values() map[string]float64 {
+func (m *Workload) Values() map[string]float64 {
 	v := map[string]float64{
 		"leader_elections": float64(len(m.leaderTerms)),
 		"faults":           float64(len(m.recoveries) + len(m.openFaults)),
@@ -156,7 +159,7 @@ func maxOf(xs []float64) float64 {
 
 // recover closes every open fault that began before a successful write was
 // invoked at call and returned at ret.
-func (m *Metrics) recover(call, ret sim.Time) {
+func (m *Workload) recover(call, ret sim.Time) {
 	kept := m.openFaults[:0]
 	for _, at := range m.openFaults {
 		if at <= call {
@@ -178,11 +181,11 @@ func bucketOf(ms float64) int {
 }
 
 // LatencyHistogram returns successful writes per LatencyBucketsMs bucket.
-func (m *Metrics) LatencyHistogram() []int { return m.latencyHist }
+func (m *Workload) LatencyHistogram() []int { return m.latencyHist }
 
 // WriteLatencies returns the latency of every successful write, in
 // milliseconds, in the order they returned.
-func (m *Metrics) WriteLatencies() []float64 { return m.writeLatency }
+func (m *Workload) WriteLatencies() []float64 { return m.writeLatency }
 
 func ratio(c opCount) float64 {
 	if c.attempted == 0 {

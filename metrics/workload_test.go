@@ -1,12 +1,12 @@
-package scenarios_test
+package metrics_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/kubesim/kubesim/metrics"
 	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
-	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -20,7 +20,7 @@ var workloadMetrics = []string{"write_availability", "writes_attempted", "writes
 // and not the read ones; a recovery time needs a fault that a successful
 // write followed.
 func TestMetricsOmitWhatWasNotMeasured(t *testing.T) {
-	m := scenarios.NewMetrics()
+	m := metrics.NewWorkload()
 	m.Observe(&sim.Event{Kind: sim.KindFault, At: 1e9, Host: 0, Name: "crash"})
 	v := m.Values()
 	for _, k := range workloadMetrics {

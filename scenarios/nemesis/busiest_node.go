@@ -1,4 +1,4 @@
-package scenarios
+package nemesis
 
 import (
 	"slices"
@@ -52,17 +52,16 @@ func (p *Placement) Busiest(w *sim.World, nodes, spare []string) string {
 // Running returns how many owned pods run on node.
 func (p *Placement) Running(node string) int { return len(p.running[node]) }
 
-// killBusiestNode is the nemesis of node-death and node-eviction: at at it
+// KillBusiestNode is the nemesis of node-death and node-eviction: at at it
 // crashes, for good, the node running the most pods, and records it in
-// l.Dead for the operator's script.
-func killBusiestNode(c *Cluster, at time.Duration) {
-	l := c.Stack
+// c.Dead for the operator's script.
+func KillBusiestNode(c *Cluster, at time.Duration) {
 	c.World.At(sim.Time(at), "nemesis-kill-node", func() {
-		victim := l.Placement.Busiest(c.World, l.Nodes, l.Spare)
+		victim := c.Placement.Busiest(c.World, c.Nodes, c.Spare)
 		if victim == "" {
 			return
 		}
-		l.Dead = append(l.Dead, victim)
+		*c.Dead = append(*c.Dead, victim)
 		c.World.Inject(sim.Fault{Kind: sim.FaultCrash, Targets: [][]string{{victim}}})
 	})
 }

@@ -1,4 +1,4 @@
-package reports
+package sweep
 
 import (
 	"runtime"
@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 )
 
 // benchGrid is 24 runs of one virtual minute of etcd-profile.
 func benchGrid(base uint64) Grid {
-	p, _ := scenarios.ParseProfile(scenarios.DefaultProfile)
+	p, _ := nemesis.ParseProfile(scenarios.DefaultProfile)
 	return Grid{Scenario: "etcd-profile", Members: []int{3, 5}, Seeds: 12, SeedBase: base,
-		Profiles: []scenarios.Profile{p}, Duration: time.Minute}
+		Profiles: []nemesis.Profile{p}, Duration: time.Minute}
 }
 
 // BenchmarkSweep measures sweep throughput in runs per second on one core
@@ -33,7 +34,7 @@ func BenchmarkSweep(b *testing.B) {
 			}
 			runs, base := 0, uint64(1)
 			for b.Loop() {
-				sum, err := Sweep(SweepConfig{Grid: benchGrid(base), Parallel: c.parallel, Out: b.TempDir()})
+				sum, err := Run(Config{Grid: benchGrid(base), Parallel: c.parallel, Out: b.TempDir()})
 				if err != nil {
 					b.Fatal(err)
 				}

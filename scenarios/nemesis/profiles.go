@@ -1,4 +1,4 @@
-package scenarios
+package nemesis
 
 import (
 	"fmt"
@@ -226,13 +226,13 @@ func genPartitions(p params, c *Cluster, rng *sim.Stream, end time.Duration) sim
 		f := sim.Fault{At: at, For: dur, Kind: sim.FaultPartition}
 		switch p["kind"] {
 		case "minority":
-			a, b := split(c, (len(c.Members)-1)/2)
+			a, b := Split(c, (len(c.Members)-1)/2)
 			if len(a) == 0 {
 				continue
 			}
 			f.Targets = [][]string{a, b}
 		case "majority":
-			a, b := split(c, len(c.Members)/2+1)
+			a, b := Split(c, len(c.Members)/2+1)
 			f.Targets = [][]string{a, b}
 		case "leader":
 			f.Kind, f.Targets = sim.FaultIsolate, [][]string{{"etcd-leader"}}

@@ -1,4 +1,4 @@
-package scenarios
+package metrics
 
 import (
 	"github.com/kubesim/kubesim/sim"

@@ -1,4 +1,4 @@
-package scenarios
+package nemesis
 
 import (
 	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"

@@ -1,4 +1,4 @@
-package scenarios
+package metrics
 
 import (
 	"github.com/kubesim/kubesim/nodes/apiload"
@@ -8,7 +8,7 @@ import (
 	"github.com/kubesim/kubesim/sim"
 )
 
-// ControlMetrics measures the controller manager from the trace, for the
+// Control measures the controller manager from the trace, for the
 // ablations that cost something without breaking a checked property:
 //   - cm_pod_creates: pods the controller manager created (apitrace.Admit),
 //     which over-creation under watch lag inflates;
@@ -18,7 +18,7 @@ import (
 //   - reaction_s: the mean time from an operator's write of a ReplicaSet or
 //     Deployment to the controller manager's next pod creation or
 //     deletion (-1 when there was none).
-type ControlMetrics struct {
+type Control struct {
 	cm      map[sim.HostID]bool
 	servers map[sim.HostID]bool
 	creates int
@@ -28,10 +28,10 @@ type ControlMetrics struct {
 	end     sim.Time
 }
 
-// NewControlMetrics measures the controller managers cms talking to the API
+// NewControl measures the controller managers cms talking to the API
 // servers servers of w.
-func NewControlMetrics(w *sim.World, cms, servers []string) *ControlMetrics {
-	m := &ControlMetrics{cm: map[sim.HostID]bool{}, servers: map[sim.HostID]bool{}}
+func NewControl(w *sim.World, cms, servers []string) *Control {
+	m := &Control{cm: map[sim.HostID]bool{}, servers: map[sim.HostID]bool{}}
 	for _, n := range cms {
 		h, _ := w.HostByName(n)
 		m.cm[h.ID()] = true
@@ -44,7 +44,7 @@ func NewControlMetrics(w *sim.World, cms, servers []string) *ControlMetrics {
 }
 
 // Observe consumes one trace event.
-func (m *ControlMetrics) Observe(e *sim.Event) {
+func (m *Control) Observe(e *sim.Event) {
 	m.end = e.At
 	if e.Kind == sim.KindDeliver {
 		if e.Port == apiwire.Port && m.servers[e.Host] && m.cm[e.Peer] {
@@ -73,7 +73,7 @@ func (m *ControlMetrics) Observe(e *sim.Event) {
 }
 
 // Values returns the metrics.
-func (m *ControlMetrics) Values() map[string]float64 {
+func (m *Control) Values() map[string]float64 {
 	reaction := -1.0
 	if len(m.react) > 0 {
 		sum := 0.0

@@ -1,0 +1,35 @@
+package apiserver
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/ablation"
+)
+
+// TestReadAtRVWaitsForTheCache: a list at resourceVersion N on a replica
+// whose cache lags behind N waits for it (and fails with 504 when it does
+// not catch up); with cache-ignores-min-rv it is answered at once with the
+// stale state.
+func TestReadAtRVWaitsForTheCache(t *testing.T) {
+	for _, ignore := range []bool{false, true} {
+		tw := newWorld(t, 35, 2, func(c *Config) { c.Ablations = ablation.When(ignore, ablation.CacheIgnoresMinRV) })
+		tw.must(0, create(newPod("a")))
+		tw.run(time.Second)
+		tw.cutFromEtcd(1, true)
+		b := tw.must(0, create(newPod("b"))).Object
+		start := tw.w.Now()
+		resp := listPods(tw, 1, b.GetObjectMeta().ResourceVersion)
+		if ignore {
+			require.True(t, resp.Status.OK())
+			assert.Equal(t, []string{"a"}, names(resp.Items), "older than the resourceVersion asked for")
+			assert.Less(t, tw.w.Now().Sub(start), time.Second)
+		} else {
+			assert.Equal(t, 504, resp.Status.Code)
+			assert.GreaterOrEqual(t, tw.w.Now().Sub(start), DefaultFreshnessTimeout)
+		}
+	}
+}
