@@ -44,6 +44,35 @@ var (
 	// that knows no leader apply a write to its own store at once and
 	// acknowledge it, as a store that stays writable in a minority would.
 	WriteWithoutQuorum = declare(Ablation{Name: "etcd-write-without-quorum", Mechanism: "a member that knows no leader applies a write to its own store and acknowledges it, instead of answering \"no leader\"", Check: "no-writes-without-quorum", Scenario: "etcd-majority-down"})
+	// IgnoreReadRevision (nodes/etcd/mvcc, rangeKeys) reads the current
+	// version of every key for a Range at a past revision, instead of the
+	// version each key had at that revision (etcd's kvstore_txn.go
+	// rangeKeys reads the key index at the revision asked for). The
+	// compaction check still applies.
+	// LeaseReads (nodes/raft, ReadIndex on the leader) answers a read
+	// index at once from the leader's commit index, trusting its leader
+	// lease, instead of confirming leadership with a heartbeat round
+	// acknowledged by a quorum: etcd's raft ReadOnlyLeaseBased, which
+	// etcd does not use because "if the clock drift is unbounded, leader
+	// might keep the lease longer than it should (clock can move
+	// backward/pause without any bound)" (raft/raft.go). A leader frozen
+	// past its election timeout then serves stale reads when it resumes.
+	LeaseReads         = declare(Ablation{Name: "raft-lease-reads", Mechanism: "a leader answers ReadIndex at once from its commit index, trusting its lease (raft's ReadOnlyLeaseBased), without a heartbeat round acknowledged by a quorum", Check: "linearizability", Scenario: "etcd-long-pause"})
+	IgnoreReadRevision = declare(Ablation{Name: "mvcc-ignore-read-revision", Mechanism: "a Range at a past revision reads the current state instead of the keys' versions at that revision", Check: "historical-reads", Scenario: "etcd-flaky-network"})
+	// TxnNotAtomic (nodes/etcd/mvcc, a Txn's execution) commits each
+	// write of a txn at a revision of its own, as if its ops were
+	// separate requests, instead of all at one revision (etcd's
+	// kvstore_txn.go: one storeTxnWrite, one main revision, increasing
+	// sub-revisions), so watchers see one txn as several revisions and
+	// reads see its first writes at revisions it never answered.
+	TxnNotAtomic = declare(Ablation{Name: "txn-not-atomic", Mechanism: "a Txn's writes are committed one revision each, as separate requests would be, instead of all at one revision", Check: "linearizability", Scenario: "etcd-leader-crash", AlsoCaughtBy: []string{"watch-guarantees"}})
+	// CompactedWatchSilent (nodes/etcd/mvcc, syncing unsynced watchers)
+	// moves a watch whose start revision was compacted to the compact
+	// revision and goes on, instead of canceling it with the compact
+	// revision (etcd's watchable_store.go: a compacted watcher gets a
+	// response carrying CompactRevision, which clientv3 turns into
+	// ErrCompacted), so the client never learns that it missed changes.
+	CompactedWatchSilent = declare(Ablation{Name: "watch-compacted-silent", Mechanism: "a watch from a compacted revision resumes silently at the compact revision instead of being canceled with it", Check: "watch-guarantees", Scenario: "etcd-compaction"})
 )
 
 // The API layer: API servers and reflectors.

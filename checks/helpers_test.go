@@ -51,6 +51,15 @@ type histOp struct {
 	Found        bool              `json:"found,omitempty"`
 	Got          string            `json:"got,omitempty"`
 	Succeeded    bool              `json:"succeeded,omitempty"`
+	// Ranges, txns and revisions (genGroupHistory).
+	End      string              `json:"end,omitempty"`
+	Compares []etcdtrace.Compare `json:"compares,omitempty"`
+	Ops      []etcdtrace.TxnOp   `json:"ops,omitempty"`
+	Version  int64               `json:"version,omitempty"`
+	ModRev   int64               `json:"mod_rev,omitempty"`
+	Create   int64               `json:"create_rev,omitempty"`
+	Rev      int64               `json:"rev,omitempty"`
+	KVs      []etcdtrace.ReadKV  `json:"kvs,omitempty"`
 }
 
 // callOrReturn is the call (or, with isRet, the return) of operation i of
@@ -95,9 +104,11 @@ func historyEvents(ops []histOp, unit time.Duration) []sim.Event {
 			if out == "" {
 				out = etcdtrace.OutcomeOK
 			}
-			d = &etcdtrace.Return{Client: o.Client, Op: uint64(x.i), Outcome: out, Found: o.Found, Value: o.Got, Succeeded: o.Succeeded}
+			d = &etcdtrace.Return{Client: o.Client, Op: uint64(x.i), Outcome: out, Found: o.Found, Value: o.Got, Succeeded: o.Succeeded,
+				Version: o.Version, ModRev: o.ModRev, CreateRev: o.Create, Rev: o.Rev, KVs: o.KVs}
 		} else {
-			d = &etcdtrace.Call{Client: o.Client, Op: uint64(x.i), Kind: o.Kind, Key: o.Key, Value: o.Value, Expect: o.Expect, ExpectAbsent: o.ExpectAbsent}
+			d = &etcdtrace.Call{Client: o.Client, Op: uint64(x.i), Kind: o.Kind, Key: o.Key, End: o.End, Value: o.Value, Expect: o.Expect,
+				ExpectAbsent: o.ExpectAbsent, Compares: o.Compares, Ops: o.Ops}
 		}
 		evs[n] = sim.Event{Seq: uint64(n), At: sim.Time(x.t * int64(unit)), Kind: sim.KindNode, Data: d}
 	}

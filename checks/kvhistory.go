@@ -19,11 +19,15 @@ type kvHistory = callLog[KVInput, kvReturn]
 type kvHistoryStats struct {
 	reads, writes, unknownWrites int
 	droppedReads, droppedWrites  int
+	// historical counts lists and historical gets, which historical-reads
+	// judges.
+	historical int
 }
 
-// kvOperations turns the history into porcupine operations per key. The
-// rules:
+// kvOperations turns the history into porcupine operations per connected
+// component of keys (kvComponents). The rules:
 //   - an OK call uses its answer;
+//   - a list, and a get at a past revision, are left to historical-reads;
 //   - a read that failed, timed out or never returned is dropped (it
 //     changed nothing and told nothing);
 //   - a failed write is dropped, because etcdtrace.OutcomeFail promises the
@@ -33,17 +37,24 @@ type kvHistoryStats struct {
 //     gives it a return time of +infinity).
 func kvOperations(h *kvHistory, failedMayApply bool) (keyedHistory, kvHistoryStats) {
 	var st kvHistoryStats
-	kh := h.keyed(func(c *loggedCall[KVInput, kvReturn]) (string, porcupine.Operation, bool) {
-		read := c.in.Kind == etcdtrace.OpGet
+	var src []int
+	var ops []porcupine.Operation
+	for i := 0; i < h.len(); i++ {
+		c := h.at(i)
+		if c.in.Kind == etcdtrace.OpList || c.in.Rev != 0 {
+			st.historical++
+			continue
+		}
+		read := !c.in.Kind.Writes()
 		out, unknown := c.out.out, false
 		switch {
 		case c.returned && c.out.outcome == etcdtrace.OutcomeOK:
 		case read:
 			st.droppedReads++
-			return "", porcupine.Operation{}, false
+			continue
 		case c.returned && c.out.outcome == etcdtrace.OutcomeFail && !failedMayApply:
 			st.droppedWrites++
-			return "", porcupine.Operation{}, false
+			continue
 		default:
 			out, unknown = KVOutput{Unknown: true}, true
 			st.unknownWrites++
@@ -53,7 +64,17 @@ func kvOperations(h *kvHistory, failedMayApply bool) (keyedHistory, kvHistorySta
 		} else {
 			st.writes++
 		}
-		return c.in.Key, c.operation(c.in, out, unknown), true
+		src = append(src, i)
+		ops = append(ops, c.operation(c.in, out, unknown))
+	}
+	names, comp := kvComponents(len(ops), func(i int) ([]string, []keyRange) {
+		return kvTouch(ops[i].Input.(KVInput), ops[i].Output.(KVOutput))
 	})
+	kh := keyedHistory{keys: names, parts: make([][]porcupine.Operation, len(names)), src: make([][]int, len(names))}
+	for i, op := range ops {
+		c := comp[i]
+		kh.parts[c] = append(kh.parts[c], op)
+		kh.src[c] = append(kh.src[c], src[i])
+	}
 	return kh, st
 }

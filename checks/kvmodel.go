@@ -1,9 +1,6 @@
 package checks
 
 import (
-	"hash/fnv"
-	"strconv"
-
 	"github.com/anishathalye/porcupine"
 
 	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
@@ -12,33 +9,53 @@ import (
 // KVInput is the input of one operation in a KVModel history: the call as
 // the client made it.
 type KVInput struct {
-	// Kind is get, put, delete or cas.
+	// Kind is get, put, delete, cas or txn (list and historical gets are
+	// left to the historical-reads check).
 	Kind etcdtrace.OpKind
-	// Key is the single key the operation touches; the model partitions by it.
+	// Key is the key a get, put, delete or cas touches, or the start of a
+	// get's range.
 	Key string
+	// End is a get's range end: empty for Key alone, "\x00" for every key
+	// from Key on, else [Key, End).
+	End string
+	// Rev is the revision a historical get reads at (0: the current one).
+	Rev int64
 	// Value is what put and cas write.
 	Value string
 	// Expect is the value cas compares against, unless ExpectAbsent.
 	Expect string
 	// ExpectAbsent makes cas require that the key does not exist.
 	ExpectAbsent bool
+	// Compares and Ops are a txn's: if every compare holds the ops not
+	// marked Else run, else those marked Else.
+	Compares []etcdtrace.Compare
+	Ops      []etcdtrace.TxnOp
 }
 
 // KVOutput is the output of one operation in a KVModel history: the answer
 // the client received.
 type KVOutput struct {
-	// Found is, for get, whether the key existed.
+	// Found is, for a single-key get, whether the key existed.
 	Found bool
-	// Value is, for get, the value read.
+	// Value is, for a single-key get, the value read.
 	Value string
-	// Version is, for get, the key's version as etcd reports it: the number
-	// of writes since the key was created. Zero means not recorded, and is
-	// then not checked (a present key's version is at least 1). It makes a
-	// write that was applied twice visible even when it wrote the same value.
+	// Version is, for a single-key get, the key's version as etcd reports
+	// it: the number of puts since the key was created. Zero means not
+	// recorded, and is then not checked (a present key's version is at
+	// least 1). It makes a write that was applied twice visible even when
+	// it wrote the same value.
 	Version int64
-	// Succeeded is, for cas, whether the compare held (and the write
-	// happened); for delete, whether a key was deleted.
+	// ModRev and CreateRev are, for a single-key get, the key's mod and
+	// create revisions; zero means not recorded.
+	ModRev, CreateRev int64
+	// Rev is the answer's header revision: a write's own revision, a
+	// read's store revision; zero means not recorded.
+	Rev int64
+	// Succeeded is, for cas and txn, whether the compares held (and the
+	// success branch ran); for delete, whether a key was deleted.
 	Succeeded bool
+	// KVs are what a range get or a txn's range operations read.
+	KVs []etcdtrace.ReadKV
 	// Unknown marks an operation whose outcome the client never learned
 	// (timeout, lost connection). The model accepts any answer for it, and
 	// a history gives it a return time of +infinity, so that it may take
@@ -46,145 +63,60 @@ type KVOutput struct {
 	Unknown bool
 }
 
-// kvState is the state of one key: absent, or present with a value and a
-// version. It is a comparable value, so porcupine's default == equality
-// works on it.
-type kvState struct {
-	present bool
-	value   string
-	version int64
-}
-
-// written is the state after a put or a successful cas of value: the
-// version counts writes since the key was (re)created, as in etcd.
-func (s kvState) written(value string) kvState {
-	if !s.present {
-		return kvState{present: true, value: value, version: 1}
-	}
-	return kvState{present: true, value: value, version: s.version + 1}
-}
-
-// KVModel is a porcupine model of an etcd-like key-value store with
-// linearizable single-key get, put, delete and compare-and-swap (etcd's
-// API guarantees: KV operations are strictly serializable,
+// KVModel is a porcupine model of etcd's KV store with linearizable gets
+// (of a key or a range), puts, deletes, compare-and-swaps and multi-op
+// txns, each at one revision (etcd's API guarantees: KV operations are
+// strictly serializable and atomic,
 // https://etcd.io/docs/v3.5/learning/api_guarantees/). Inputs are KVInput,
 // outputs KVOutput.
 //
-// Because single-key operations on different keys commute, a history is
-// linearizable exactly when each key's sub-history is (Herlihy and Wing's
-// locality), so Partition and PartitionEvent split the history by key, and
-// Init and Step describe the state of a single key.
+// Operations on disjoint sets of keys commute, so a history is
+// linearizable exactly when the sub-history of each connected component
+// of keys (keys that some operation touches together: a txn's keys, a
+// range's) is (Herlihy and Wing's locality): Partition and PartitionEvent
+// split the history so, and Init and Step describe the keys of one
+// component. A workload whose multi-key operations stay within small
+// groups of keys keeps the components small.
+//
+// The state is each present key's value, version, and mod and create
+// revisions, with a lower bound on the revision of the last write. A
+// write's revision is its answer's header revision: above every earlier
+// write's, the same for every key a txn writes. A read's header revision
+// is at least the last write's; the revisions it reports must be the
+// keys'. A write whose answer was lost has a revision the model knows only
+// to be above the writes before it, until a read reports it.
 //
 // Purity contract: Step never mutates its arguments and has no side
-// effects; the state is an immutable value (absent, or present with a
-// value) that is returned, never modified in place. Step's answer depends
-// only on its arguments, so porcupine may replay and cache states freely.
+// effects; a state is an immutable value that is replaced, never modified
+// in place, so porcupine may replay and cache states freely.
 //
-// Semantics, for a key in state S:
-//   - get: legal when Found, Value and Version (when recorded) match S
-//     (Value is ignored when absent); no change.
+// Semantics, for keys in state S:
+//   - get: legal when Found, Value, Version and revisions match S (of the
+//     key, or of every present key of the range, in key order); no change.
 //   - put: always legal; sets the value and bumps the version (1 on
 //     creation).
 //   - delete: legal when Succeeded says whether the key existed; removes it.
 //   - cas: the compare holds when ExpectAbsent ? absent : present with value
 //     Expect; legal when Succeeded equals that; if it held, sets Value.
+//   - txn: every compare (equality of value, version or mod revision) must
+//     hold for Succeeded; the ops of the branch run in order, a range
+//     seeing the writes before it.
 //   - an Unknown output is legal for any operation, which takes its effect.
 var KVModel = porcupine.Model{
-	Partition: func(h []porcupine.Operation) [][]porcupine.Operation {
-		return partitionOps(h, func(in any) string { return in.(KVInput).Key })
-	},
-	PartitionEvent: func(h []porcupine.Event) [][]porcupine.Event {
-		return partitionEvents(h, func(in any) string { return in.(KVInput).Key })
-	},
-	Init: func() any { return kvState{} },
+	Partition:      partitionKVOps,
+	PartitionEvent: partitionKVEvents,
+	Init:           func() any { return emptyKVState },
 	Step: func(state, input, output any) (bool, any) {
-		return kvStep(state.(kvState), input.(KVInput), output.(KVOutput))
-	},
-	Hash: func(state any) uint64 {
-		s := state.(kvState)
-		h := fnv.New64a()
-		if s.present {
-			h.Write([]byte{1})
-			h.Write([]byte(s.value))
-			h.Write([]byte(strconv.FormatInt(s.version, 10)))
+		in := input.(KVInput)
+		if in.Kind == etcdtrace.OpList || in.Rev != 0 {
+			return true, state // judged by historical-reads
 		}
-		return h.Sum64()
+		return kvStep(state.(*kvState), in, output.(KVOutput))
 	},
+	Equal: func(a, b any) bool { return equalKVStates(a.(*kvState), b.(*kvState)) },
+	Hash:  func(state any) uint64 { return hashKVState(state.(*kvState)) },
 	DescribeOperation: func(input, output any) string {
 		return describeKVOp(input.(KVInput), output.(KVOutput))
 	},
-	DescribeState: func(state any) string {
-		s := state.(kvState)
-		if !s.present {
-			return "<absent>"
-		}
-		return strconv.Quote(s.value) + " v" + strconv.FormatInt(s.version, 10)
-	},
-}
-
-// kvStep is KVModel's step on one key.
-func kvStep(s kvState, in KVInput, out KVOutput) (bool, kvState) {
-	switch in.Kind {
-	case etcdtrace.OpGet:
-		if out.Unknown {
-			return true, s
-		}
-		return out.Found == s.present && (!s.present || out.Value == s.value && (out.Version == 0 || out.Version == s.version)), s
-	case etcdtrace.OpPut:
-		return true, s.written(in.Value)
-	case etcdtrace.OpDelete:
-		return out.Unknown || out.Succeeded == s.present, kvState{}
-	case etcdtrace.OpCAS:
-		held := !s.present
-		if !in.ExpectAbsent {
-			held = s.present && s.value == in.Expect
-		}
-		next := s
-		if held {
-			next = s.written(in.Value)
-		}
-		return out.Unknown || out.Succeeded == held, next
-	}
-	return false, s
-}
-
-// describeKVOp renders an operation for porcupine's visualization, e.g.
-// `put("k", "v")` or `get("k") -> "v"`.
-func describeKVOp(in KVInput, out KVOutput) string {
-	var b []byte
-	b = append(b, in.Kind...)
-	b = append(b, '(')
-	b = strconv.AppendQuote(b, in.Key)
-	switch in.Kind {
-	case etcdtrace.OpPut:
-		b = append(b, ", "...)
-		b = strconv.AppendQuote(b, in.Value)
-	case etcdtrace.OpCAS:
-		b = append(b, ", "...)
-		if in.ExpectAbsent {
-			b = append(b, "<absent>"...)
-		} else {
-			b = strconv.AppendQuote(b, in.Expect)
-		}
-		b = append(b, " -> "...)
-		b = strconv.AppendQuote(b, in.Value)
-	}
-	b = append(b, ')')
-	switch {
-	case out.Unknown:
-		b = append(b, " -> ?"...)
-	case in.Kind == etcdtrace.OpGet && out.Found:
-		b = append(b, " -> "...)
-		b = strconv.AppendQuote(b, out.Value)
-		if out.Version != 0 {
-			b = append(b, " v"...)
-			b = strconv.AppendInt(b, out.Version, 10)
-		}
-	case in.Kind == etcdtrace.OpGet:
-		b = append(b, " -> <absent>"...)
-	case in.Kind == etcdtrace.OpCAS || in.Kind == etcdtrace.OpDelete:
-		b = append(b, " -> "...)
-		b = strconv.AppendBool(b, out.Succeeded)
-	}
-	return string(b)
+	DescribeState: func(state any) string { return describeKVState(state.(*kvState)) },
 }

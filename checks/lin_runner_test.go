@@ -34,9 +34,9 @@ func TestLinearizabilityTimeoutFails(t *testing.T) {
 		put("c1", "x", "1", 0, 10, ok), put("c2", "y", "1", 5, 20, ok), get("c1", "y", 30, 40, true, "1"),
 	}, time.Millisecond))
 	require.False(t, r.OK)
-	require.Equal(t, `linearizability unknown: porcupine timed out after 1s on 1 keys ("y"); `+
-		"3 ops on 2 keys (1 reads, 2 writes of which 0 with unknown outcome; dropped 0 unanswered reads, 0 failed writes)", r.Detail)
-	require.Equal(t, []Offense{{At: sim.Time(5 * time.Millisecond), Seq: 1, What: `linearizability: key "y": porcupine timed out after 1s on its 2 ops`}}, r.Offenses)
+	require.Equal(t, `linearizability unknown: porcupine timed out after 1s on 1 key groups ("y"); `+
+		"3 ops on 2 key groups (1 reads, 2 writes of which 0 with unknown outcome; dropped 0 unanswered reads, 0 failed writes)", r.Detail)
+	require.Equal(t, []Offense{{At: sim.Time(5 * time.Millisecond), Seq: 1, What: `linearizability: key group "y": porcupine timed out after 1s on its 2 ops`}}, r.Offenses)
 	require.ErrorIs(t, c.WriteVisualization(&bytes.Buffer{}), ErrNoVisualization)
 }
 
@@ -65,8 +65,8 @@ func TestLinearizabilityIllegalAlwaysHasOffense(t *testing.T) {
 	}
 	r := feedEvents(c, historyEvents([]histOp{put("c1", "x", "1", 0, 10, ok), get("c2", "x", 20, 30, true, "1")}, time.Millisecond))
 	require.False(t, r.OK)
-	require.Equal(t, []Offense{{What: `linearizability: key "x" has no linearization`}}, r.Offenses)
-	require.Equal(t, `not linearizable on 1 of 1 keys ("x"); first: linearizability: key "x" has no linearization`, r.Detail)
+	require.Equal(t, []Offense{{What: `linearizability: key group "x" has no linearization`}}, r.Offenses)
+	require.Equal(t, `not linearizable on 1 of 1 key groups ("x"); first: linearizability: key group "x" has no linearization`, r.Detail)
 	var buf bytes.Buffer
 	require.NoError(t, c.WriteVisualization(&buf))
 	require.Contains(t, buf.String(), "<html")

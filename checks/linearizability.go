@@ -42,8 +42,9 @@ type LinearizabilityOptions struct {
 // (timeout, or no Return by the end of the run) may take effect at any
 // time after its call, or never.
 //
-// The history is checked key by key (a history is linearizable exactly when
-// each key's is), in key order, at Finish.
+// The history is checked per key group, a connected component of the keys
+// that operations touch together (a history is linearizable exactly when
+// each group's is), in order, at Finish.
 type Linearizability struct {
 	opts LinearizabilityOptions
 	hist kvHistory
@@ -53,7 +54,7 @@ type Linearizability struct {
 // NewLinearizability returns the "linearizability" check.
 func NewLinearizability(opts LinearizabilityOptions) *Linearizability {
 	c := &Linearizability{opts: opts, hist: newCallLog[KVInput, kvReturn]()}
-	c.run = newLinRunner(c.Name(), "key", KVModel, opts.Timeout, opts.MaxVisualizedKeys)
+	c.run = newLinRunner(c.Name(), "key group", KVModel, opts.Timeout, opts.MaxVisualizedKeys)
 	return c
 }
 
@@ -67,18 +68,20 @@ func (c *Linearizability) Observe(e *sim.Event) {
 	}
 	switch d := e.Data.(type) {
 	case *etcdtrace.Call:
-		c.hist.call(e, d.Client, d.Op, KVInput{Kind: d.Kind, Key: d.Key, Value: d.Value, Expect: d.Expect, ExpectAbsent: d.ExpectAbsent})
+		c.hist.call(e, d.Client, d.Op, kvInputOf(d))
 	case *etcdtrace.Return:
-		c.hist.ret(e, d.Client, d.Op, kvReturn{outcome: d.Outcome,
-			out: KVOutput{Found: d.Found, Value: d.Value, Version: d.Version, Succeeded: d.Succeeded}})
+		c.hist.ret(e, d.Client, d.Op, kvReturn{outcome: d.Outcome, out: kvOutputOf(d)})
 	}
 }
 
 // Finish implements Check. It runs porcupine on each key's history.
 func (c *Linearizability) Finish() Result {
 	h, st := kvOperations(&c.hist, c.opts.FailedWritesMayApply)
-	summary := fmt.Sprintf("%d ops on %d keys (%d reads, %d writes of which %d with unknown outcome; dropped %d unanswered reads, %d failed writes)",
+	summary := fmt.Sprintf("%d ops on %d key groups (%d reads, %d writes of which %d with unknown outcome; dropped %d unanswered reads, %d failed writes)",
 		st.reads+st.writes, len(h.keys), st.reads, st.writes, st.unknownWrites, st.droppedReads, st.droppedWrites)
+	if st.historical > 0 {
+		summary += fmt.Sprintf("; %d lists and reads at a past revision left to historical-reads", st.historical)
+	}
 	return c.run.judge(h, &c.hist, summary, c.hist.orphans)
 }
 
@@ -88,3 +91,24 @@ func (c *Linearizability) Finish() Result {
 func (c *Linearizability) WriteVisualization(w io.Writer) error { return c.run.writeVisualization(w) }
 
 var _ Visualizer = (*Linearizability)(nil)
+
+// kvInputOf is the model's input for a Call. The event is only valid
+// during Observe, so its slices are copied.
+func kvInputOf(d *etcdtrace.Call) KVInput {
+	return KVInput{Kind: d.Kind, Key: d.Key, End: d.End, Rev: d.Rev, Value: d.Value, Expect: d.Expect,
+		ExpectAbsent: d.ExpectAbsent, Compares: clone(d.Compares), Ops: clone(d.Ops)}
+}
+
+// kvOutputOf is the model's output for a Return.
+func kvOutputOf(d *etcdtrace.Return) KVOutput {
+	return KVOutput{Found: d.Found, Value: d.Value, Version: d.Version, ModRev: d.ModRev, CreateRev: d.CreateRev,
+		Rev: d.Rev, Succeeded: d.Succeeded, KVs: clone(d.KVs)}
+}
+
+// clone copies a slice; empty gives nil.
+func clone[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return append([]T(nil), s...)
+}

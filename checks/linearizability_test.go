@@ -80,7 +80,7 @@ func TestLinearizability(t *testing.T) {
 		}},
 		{name: "stale read", ops: []histOp{
 			put("c1", "x", "1", 0, 10, ok), put("c1", "x", "2", 20, 30, ok), get("c2", "x", 40, 50, true, "1"),
-		}, want: `not linearizable on 1 of 1 keys ("x"); first: linearizability: key "x": after 2 linearized ops (state "2" v2), no order fits get("x") -> "1" by c2`},
+		}, want: `not linearizable on 1 of 1 key groups ("x"); first: linearizability: key group "x": after 2 linearized ops (state "2" v2), no order fits get("x") -> "1" by c2`},
 		{name: "lost acknowledged write", ops: []histOp{
 			put("c1", "x", "1", 0, 10, ok), get("c2", "x", 20, 30, false, ""),
 		}, want: `no order fits get("x") -> <absent>`},
@@ -102,7 +102,7 @@ func TestLinearizability(t *testing.T) {
 		{name: "one bad key among good ones", ops: []histOp{
 			put("c1", "a", "1", 0, 10, ok), get("c1", "a", 20, 30, true, "1"),
 			put("c1", "b", "1", 0, 10, ok), get("c1", "b", 20, 30, true, "0"),
-		}, want: `not linearizable on 1 of 2 keys ("b")`},
+		}, want: `not linearizable on 1 of 2 key groups ("b")`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -138,7 +138,7 @@ func TestLinearizabilityStats(t *testing.T) {
 		put("c1", "x", "1", 0, 10, ok), put("c1", "x", "2", 20, 30, fail), put("c1", "x", "3", 40, 50, unknown),
 		get("c2", "x", 60, 70, true, "1"), get("c2", "y", 60, 70, false, ""), get("c3", "x", 60, -1, false, ""))
 	require.True(t, r.OK, r.String())
-	require.Equal(t, "linearizable: 4 ops on 2 keys (2 reads, 2 writes of which 1 with unknown outcome; dropped 1 unanswered reads, 1 failed writes)", r.Detail)
+	require.Equal(t, "linearizable: 4 ops on 2 key groups (2 reads, 2 writes of which 1 with unknown outcome; dropped 1 unanswered reads, 1 failed writes)", r.Detail)
 }
 
 func TestLinearizabilityIgnoresOtherEvents(t *testing.T) {
@@ -146,6 +146,6 @@ func TestLinearizabilityIgnoresOtherEvents(t *testing.T) {
 		at(0, &etcdtrace.Return{Client: "c9", Op: 1, Outcome: ok}), // no call
 		at(1, ap("n1", 1, 1, 1)))
 	require.True(t, r.OK, r.String())
-	require.Contains(t, r.Detail, "0 ops on 0 keys")
+	require.Contains(t, r.Detail, "0 ops on 0 key groups")
 	require.Contains(t, r.Detail, "ignored 1 returns without a call")
 }

@@ -58,7 +58,7 @@ func (c *NoWritesWithoutQuorum) Observe(e *sim.Event) {
 	}
 	switch d := e.Data.(type) {
 	case *etcdtrace.Call:
-		if d.Kind != etcdtrace.OpGet && c.open {
+		if d.Kind.Writes() && c.open {
 			c.calls[callRef{d.Client, d.Op}] = c.window
 			c.invoked++
 		}

@@ -54,6 +54,7 @@ const APILinearizabilityTimeout = 10 * time.Second
 var (
 	everyLayer = []string{"etcd", "api", "stack"}
 	apiLayer   = []string{"api"}
+	etcdLayer  = []string{"etcd"}
 	stackLayer = []string{"stack"}
 )
 
@@ -63,7 +64,7 @@ func Registry() []Info {
 	return []Info{
 		{"raft-safety", "etcd", "election safety (at most one leader per term), commit monotonicity, state machine safety (one entry per index on every member) and agreement of the committed prefix",
 			everyLayer, func(Env) Check { return NewRaftSafety() }},
-		{"linearizability", "etcd", "porcupine on the KV history, partitioned by key, with each key's version: every response is explained by one order of the operations; a write whose outcome is unknown may take effect at any later time",
+		{"linearizability", "etcd", "porcupine on the KV history (gets of a key or a range, puts, deletes, compare-and-swaps and multi-op txns), partitioned by groups of keys that operations touch together, with each key's version and revisions: every response is explained by one order of the operations, each txn at one revision; a write whose outcome is unknown may take effect at any later time",
 			everyLayer, func(Env) Check { return NewLinearizability(LinearizabilityOptions{}) }},
 		{"watch-guarantees", "etcd", "every watch stream is ordered, unique, atomic (a revision's events arrive together), reliable (no committed event is skipped), resumable and bookmarkable, against the committed history",
 			everyLayer, func(Env) Check { return NewWatchGuarantees() }},
@@ -71,6 +72,8 @@ func Registry() []Info {
 			everyLayer, func(Env) Check { return NewKVAgreement() }},
 		{"no-writes-without-quorum", "etcd", "no KV write invoked while a quorum of members is down (crashed or frozen) succeeds before a quorum is back",
 			everyLayer, func(e Env) Check { return NewNoWritesWithoutQuorum(e.Members) }},
+		{"historical-reads", "etcd", "every KV read (of a key or a range, at a past revision or the current one, and every watcher's list) returns exactly the committed state at its revision; a read at a past revision fails as compacted only below a compaction a member applied, and no member serves a revision it compacted",
+			etcdLayer, func(Env) Check { return NewHistoricalReads() }},
 		{"api-linearizability", "api", "porcupine on the API server's quorum reads and writes of objects, 409 Conflicts included",
 			apiLayer, func(Env) Check {
 				return NewAPILinearizability(APILinearizabilityOptions{Timeout: APILinearizabilityTimeout})

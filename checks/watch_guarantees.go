@@ -19,7 +19,9 @@ import (
 //     revision than one already delivered on the stream.
 //   - Unique: an event is never delivered twice on a stream.
 //   - Atomic: all the matching changes of one revision arrive in one
-//     response, never split across responses.
+//     response, never split across responses; and every applied entry
+//     (one request: a txn's puts and deletes) changes its keys at one
+//     revision, so that its events can arrive together.
 //   - Valid (implied by the others): an event is exactly a committed change
 //     (type, key, value, create and mod revision, version) whose key is in
 //     the watch's range.
@@ -51,6 +53,9 @@ type WatchGuarantees struct {
 	streams map[watchKey]*watchStream
 	order   []*watchStream // every stream, in open order
 	waiting []*watchStream // streams with pending responses
+	// splitIndex is the highest entry index reported as split across
+	// revisions.
+	splitIndex uint64
 }
 
 // watchKey names a stream.
@@ -76,6 +81,7 @@ func (c *WatchGuarantees) Observe(e *sim.Event) {
 	}
 	switch d := e.Data.(type) {
 	case *etcdtrace.Apply:
+		c.checkEntry(e, d)
 		before := c.hist.maxRev
 		c.hist.apply(d)
 		if c.hist.maxRev > before && len(c.waiting) > 0 {
@@ -110,6 +116,24 @@ func (c *WatchGuarantees) Observe(e *sim.Event) {
 			return
 		}
 		c.sc.check(s, e.At, e.Seq, d)
+	}
+}
+
+// checkEntry checks that an applied entry (one request) changed every
+// key at its one revision: otherwise its events could not all arrive in
+// one response. Each entry is reported once, at the first member that
+// applied it so.
+func (c *WatchGuarantees) checkEntry(e *sim.Event, d *etcdtrace.Apply) {
+	for i := range d.Changes {
+		if d.Changes[i].ModRev == d.Rev {
+			continue
+		}
+		if d.Index > c.splitIndex {
+			c.splitIndex = d.Index
+			c.offs.add(e.At, e.Seq, "Atomic: member %s applied entry %d as several revisions (%s at rev %d, the entry's revision %d): its events cannot arrive in one response",
+				d.Member, d.Index, changeText(&d.Changes[i]), d.Changes[i].ModRev, d.Rev)
+		}
+		return
 	}
 }
 

@@ -195,3 +195,24 @@ func TestKeyRange(t *testing.T) {
 		require.Equal(t, tc.want, tc.kr.contains(tc.key), "%q in %q", tc.key, tc.kr)
 	}
 }
+
+// TestWatchGuaranteesEntryAtOneRevision: an entry whose changes span
+// revisions (a txn applied as separate writes) is an Atomic offense, once,
+// and its changes still define their revisions, so that a watcher that got
+// them at those revisions is reported nowhere else.
+func TestWatchGuaranteesEntryAtOneRevision(t *testing.T) {
+	split := []step{
+		at(1, apply("m1", 1, 3, cput("a", "1", 2, 2, 1), cput("b", "1", 3, 3, 1))),
+		at(2, apply("m2", 1, 3, cput("a", "1", 2, 2, 1), cput("b", "1", 3, 3, 1))),
+		at(3, wopen(1, "a", "c", 2)),
+		at(4, wresp(1, 2, cput("a", "1", 2, 2, 1))),
+		at(5, wresp(1, 3, cput("b", "1", 3, 3, 1))),
+	}
+	r := feed(NewWatchGuarantees(), split...)
+	require.False(t, r.OK)
+	require.Len(t, r.Offenses, 1, r.String())
+	require.Equal(t, `Atomic: member m1 applied entry 1 as several revisions (put "a"="1"@2/2/1 at rev 2, the entry's revision 3): its events cannot arrive in one response`, r.Offenses[0].What)
+
+	r = feed(NewWatchGuarantees(), at(1, apply("m1", 1, 3, cput("a", "1", 3, 3, 1), cput("b", "1", 3, 3, 1))))
+	require.True(t, r.OK, r.String())
+}

@@ -36,7 +36,8 @@ type committedHistory struct {
 	maxRev int64                // highest revision any member reached
 	// compact is each member's latest compaction revision.
 	compact map[string]int64
-	known   int // revisions with changes
+	known   int      // revisions with changes
+	keys    []string // every key that ever changed, sorted
 }
 
 func newCommittedHistory() committedHistory {
@@ -52,20 +53,42 @@ func (h *committedHistory) apply(d *etcdtrace.Apply) {
 	if len(d.Changes) == 0 || d.Rev <= 0 {
 		return
 	}
-	if d.Rev >= int64(len(h.revs)) {
-		grown := make([][]etcdtrace.Change, max(2*int64(len(h.revs)), d.Rev+1, 64))
+	// An entry's changes share one revision, d.Rev; should they not (the
+	// watch-guarantees check reports it), each run of one revision is
+	// recorded at its own.
+	for i := 0; i < len(d.Changes); {
+		j := i + 1
+		for j < len(d.Changes) && d.Changes[j].ModRev == d.Changes[i].ModRev {
+			j++
+		}
+		h.record(d.Changes[i].ModRev, d.Changes[i:j])
+		i = j
+	}
+}
+
+// record defines revision r's changes, unless an earlier Apply did.
+func (h *committedHistory) record(r int64, cs []etcdtrace.Change) {
+	if r <= 0 {
+		return
+	}
+	if r >= int64(len(h.revs)) {
+		grown := make([][]etcdtrace.Change, max(2*int64(len(h.revs)), r+1, 64))
 		copy(grown, h.revs)
 		h.revs = grown
 	}
-	if h.revs[d.Rev] != nil {
+	if h.revs[r] != nil {
 		return
 	}
-	h.revs[d.Rev] = append([]etcdtrace.Change(nil), d.Changes...)
+	h.revs[r] = append([]etcdtrace.Change(nil), cs...)
 	h.known++
-	for i := range d.Changes {
-		k := d.Changes[i].Key
-		if l := h.byKey[k]; len(l) == 0 || l[len(l)-1] < d.Rev {
-			h.byKey[k] = append(l, d.Rev)
+	for i := range cs {
+		k := cs[i].Key
+		l, ok := h.byKey[k]
+		if !ok {
+			h.addKey(k)
+		}
+		if len(l) == 0 || l[len(l)-1] < r {
+			h.byKey[k] = append(l, r)
 		}
 	}
 }

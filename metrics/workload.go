@@ -64,7 +64,10 @@ func (m *Workload) Observe(e *sim.Event) {
 	}
 	switch d := e.Data.(type) {
 	case *etcdtrace.Call:
-		write := d.Kind != etcdtrace.OpGet
+		if d.Kind == etcdtrace.OpList || d.Rev != 0 {
+			return // a watcher's list, or a read at a past revision (which fails below a compaction by design), measures no availability
+		}
+		write := d.Kind.Writes()
 		m.calls[callKey{d.Client, d.Op}] = callInfo{at: e.At, write: write}
 		if write {
 			m.writes.attempted++

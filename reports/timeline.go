@@ -104,7 +104,7 @@ func (t *TimelineRecorder) Observe(e *sim.Event) {
 				closeIv(&t.leading[i], now, &t.tl.Members[i].Leader)
 			}
 		case *etcdtrace.Call:
-			if d.Kind != etcdtrace.OpGet {
+			if d.Kind.Writes() {
 				t.calls[writeKey{d.Client, d.Op}] = true
 			}
 		case *etcdtrace.Return:

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strings"
 	"time"
 
 	"github.com/kubesim/kubesim/scenarios/nemesis"
@@ -14,16 +15,19 @@ func Catalogue() []Spec {
 		{
 			Name:        "etcd-leader-crash",
 			Description: "the etcd leader crashes every 30 s and restarts 10 s later; a new leader takes over within the election timeout",
+			Topology:    CompactEvery(20 * time.Second),
 			Faults:      nemesis.Periodic(20*time.Second, 30*time.Second, sim.Fault{Kind: sim.FaultCrash, Targets: [][]string{{"etcd-leader"}}, For: 10 * time.Second}),
 		},
 		{
 			Name:        "etcd-leader-partition",
 			Description: "the etcd leader is cut off from everyone for 15 s, every 40 s: the majority elects a new leader, the old one steps down",
+			Topology:    CompactEvery(20 * time.Second),
 			Faults:      nemesis.Periodic(20*time.Second, 40*time.Second, sim.Fault{Kind: sim.FaultIsolate, Targets: [][]string{{"etcd-leader"}}, For: 15 * time.Second}),
 		},
 		{
 			Name:        "etcd-minority-partition",
 			Description: "a minority of members is partitioned from the rest (and from clients) for 20 s, every 40 s: the majority side keeps serving",
+			Topology:    CompactEvery(15 * time.Second),
 			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				minority, rest := nemesis.Split(c, (len(c.Members)-1)/2)
 				if len(minority) == 0 {
@@ -44,6 +48,7 @@ func Catalogue() []Spec {
 		{
 			Name:        "etcd-flaky-network",
 			Description: "every link loses 5%, duplicates 5% and reorders 10% of messages, with up to 10 ms extra delay, for most of the run",
+			Topology:    CompactEvery(20 * time.Second),
 			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return sim.Schedule{{At: 5 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"*"}}, For: end - 5*time.Second,
 					Loss: 0.05, Dup: 0.05, Reorder: 0.1, Delay: 10 * time.Millisecond}}
@@ -52,6 +57,7 @@ func Catalogue() []Spec {
 		{
 			Name:        "etcd-rolling-restart",
 			Description: "each member in turn is stopped for 10 s and restarted, 20 s apart, as in an upgrade",
+			Topology:    CompactEvery(30 * time.Second),
 			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				var s sim.Schedule
 				at := 15 * time.Second
@@ -65,11 +71,13 @@ func Catalogue() []Spec {
 		{
 			Name:        "etcd-pause",
 			Description: "the etcd leader freezes for 3 s (a GC pause or SIGSTOP, longer than the election timeout) every 20 s",
+			Topology:    CompactEvery(20 * time.Second),
 			Faults:      nemesis.Periodic(15*time.Second, 20*time.Second, sim.Fault{Kind: sim.FaultPause, Targets: [][]string{{"etcd-leader"}}, For: 3 * time.Second}),
 		},
 		{
 			Name:        "etcd-power-loss",
 			Description: "every member loses power at once every 15 s and comes back 5 s later: only what was fsynced survives",
+			Topology:    CompactEvery(15 * time.Second),
 			Faults:      nemesis.Periodic(10*time.Second, 15*time.Second, sim.Fault{Kind: sim.FaultCrash, Targets: [][]string{{"etcd"}}, For: 5 * time.Second}),
 		},
 		{
@@ -89,7 +97,79 @@ func Catalogue() []Spec {
 		{
 			Name:        "etcd-chaos",
 			Description: "a random schedule drawn from the seed: crashes, torn writes, partitions, one-way cuts, pauses, flaky links, drifting clocks and slow disks",
+			Topology:    CompactEvery(20 * time.Second),
 			Faults:      nemesis.ChaosSchedule,
+		},
+		{
+			Name: "etcd-compaction",
+			Description: "the compactor runs every 10 s (kube-apiserver's --etcd-compaction-interval set low, as an operator can) and the watchers lose the cluster for 20 to 30 s, every 40 s: " +
+				"their watches resume below the compact revision and are canceled with it, and they relist; historical reads below it fail as compacted, and every member applies every compaction",
+			Topology: CompactEvery(10 * time.Second),
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				var watchers []string
+				for _, h := range c.Clients {
+					if strings.HasPrefix(h, "watcher-") {
+						watchers = append(watchers, h)
+					}
+				}
+				return nemesis.Every(15*time.Second, 40*time.Second, end, rng, func(at time.Duration) sim.Fault {
+					d := 20*time.Second + time.Duration(rng.Int64N(int64(10*time.Second))).Truncate(time.Millisecond)
+					return sim.Fault{At: at, Kind: sim.FaultIsolate, Targets: [][]string{watchers}, For: d}
+				})
+			},
+		},
+		{
+			Name: "etcd-slow-disk",
+			Description: "a member's disk turns slow (every fsync takes 200 to 800 ms) for 15 s, every 25 s, and 5 s into it the other members lose it for 4 s; the second time it is the leader's, which the followers outrun: " +
+				"each client talks to one member only (as kubeadm's stacked control plane points each API server at its local member), so clients read linearizably through a member that applies behind the quorum's commits; each read waits until the member has applied its read index, so none is stale",
+			Topology: func(members int) Topology {
+				t := CompactEvery(20 * time.Second)(members)
+				t.Clients, t.Think, t.PinClients = 4, 60*time.Millisecond, true
+				return t
+			},
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				var s sim.Schedule
+				n := 0
+				for at := 10 * time.Second; at+15*time.Second <= end; at += 25*time.Second + time.Duration(rng.Int64N(int64(2*time.Second))).Truncate(time.Millisecond) {
+					n++
+					fsync := 200*time.Millisecond + time.Duration(rng.Int64N(int64(600*time.Millisecond))).Truncate(time.Millisecond)
+					if n == 2 {
+						s = append(s, sim.Fault{At: at, Kind: sim.FaultSlowDisk, Targets: [][]string{{"etcd-leader"}}, For: 15 * time.Second, Fsync: fsync})
+						continue
+					}
+					i := rng.IntN(len(c.Members))
+					m := c.Members[i]
+					others := append(append([]string(nil), c.Members[:i]...), c.Members[i+1:]...)
+					s = append(s, sim.Fault{At: at, Kind: sim.FaultSlowDisk, Targets: [][]string{{m}}, For: 15 * time.Second, Fsync: fsync})
+					if len(others) > 0 {
+						s = append(s, sim.Fault{At: at + 5*time.Second, Kind: sim.FaultPartition, Targets: [][]string{{m}, others}, For: 4 * time.Second})
+					}
+				}
+				return s
+			},
+		},
+		{
+			Name: "etcd-long-pause",
+			Description: "the etcd leader freezes for 5 to 15 s (a stop-the-world pause, a VM stall), every 35 s, far past its election timeout: the others elect a new leader, and the old one's connections from its peers stay broken until 0.5 to 1.5 s after it resumes, so it resumes believing it leads while its clients (each talks to one member only) keep calling it: " +
+				"it must commit nothing and serve no stale linearizable read until CheckQuorum makes it step down",
+			Topology: func(members int) Topology {
+				t := CompactEvery(20 * time.Second)(members)
+				t.PinClients = true
+				return t
+			},
+			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+				var s sim.Schedule
+				for at := 10 * time.Second; ; at += 35*time.Second + time.Duration(rng.Int64N(int64(3*time.Second))).Truncate(time.Millisecond) {
+					pause := 5*time.Second + time.Duration(rng.Int64N(int64(10*time.Second))).Truncate(time.Millisecond)
+					cut := pause + 500*time.Millisecond + time.Duration(rng.Int64N(int64(time.Second))).Truncate(time.Millisecond)
+					if at+cut > end {
+						return s
+					}
+					s = append(s,
+						sim.Fault{At: at, Kind: sim.FaultOneWay, Targets: [][]string{{"etcd-followers"}, {"etcd-leader"}}, For: cut},
+						sim.Fault{At: at, Kind: sim.FaultPause, Targets: [][]string{{"etcd-leader"}}, For: pause})
+				}
+			},
 		},
 	}
 	specs = append(specs, apiCatalogue()...)

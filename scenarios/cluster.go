@@ -19,9 +19,13 @@ const (
 
 // Topology sizes the etcd part of a world.
 type Topology struct {
-	Members    int // etcd members, 1 to 7
-	Clients    int // KV clients
-	Watchers   int // resuming watchers
+	Members  int // etcd members, 1 to 7
+	Clients  int // KV clients
+	Watchers int // resuming watchers
+	// Compaction is the compactor's interval, as kube-apiserver's
+	// --etcd-compaction-interval (5 min by default, longer than an etcd
+	// scenario: scenarios that must compact set it lower, as an operator
+	// can); 0 runs no compactor.
 	Compaction time.Duration
 	Think      time.Duration // mean pause between a client's operations
 	// SnapshotCount is applied entries between Raft snapshots.
@@ -29,6 +33,11 @@ type Topology struct {
 	// QuietAt, when set, is when the workload stops starting operations, so
 	// that the members can agree before the run ends.
 	QuietAt time.Duration
+	// PinClients gives each KV client one member only (client i member i,
+	// round the members), as kubeadm's stacked control plane points each
+	// kube-apiserver at its local etcd member: a client then keeps reading
+	// through its member however slow it is, instead of failing over.
+	PinClients bool
 }
 
 // DefaultTopology is the etcd cluster most scenarios run: three clients, two
@@ -36,6 +45,18 @@ type Topology struct {
 func DefaultTopology(members int) Topology {
 	return Topology{Members: members, Clients: 3, Watchers: 2, Compaction: 5 * time.Minute,
 		Think: 100 * time.Millisecond, SnapshotCount: 2000}
+}
+
+// CompactEvery is DefaultTopology with compaction every d, as an operator
+// sets --etcd-compaction-interval: a 2-minute run then compacts several
+// times, so that compacted reads and watches, and the compaction itself,
+// run.
+func CompactEvery(d time.Duration) func(members int) Topology {
+	return func(members int) Topology {
+		t := DefaultTopology(members)
+		t.Compaction = d
+		return t
+	}
 }
 
 // Cluster is a built etcd world: the hosts by role, and what tracks them.
@@ -94,7 +115,11 @@ func BuildCluster(w *sim.World, top Topology, abl ablation.Set) (*Cluster, error
 	}
 	for i := 1; i <= top.Clients; i++ {
 		name := fmt.Sprintf("client-%d", i)
-		if err := add(name, kvload.BootClient(kvload.ClientConfig{Name: name, Endpoints: rotate(i - 1), Think: top.Think, Until: top.QuietAt})); err != nil {
+		eps := rotate(i - 1)
+		if top.PinClients {
+			eps = eps[:1]
+		}
+		if err := add(name, kvload.BootClient(kvload.ClientConfig{Name: name, Endpoints: eps, Think: top.Think, Until: top.QuietAt})); err != nil {
 			return nil, err
 		}
 	}
@@ -118,7 +143,8 @@ func BuildCluster(w *sim.World, top Topology, abl ablation.Set) (*Cluster, error
 
 // resolveGroups knows "etcd" (every member), "etcd-minority" (the largest
 // group that is not a quorum: the first (N-1)/2 members), "etcd-majority"
-// (the rest: a quorum) and "etcd-quorum" (the first N/2+1 members).
+// (the rest: a quorum), "etcd-quorum" (the first N/2+1 members) and
+// "etcd-followers" (every member but the leader).
 func (c *Cluster) resolveGroups(name string) ([]sim.HostID, bool) {
 	n := len(c.Members)
 	var names []string
@@ -131,6 +157,13 @@ func (c *Cluster) resolveGroups(name string) ([]sim.HostID, bool) {
 		names = c.Members[(n-1)/2:]
 	case "etcd-quorum":
 		names = c.Members[:n/2+1]
+	case "etcd-followers":
+		leader, _ := c.Leader.Leader()
+		for _, m := range c.Members {
+			if m != leader {
+				names = append(names, m)
+			}
+		}
 	default:
 		return nil, false
 	}

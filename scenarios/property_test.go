@@ -27,13 +27,18 @@ func memberNames(n int) []string {
 }
 
 // hostNames lists the hosts of a default etcd-chaos world with n members
-// and c clients: members, clients, two watchers and the compactor.
-func hostNames(n, c int) []string {
+// and c clients: members, clients, two watchers and, unless compaction is
+// off, the compactor.
+func hostNames(n, c int, compactor bool) []string {
 	out := memberNames(n)
 	for i := 1; i <= c; i++ {
 		out = append(out, fmt.Sprintf("client-%d", i))
 	}
-	return append(out, "watcher-1", "watcher-2", "compactor")
+	out = append(out, "watcher-1", "watcher-2")
+	if compactor {
+		out = append(out, "compactor")
+	}
+	return out
 }
 
 // genSubset draws a non-empty subset of names.
@@ -66,6 +71,16 @@ func genFault(t *rapid.T, members, hosts []string) sim.Fault {
 	switch kind := rapid.SampledFrom([]sim.FaultKind{sim.FaultCrash, sim.FaultTorn, sim.FaultPause,
 		sim.FaultPartition, sim.FaultOneWay, sim.FaultIsolate, sim.FaultFlaky,
 		sim.FaultClockDrift, sim.FaultClockJump, sim.FaultSlowDisk}).Draw(t, "kind"); kind {
+	case sim.FaultOneWay:
+		// Sometimes from the followers to the leader (as its peers lose
+		// their connections to it): it still reaches everyone and
+		// believes it leads.
+		if rapid.Bool().Draw(t, "cut leader") {
+			f.Kind, f.Targets = kind, [][]string{{"etcd-followers"}, {"etcd-leader"}}
+			break
+		}
+		from, to := genSides(t, hosts)
+		f.Kind, f.Targets = kind, [][]string{from, to}
 	case sim.FaultPartition:
 		// Any shape: each host lands in one of two to four groups.
 		n := rapid.IntRange(2, 4).Draw(t, "groups")
@@ -83,9 +98,6 @@ func genFault(t *rapid.T, members, hosts []string) sim.Fault {
 		if len(f.Targets) < 2 {
 			f.Kind, f.Targets = sim.FaultIsolate, [][]string{{members[0]}}
 		}
-	case sim.FaultOneWay:
-		from, to := genSides(t, hosts)
-		f.Kind, f.Targets = kind, [][]string{from, to}
 	case sim.FaultFlaky:
 		f.Kind, f.Targets = kind, [][]string{genSubset(t, hosts, "flaky")}
 		f.Loss = float64(rapid.IntRange(0, 50).Draw(t, "loss")) / 100
@@ -95,6 +107,14 @@ func genFault(t *rapid.T, members, hosts []string) sim.Fault {
 	case sim.FaultClockDrift, sim.FaultClockJump, sim.FaultSlowDisk:
 		f.Kind, f.Targets = kind, [][]string{genSubset(t, members, "targets")}
 		genClockOrDisk(t, &f, 0.5, 2)
+	case sim.FaultPause:
+		// Sometimes the leader, whoever it is then, and for up to 15 s:
+		// far past its election timeout.
+		f.Kind, f.Targets = kind, [][]string{genSubset(t, members, "targets")}
+		if rapid.Bool().Draw(t, "pause leader") {
+			f.Targets = [][]string{{"etcd-leader"}}
+			f.For = min(f.For, time.Duration(rapid.IntRange(1, 15).Draw(t, "pause_s"))*time.Second)
+		}
 	default:
 		f.Kind, f.Targets = kind, [][]string{genSubset(t, members, "targets")}
 	}
@@ -120,9 +140,12 @@ func genClockOrDisk(t *rapid.T, f *sim.Fault, lo, hi float64) {
 }
 
 // TestPropertyChaos generates fault schedules (crashes, torn writes,
-// pauses, partitions of any shape, one-way cuts, isolation, bursts of loss,
-// duplication and delay, clocks drifting or stepping, slow disks) together
-// with workloads, runs the world and
+// pauses, of the leader too and far past its election timeout, partitions
+// of any shape, one-way cuts, from the followers to the leader too,
+// isolation, bursts of loss, duplication and delay, clocks drifting or
+// stepping, slow disks) together with workloads (clients, their pace,
+// whether each talks to one member only, the compaction interval), runs
+// the world and
 // asserts every check. On a failure rapid shrinks the schedule, and the
 // message prints the minimal one in the schedule text form, ready for the
 // corpus. rapid keeps the failing case under testdata/rapid/ and replays it
@@ -137,20 +160,23 @@ func TestPropertyChaos(t *testing.T) {
 		members := rapid.IntRange(1, 5).Draw(t, "members")
 		clients := rapid.IntRange(1, 4).Draw(t, "clients")
 		think := time.Duration(rapid.IntRange(10, 300).Draw(t, "think_ms")) * time.Millisecond
+		// Compaction off, or often enough to happen in the run.
+		compaction := rapid.SampledFrom([]time.Duration{-1, 5 * time.Second, 10 * time.Second, 20 * time.Second}).Draw(t, "compaction")
+		pin := rapid.Bool().Draw(t, "pin clients")
 		seed := rapid.Uint64Range(1, 1<<20).Draw(t, "seed")
-		names, hosts := memberNames(members), hostNames(members, clients)
+		names, hosts := memberNames(members), hostNames(members, clients, compaction > 0)
 		schedule := sim.Schedule(rapid.SliceOfN(rapid.Custom(func(t *rapid.T) sim.Fault {
 			return genFault(t, names, hosts)
 		}), 0, 8).Draw(t, "schedule"))
 		opts := scenarios.Options{Scenario: "etcd-chaos", Members: members, Seed: seed, Duration: propertyRun,
-			Schedule: schedule, Clients: clients, Think: think}
+			Schedule: schedule, Clients: clients, Think: think, Compaction: compaction, PinClients: pin}
 		res, err := scenarios.Run(opts)
 		if err != nil {
 			t.Fatalf("run: %v", err)
 		}
 		if !res.OK {
-			t.Fatalf("%s\nschedule (for a corpus entry's \"schedule\" field, or kubesim run --schedule FILE):\n%s\nclients %d, think %v",
-				scenarios.FailureReport(res, opts, scenarios.Artifacts{}), schedule.String(), clients, think)
+			t.Fatalf("%s\nschedule (for a corpus entry's \"schedule\" field, or kubesim run --schedule FILE):\n%s\nclients %d, think %v, compaction %v, pinned clients %v",
+				scenarios.FailureReport(res, opts, scenarios.Artifacts{}), schedule.String(), clients, think, compaction, pin)
 		}
 	})
 }

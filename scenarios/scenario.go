@@ -103,6 +103,13 @@ type Options struct {
 	// clients and their mean pause between operations.
 	Clients int
 	Think   time.Duration
+	// Compaction, when set, overrides the interval of the etcd scenarios'
+	// compactor (kube-apiserver's --etcd-compaction-interval, which an
+	// operator sets); negative turns compaction off.
+	Compaction time.Duration
+	// PinClients, when set, gives each KV client one member only
+	// (Topology.PinClients).
+	PinClients bool
 	// Trace and Timeline, when set, receive the trace as JSONL and as text.
 	Trace, Timeline io.Writer
 }
@@ -211,8 +218,8 @@ func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
 	}
 	w := sim.NewWorld(opts.Seed)
 	top := spec.Topology(opts.Members)
-	if spec.Layer() != "etcd" && (opts.Clients != 0 || opts.Think != 0) {
-		return nil, fmt.Errorf("clients and think size the KV workload of etcd scenarios; %s has none", spec.Name)
+	if spec.Layer() != "etcd" && (opts.Clients != 0 || opts.Think != 0 || opts.Compaction != 0 || opts.PinClients) {
+		return nil, fmt.Errorf("clients, think and the compaction interval shape the KV workload of etcd scenarios; %s has none", spec.Name)
 	}
 	if opts.Clients > 0 {
 		top.Clients = opts.Clients
@@ -220,6 +227,10 @@ func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
 	if opts.Think > 0 {
 		top.Think = opts.Think
 	}
+	if opts.Compaction != 0 {
+		top.Compaction = max(opts.Compaction, 0)
+	}
+	top.PinClients = top.PinClients || opts.PinClients
 	if top.QuietAt == 0 {
 		top.QuietAt = d - QuietWindow
 	}

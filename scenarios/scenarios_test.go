@@ -97,5 +97,5 @@ func TestBadOptions(t *testing.T) {
 // are refused for an API scenario, whose only etcd client is the API server.
 func TestAPIScenariosRejectKVClients(t *testing.T) {
 	_, err := scenarios.Run(scenarios.Options{Scenario: "api-chaos", Members: 3, Seed: 1, Clients: 2})
-	require.ErrorContains(t, err, "clients and think size the KV workload of etcd scenarios; api-chaos has none")
+	require.ErrorContains(t, err, "clients, think and the compaction interval shape the KV workload of etcd scenarios; api-chaos has none")
 }

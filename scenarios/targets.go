@@ -31,5 +31,6 @@ func TargetNames() []TargetName {
 		{"controller-managers", "stack", "every controller manager"},
 		{"scheduler-leader", "stack", "the scheduler that leads when the fault fires (nobody if none does)"},
 		{"controller-manager-leader", "stack", "the controller manager that leads when the fault fires (nobody if none does)"},
+		{"etcd-followers", "etcd", "every member but the leader when the fault fires (every member if none leads)"},
 	}
 }

@@ -13,9 +13,12 @@ import (
 	"github.com/kubesim/kubesim/sim"
 )
 
-// TestAckBeforeFsync checks, on the trace, when the leader sends the
-// appends of a new proposal: after its fsync normally, at the very instant
-// the request arrives with the ablation.
+// TestAckBeforeFsync checks, on the trace, when the members send what a
+// new proposal causes. The leader sends its appends the instant the
+// request arrives, before its own fsync, in both cases (etcd's leader
+// writes its log in parallel with replicating it). A follower acknowledges
+// an append after its fsync normally, and the instant the append arrives
+// with the ablation.
 func TestAckBeforeFsync(t *testing.T) {
 	for _, ablate := range []bool{false, true} {
 		t.Run(fmt.Sprintf("AckBeforeFsync=%v", ablate), func(t *testing.T) {
@@ -24,31 +27,44 @@ func TestAckBeforeFsync(t *testing.T) {
 			lead := cl.waitLeader(5 * time.Second)
 			c := cl.addClient("client", lead)
 			leader := cl.members[lead].ID()
-			var arrivals []sim.Time
-			sends := map[sim.Time]int{}
+			arrivals := 0
+			inRequest := false // the leader's events since a request arrived
+			appends := map[uint64]bool{}
+			answering := map[sim.HostID]sim.Time{} // a follower's instant, when its last event is an append's arrival
+			early, total := 0, 0
 			cl.w.Subscribe(func(e *sim.Event) {
+				if e.Host == leader && e.Kind != sim.KindSend {
+					inRequest = e.Kind == sim.KindDeliver && e.Port == ClientPort
+				}
+				if e.Host != leader && e.Kind != sim.KindSend {
+					answering[e.Host] = -1
+					if e.Kind == sim.KindDeliver && appends[e.ID] {
+						answering[e.Host] = e.At
+					}
+				}
 				switch {
 				case e.Kind == sim.KindDeliver && e.Host == leader && e.Port == ClientPort:
-					arrivals = append(arrivals, e.At)
-				case e.Kind == sim.KindSend && e.Host == leader && e.Port == PeerPort:
-					sends[e.At]++
+					arrivals++
+				case e.Kind == sim.KindSend && e.Host == leader && e.Port == PeerPort && inRequest:
+					appends[e.ID] = true
+				case e.Kind == sim.KindDeliver && e.Port == PeerPort && appends[e.ID]:
+					total++
+				case e.Kind == sim.KindSend && e.Host != leader && e.Port == PeerPort && answering[e.Host] == e.At:
+					early++
+					answering[e.Host] = -1
 				}
 			})
 			for i := 0; i < 5; i++ {
 				_, err := cl.put(c, "k", fmt.Sprint(i))
 				require.NoError(t, err)
 			}
-			require.Len(t, arrivals, 5)
-			early := 0
-			for _, at := range arrivals {
-				if sends[at] > 0 {
-					early++
-				}
-			}
+			require.Equal(t, 5, arrivals)
+			require.Len(t, appends, 10, "the leader sends each proposal's appends at once, to both followers")
+			require.Equal(t, 10, total)
 			if ablate {
-				require.Equal(t, 5, early, "appends leave before the entry is durable")
+				require.Equal(t, 10, early, "acknowledgements leave before the entry is durable")
 			} else {
-				require.Zero(t, early, "appends wait for the leader's fsync")
+				require.Zero(t, early, "acknowledgements wait for the follower's fsync")
 			}
 		})
 	}

@@ -14,10 +14,15 @@
 // the same entries.
 //
 // The Ready loop follows nodes/raft's persistence contract: one Ready at a
-// time; its snapshot, entries and HardState are written to the disk and
-// synced, and only then are its messages sent, its committed entries applied,
-// its read states served and Advance called. The raft-ack-before-fsync
-// ablation sends the messages before the sync instead.
+// time; its read states go to the waiting reads at once (as etcd's raftNode
+// hands them to the linearizable read loop before saving); its snapshot,
+// entries and HardState are written to the disk and synced, and only then
+// are its messages sent, its committed entries applied, the reads whose
+// index is applied served, and Advance called. A leader sends its messages
+// (appends, heartbeats) before the sync, as etcd's leader replicates while
+// it writes its own log (the core counts the leader's entries towards a
+// quorum only once durable); the raft-ack-before-fsync ablation makes
+// every member send before the sync.
 //
 // Every SnapshotCount applied entries the member takes a Raft snapshot
 // (Compact) and rewrites its WAL, so memory and disk stay bounded.

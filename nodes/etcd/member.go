@@ -145,9 +145,26 @@ func (m *member) afterInput() {
 func (m *member) maybeReady() {
 	for !m.inFlight && m.node.HasReady() {
 		rd := m.node.Ready()
+		if len(rd.ReadStates) > 0 {
+			// etcd hands a Ready's read states to its linearizable read
+			// loop at once, before the Ready's entries are saved and
+			// applied (server/etcdserver/raft.go, raftNode.start, sends
+			// them on readStateC first); each read then waits until the
+			// member has applied up to its index.
+			m.handleReadStates(rd.ReadStates)
+			m.serveReads()
+		}
+		// A leader sends its appends and heartbeats while it writes its
+		// own log, as etcd's raftNode does (server/etcdserver/raft.go:
+		// "the leader can write to its disk in parallel with replicating
+		// to the followers", raft thesis §10.2.1): the core counts the
+		// leader's own entries towards a quorum only once they are
+		// durable. Everyone else acknowledges only what is durable.
+		early := m.node.Role() == raft.Leader || m.cfg.Ablations.Has(ablation.AckBeforeFsync)
 		wrote := m.persist(&rd)
-		if m.cfg.Ablations.Has(ablation.AckBeforeFsync) {
-			m.sendMessages(rd.Messages) // ablation: acknowledge before fsync
+		if early {
+			m.sendMessages(rd.Messages) // the ablation: everyone acknowledges before fsync
+			rd.Messages = nil
 		}
 		if !wrote {
 			m.finishReady(rd)
@@ -170,19 +187,17 @@ func (m *member) synced() {
 }
 
 // finishReady is the second half of a Ready, once it is durable: send its
-// messages, install its snapshot, apply its committed entries, serve reads
-// and acknowledge it.
+// messages (unless they went before the fsync), install its snapshot, apply
+// its committed entries, serve the reads whose index is now applied and
+// acknowledge it.
 func (m *member) finishReady(rd raft.Ready) {
-	if !m.cfg.Ablations.Has(ablation.AckBeforeFsync) {
-		m.sendMessages(rd.Messages)
-	}
+	m.sendMessages(rd.Messages)
 	if rd.Snapshot != nil {
 		m.installSnapshot(rd.Snapshot)
 	}
 	for i := range rd.CommittedEntries {
 		m.applyEntry(&rd.CommittedEntries[i])
 	}
-	m.handleReadStates(rd.ReadStates)
 	m.node.Advance(rd)
 	m.serveReads()
 	m.maybeSnapshot()

@@ -148,7 +148,9 @@ func (m *member) handleReadStates(rs []raft.ReadState) {
 	}
 }
 
-// serveReads answers the reads whose read index has been applied.
+// serveReads answers the reads whose read index has been applied, as
+// etcd's linearizableReadLoop waits on applyWait for the confirmed index
+// (server/etcdserver/v3_server.go).
 func (m *member) serveReads() {
 	kept := m.reads[:0]
 	for _, pr := range m.reads {

@@ -123,3 +123,31 @@ func TestAblationSkipEmptyEntryAloneIsSafe(t *testing.T) {
 	require.NotEmpty(t, violations, "both switches together are Figure 8's bug")
 	assert.Contains(t, strings.Join(violations, "\n"), "state machine safety")
 }
+
+// TestLeaseReadsAblation: an isolated leader cannot answer a read index
+// (no quorum confirms it still leads), while the others elect a new leader
+// and commit; with raft-lease-reads it answers at once from its stale
+// commit index, below what the new leader has committed.
+func TestLeaseReadsAblation(t *testing.T) {
+	for _, ablate := range []bool{false, true} {
+		nw := newNetwork(t, 3, 1, func(c *Config) { c.Ablations = ablation.When(ablate, ablation.LeaseReads) })
+		nw.campaign(1)
+		require.NoError(t, nw.propose(1, "a"))
+		nw.stabilize()
+		stale := nw.node(1).log.committed
+		nw.isolate(1)
+		nw.campaign(2)
+		require.Equal(t, Leader, nw.node(2).role)
+		require.NoError(t, nw.propose(2, "b"))
+		nw.stabilize()
+		require.Greater(t, nw.node(2).log.committed, stale)
+		require.Equal(t, Leader, nw.node(1).role, "the isolated leader still believes it leads")
+		nw.node(1).ReadIndex([]byte("r"))
+		nw.stabilize()
+		if ablate {
+			assert.Equal(t, []ReadState{{Index: stale, Ctx: []byte("r")}}, nw.peer(1).reads, "ablated: a stale read index")
+		} else {
+			assert.Empty(t, nw.peer(1).reads, "no quorum, no answer")
+		}
+	}
+}

@@ -47,7 +47,8 @@ type Config struct {
 	// Rand randomizes election timeouts. Required.
 	Rand Rand
 	// Ablations are the run's ablation switches; Raft asks for
-	// ablation.CommitOldTerm and ablation.SkipEmptyEntry. They break the
+	// ablation.CommitOldTerm, ablation.SkipEmptyEntry and
+	// ablation.LeaseReads. They break the
 	// protocol on purpose, so that the safety checkers prove they catch
 	// it, and are off outside ablation runs.
 	Ablations ablation.Set

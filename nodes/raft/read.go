@@ -1,6 +1,10 @@
 package raft
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/kubesim/kubesim/ablation"
+)
 
 // readRequest is one ReadIndex request on the leader (thesis §6.4): the
 // commit index when it arrived, who asked, and which peers have since
@@ -35,6 +39,17 @@ func (n *Node) handleReadIndex(from uint64, ctx []byte) {
 	n.startRead(req)
 }
 
+// leaseRead answers a read at once when the raft-lease-reads ablation is
+// on, as raft's ReadOnlyLeaseBased does, and reports whether it did.
+func (n *Node) leaseRead(req *readRequest) bool {
+	if !n.cfg.Ablations.Has(ablation.LeaseReads) {
+		return false
+	}
+	req.index = n.log.committed
+	n.respondRead(req) // ablation: no heartbeat round confirms the leadership
+	return true
+}
+
 func (n *Node) committedInTerm() bool {
 	t, ok := n.log.term(n.log.committed)
 	return ok && t == n.term
@@ -42,6 +57,9 @@ func (n *Node) committedInTerm() bool {
 
 // startRead records the read index and starts a heartbeat round for it.
 func (n *Node) startRead(req readRequest) {
+	if n.leaseRead(&req) {
+		return
+	}
 	req.index = n.log.committed
 	if len(n.peers) == 1 {
 		n.respondRead(&req)

@@ -141,7 +141,7 @@ func (f *figure8) observe(e *sim.Event) {
 	case sim.KindNode:
 		if call, ok := e.Data.(*etcdtrace.Call); ok {
 			if wi := slices.Index(f.writerHosts, e.Host); wi >= 0 {
-				f.writing[wi] = call.Kind != etcdtrace.OpGet
+				f.writing[wi] = call.Kind.Writes()
 			}
 		}
 		if st, ok := e.Data.(*etcdtrace.RaftState); ok {

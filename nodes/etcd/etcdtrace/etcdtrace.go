@@ -87,11 +87,82 @@ type OpKind string
 
 // The KV operations a client records.
 const (
-	OpGet    OpKind = "get"    // linearizable Range of one key
+	// OpGet is a Range of one key (End empty) or of [Key, End), at the
+	// current revision (Rev 0: linearizable) or at the past revision Rev
+	// (a historical read).
+	OpGet    OpKind = "get"
 	OpPut    OpKind = "put"    // Put of a unique value
 	OpCAS    OpKind = "cas"    // Txn: if value(key) == Expect then Put(Value); ExpectAbsent compares version == 0 instead
 	OpDelete OpKind = "delete" // DeleteRange of one key
+	// OpTxn is a multi-op Txn: if every compare of Compares holds, the ops
+	// of Ops not marked Else run, else those marked Else, all at one
+	// revision (puts of unique values, deletes and range reads).
+	OpTxn OpKind = "txn"
+	// OpList is a watcher's linearizable Range of its whole key range, to
+	// (re)start its watch after it: the historical-reads check judges its
+	// answer; linearizability leaves it out, because it spans every key.
+	OpList OpKind = "list"
 )
+
+// Writes reports whether an operation of this kind asks to write: every
+// kind but get and list (a txn or a cas counts as a write even when its
+// compares send it down a branch without one).
+func (k OpKind) Writes() bool { return k != OpGet && k != OpList }
+
+// The targets of a Compare.
+const (
+	CmpValue   = "value"   // the key's value equals Value
+	CmpVersion = "version" // the key's version equals Version (0: absent)
+	CmpMod     = "mod"     // the key's mod revision equals ModRev (0: absent)
+)
+
+// Compare is one compare of an OpTxn call, always an equality, on a key's
+// value, version or mod revision (as etcd's Compare with result EQUAL).
+// Its text form is `if "key".mod=12`.
+//
+//trace:item
+type Compare struct {
+	Key     string `json:"key" trace:"if ,quote"`
+	Target  string `json:"target" trace:"."` // CmpValue, CmpVersion or CmpMod
+	Value   string `json:"value,omitempty" trace:"=,quote,cut=MaxTextValue,if=Target==CmpValue"`
+	Version int64  `json:"version,omitempty" trace:"=,if=Target==CmpVersion"`
+	ModRev  int64  `json:"mod_rev,omitempty" trace:"=,if=Target==CmpMod"`
+}
+
+// The types of a TxnOp.
+const (
+	TxnPut    = "put"    // put Key=Value
+	TxnDelete = "delete" // delete Key
+	TxnRange  = "range"  // read Key, or [Key, End)
+)
+
+// TxnOp is one operation of an OpTxn call: a put of a unique value, a
+// delete of one key, or a read of one key or of [Key, End). Else marks an
+// operation of the failure branch. Its text form is `put "k1"="v"`,
+// `range "k0".."k2"` or, in the failure branch, `else:range "k0"`.
+//
+//trace:item
+type TxnOp struct {
+	Else  bool   `json:"else,omitempty" trace:"else:,flag"`
+	Type  string `json:"type" trace:""` // TxnPut, TxnDelete or TxnRange
+	Key   string `json:"key" trace:" ,quote"`
+	End   string `json:"end,omitempty" trace:"..,quote,omitempty"`
+	Value string `json:"value,omitempty" trace:"=,quote,cut=MaxTextValue,if=Type==TxnPut"`
+}
+
+// ReadKV is one key a read answered: for a txn, Op is the position of the
+// range operation in the branch that ran (0 for a plain range read). Its
+// text form is `#1"k1"="v"@12/3/2` (mod/create/version).
+//
+//trace:item
+type ReadKV struct {
+	Op        int    `json:"op,omitempty" trace:"#"`
+	Key       string `json:"key" trace:",quote"`
+	Value     string `json:"value,omitempty" trace:"=,quote,cut=MaxTextValue"`
+	ModRev    int64  `json:"mod_rev" trace:"@"`
+	CreateRev int64  `json:"create_rev" trace:"/"`
+	Version   int64  `json:"version" trace:"/"`
+}
 
 // Call is emitted when a client invokes an operation. Op identifies the
 // call; its Return carries the same Client and Op.
@@ -102,9 +173,14 @@ type Call struct {
 	Op           uint64 `json:"op" trace:"op"`
 	Kind         OpKind `json:"kind" trace:"kind"`
 	Key          string `json:"key" trace:"key"`
+	End          string `json:"end,omitempty" trace:"end,omitempty"` // get, list: the range end ("" reads Key alone)
+	Rev          int64  `json:"rev,omitempty" trace:"at,omitempty"`  // get: the revision to read at (0: the current one)
 	Value        string `json:"value,omitempty" trace:"value,omitempty"`
 	Expect       string `json:"expect,omitempty" trace:"expect,if=Kind==OpCAS,if=!ExpectAbsent"`
 	ExpectAbsent bool   `json:"expect_absent,omitempty" trace:"expect=absent,flag,if=Kind==OpCAS"`
+	// Compares and Ops are a txn's (OpTxn).
+	Compares []Compare `json:"compares,omitempty" trace:""`
+	Ops      []TxnOp   `json:"ops,omitempty" trace:""`
 }
 
 // Outcome says how a call ended.
@@ -129,13 +205,18 @@ type Return struct {
 	Client    string  `json:"client" trace:"client"`
 	Op        uint64  `json:"op" trace:"op"`
 	Outcome   Outcome `json:"outcome" trace:"outcome"`
-	Found     bool    `json:"found,omitempty" trace:"-"`                            // get: the key existed
-	Value     string  `json:"value,omitempty" trace:"value,if=Found"`               // get: its value
-	Version   int64   `json:"version,omitempty" trace:"version,if=Found,omitempty"` // get: its version (puts since creation); 0 when not recorded
-	Succeeded bool    `json:"succeeded,omitempty" trace:"succeeded,flag"`           // cas: the compare held; delete: a key was deleted
-	Rev       int64   `json:"rev,omitempty" trace:"rev,omitempty"`                  // header revision of the answer
-	Member    string  `json:"member,omitempty" trace:"member,omitempty"`            // which member answered
+	Found     bool    `json:"found,omitempty" trace:"-"`                              // get: the key existed
+	Value     string  `json:"value,omitempty" trace:"value,if=Found"`                 // get: its value
+	Version   int64   `json:"version,omitempty" trace:"version,if=Found,omitempty"`   // get: its version (puts since creation); 0 when not recorded
+	ModRev    int64   `json:"mod_rev,omitempty" trace:"mod,if=Found,omitempty"`       // get: its mod revision; 0 when not recorded
+	CreateRev int64   `json:"create_rev,omitempty" trace:"create,if=Found,omitempty"` // get: its create revision; 0 when not recorded
+	Succeeded bool    `json:"succeeded,omitempty" trace:"succeeded,flag"`             // cas, txn: the compares held; delete: a key was deleted
+	Rev       int64   `json:"rev,omitempty" trace:"rev,omitempty"`                    // header revision of the answer
+	Member    string  `json:"member,omitempty" trace:"member,omitempty"`              // which member answered
 	Err       string  `json:"err,omitempty" trace:"err,omitempty"`
+	// KVs are what a range get, a list or a txn's range operations read,
+	// in key order (a txn's grouped by operation).
+	KVs []ReadKV `json:"kvs,omitempty" trace:""`
 }
 
 // WatchOpen is emitted when a watcher asks a member for a watch on

@@ -37,12 +37,27 @@ func (e *KVHash) AppendText(b []byte) []byte {
 	return sim.Text(b).Str("member", e.Member).Uint("applied", e.Applied).Int("rev", e.Rev).Int("compact", e.CompactRev).Hex("hash", e.Hash)
 }
 
+// AppendText appends the text form of a Compare, as the events that hold it print it.
+func (e *Compare) AppendText(b []byte) []byte {
+	return sim.Text(b).PutQuoted("if ", e.Key).Put(".", e.Target).PutQuotedCutIf(e.Target == CmpValue, "=", e.Value, MaxTextValue).PutIntIf(e.Target == CmpVersion, "=", e.Version).PutIntIf(e.Target == CmpMod, "=", e.ModRev)
+}
+
+// AppendText appends the text form of a TxnOp, as the events that hold it print it.
+func (e *TxnOp) AppendText(b []byte) []byte {
+	return sim.Text(b).PutFlag("else:", e.Else).Put("", e.Type).PutQuoted(" ", e.Key).PutQuotedIf(e.End != "", "..", e.End).PutQuotedCutIf(e.Type == TxnPut, "=", e.Value, MaxTextValue)
+}
+
+// AppendText appends the text form of a ReadKV, as the events that hold it print it.
+func (e *ReadKV) AppendText(b []byte) []byte {
+	return sim.Text(b).PutInt("#", int64(e.Op)).PutQuoted("", e.Key).PutQuotedCut("=", e.Value, MaxTextValue).PutInt("@", e.ModRev).PutInt("/", e.CreateRev).PutInt("/", e.Version)
+}
+
 // TraceKind implements sim.Data.
 func (e *Call) TraceKind() string { return KindCall }
 
 // AppendText implements sim.Data.
 func (e *Call) AppendText(b []byte) []byte {
-	return sim.Text(b).Str("client", e.Client).Uint("op", e.Op).Str("kind", string(e.Kind)).Str("key", e.Key).StrOpt("value", e.Value).StrIf(e.Kind == OpCAS && !e.ExpectAbsent, "expect", e.Expect).Flag("expect=absent", e.Kind == OpCAS && e.ExpectAbsent).Trimmed()
+	return sim.Text(b).Str("client", e.Client).Uint("op", e.Op).Str("kind", string(e.Kind)).Str("key", e.Key).StrOpt("end", e.End).IntOpt("at", e.Rev).StrOpt("value", e.Value).StrIf(e.Kind == OpCAS && !e.ExpectAbsent, "expect", e.Expect).Flag("expect=absent", e.Kind == OpCAS && e.ExpectAbsent).Items(len(e.Compares), func(t sim.Text, i int) sim.Text { return e.Compares[i].AppendText(t) }).Items(len(e.Ops), func(t sim.Text, i int) sim.Text { return e.Ops[i].AppendText(t) }).Trimmed()
 }
 
 // TraceKind implements sim.Data.
@@ -50,7 +65,7 @@ func (e *Return) TraceKind() string { return KindReturn }
 
 // AppendText implements sim.Data.
 func (e *Return) AppendText(b []byte) []byte {
-	return sim.Text(b).Str("client", e.Client).Uint("op", e.Op).Str("outcome", string(e.Outcome)).StrIf(e.Found, "value", e.Value).IntIf(e.Found && e.Version != 0, "version", e.Version).Flag("succeeded", e.Succeeded).IntOpt("rev", e.Rev).StrOpt("member", e.Member).StrOpt("err", e.Err).Trimmed()
+	return sim.Text(b).Str("client", e.Client).Uint("op", e.Op).Str("outcome", string(e.Outcome)).StrIf(e.Found, "value", e.Value).IntIf(e.Found && e.Version != 0, "version", e.Version).IntIf(e.Found && e.ModRev != 0, "mod", e.ModRev).IntIf(e.Found && e.CreateRev != 0, "create", e.CreateRev).Flag("succeeded", e.Succeeded).IntOpt("rev", e.Rev).StrOpt("member", e.Member).StrOpt("err", e.Err).Items(len(e.KVs), func(t sim.Text, i int) sim.Text { return e.KVs[i].AppendText(t) }).Trimmed()
 }
 
 // TraceKind implements sim.Data.

@@ -35,22 +35,52 @@ type ClientConfig struct {
 	Until time.Duration
 }
 
-// known is what a client last learned about a key's value.
+// known is what a client last learned about a key: its value and mod
+// revision, or that it was absent. Only linearizable answers teach it, so
+// that every compare the client makes rests on an answer the
+// linearizability check knows.
 type known struct {
 	value  string
+	mod    int64
 	absent bool
 }
 
-// kvClient runs one operation at a time: 40% get (linearizable), 30% put of
-// a unique value, 20% compare-and-swap, 10% delete.
+// The operation mix, in percent (after etcd's robustness traffic: gets,
+// ranges and stale reads, puts, deletes, compare-and-sets, multi-op txns).
+var opMix = []struct {
+	pct  int
+	kind opChoice
+}{
+	{25, chooseGet}, {5, chooseRange}, {8, chooseHistorical},
+	{25, choosePut}, {12, chooseCAS}, {8, chooseDelete}, {17, chooseTxn},
+}
+
+type opChoice uint8
+
+const (
+	chooseGet opChoice = iota
+	chooseRange
+	chooseHistorical
+	choosePut
+	chooseCAS
+	chooseDelete
+	chooseTxn
+)
+
+// kvClient runs one operation at a time (opMix): linearizable gets of a
+// key and range reads of a group of keys, historical reads at a revision
+// it saw, puts of unique values, deletes, compare-and-swaps on a value,
+// and multi-op txns within a group of keys.
 type kvClient struct {
 	h     *sim.Host
 	cfg   ClientConfig
 	name  string
 	c     *etcd.Client
 	rand  *sim.Stream
+	ks    keyspace
 	op    uint64
 	known map[string]known
+	seen  revisions
 }
 
 // BootClient returns the Boot function of a KV client host.
@@ -67,6 +97,7 @@ func BootClient(cfg ClientConfig) func(h *sim.Host) {
 			cfg:   cfg,
 			name:  traceName(h, cfg.Name),
 			rand:  h.Rand("kv-ops"),
+			ks:    newKeyspace(cfg.Keys),
 			known: make(map[string]known),
 		}
 		k.c = etcd.NewClient(h, etcd.ClientConfig{Name: k.name, Endpoints: cfg.Endpoints, RequestTimeout: cfg.RequestTimeout})
@@ -86,36 +117,42 @@ func (k *kvClient) scheduleNext() {
 // stepOp picks and starts one operation.
 func (k *kvClient) stepOp() {
 	k.op++
-	key := "k" + strconv.Itoa(k.rand.IntN(k.cfg.Keys))
+	ki := k.rand.IntN(k.cfg.Keys)
+	key := k.ks.keys[ki]
 	call := &etcdtrace.Call{Client: k.name, Op: k.op, Key: key}
-	switch r := k.rand.IntN(100); {
-	case r < 40:
-		call.Kind = etcdtrace.OpGet
-		k.h.Emit(call)
-		k.c.Get(key, etcd.GetOptions{}, func(res etcd.GetResult, err error) {
-			ret := k.newReturn(err, res.Header)
-			if err == nil {
-				if len(res.KVs) > 0 {
-					ret.Found, ret.Value, ret.Version = true, string(res.KVs[0].Value), res.KVs[0].Version
-					k.known[key] = known{value: ret.Value}
-				} else {
-					k.known[key] = known{absent: true}
-				}
-			}
-			k.finish(ret)
-		})
-	case r < 70:
+	r := k.rand.IntN(100)
+	choice := opMix[len(opMix)-1].kind
+	for _, m := range opMix {
+		if r < m.pct {
+			choice = m.kind
+			break
+		}
+		r -= m.pct
+	}
+	switch choice {
+	case chooseGet:
+		k.startGet(call, false)
+	case chooseRange:
+		call.Key, call.End = k.ks.groupRange(k.ks.group[ki])
+		k.startGet(call, false)
+	case chooseHistorical:
+		if k.rand.IntN(4) == 0 {
+			call.Key, call.End = k.ks.groupRange(k.ks.group[ki])
+		}
+		call.Rev = k.seen.pick(k.rand)
+		k.startGet(call, true)
+	case choosePut:
 		call.Kind, call.Value = etcdtrace.OpPut, k.uniqueValue()
 		k.h.Emit(call)
 		k.c.Put(key, call.Value, func(res etcd.PutResult, err error) {
 			if err == nil {
-				k.known[key] = known{value: call.Value}
+				k.known[key] = known{value: call.Value, mod: res.Revision}
 			}
 			k.finish(k.newReturn(err, res.Header))
 		})
-	case r < 90:
+	case chooseCAS:
 		k.startCAS(call)
-	default:
+	case chooseDelete:
 		call.Kind = etcdtrace.OpDelete
 		k.h.Emit(call)
 		k.c.Delete(key, func(res etcd.DeleteResult, err error) {
@@ -126,6 +163,44 @@ func (k *kvClient) stepOp() {
 			}
 			k.finish(ret)
 		})
+	default:
+		k.startTxn(call, k.ks.group[ki])
+	}
+}
+
+// startGet reads call.Key (or the range [call.Key, call.End)) at
+// call.Rev, linearizably. A historical read teaches the client nothing
+// about the present.
+func (k *kvClient) startGet(call *etcdtrace.Call, historical bool) {
+	call.Kind = etcdtrace.OpGet
+	k.h.Emit(call)
+	k.c.Get(call.Key, etcd.GetOptions{End: call.End, Rev: call.Rev}, func(res etcd.GetResult, err error) {
+		ret := k.newReturn(err, res.Header)
+		if err == nil {
+			if call.End != "" {
+				ret.KVs = readKVs(ret.KVs, 0, res.KVs)
+			} else if len(res.KVs) > 0 {
+				kv := res.KVs[0]
+				ret.Found, ret.Value, ret.Version = true, string(kv.Value), kv.Version
+				ret.ModRev, ret.CreateRev = kv.ModRevision, kv.CreateRevision
+			}
+			if !historical {
+				k.learn(call.Key, call.End, res.KVs)
+			}
+		}
+		k.finish(ret)
+	})
+}
+
+// learn records what a linearizable read of [key, end) saw.
+func (k *kvClient) learn(key, end string, kvs []mvcc.KeyValue) {
+	for _, kk := range k.ks.keys {
+		if kk == key || end != "" && kk > key && kk < end {
+			k.known[kk] = known{absent: true}
+		}
+	}
+	for _, kv := range kvs {
+		k.known[string(kv.Key)] = known{value: string(kv.Value), mod: kv.ModRevision}
 	}
 }
 
@@ -153,25 +228,28 @@ func (k *kvClient) startCAS(call *etcdtrace.Call) {
 		if err == nil {
 			ret.Succeeded = res.Succeeded
 			if res.Succeeded {
-				k.known[key] = known{value: call.Value}
+				k.known[key] = known{value: call.Value, mod: res.Revision}
 			}
 		}
 		k.finish(ret)
 	})
 }
 
-// uniqueValue is "<client>-<op>".
+// uniqueValue is "<client>-<op>", or "<client>-<op>.<n>" for a txn's n-th
+// put.
 func (k *kvClient) uniqueValue() string {
 	return k.name + "-" + strconv.FormatUint(k.op, 10)
 }
 
 // newReturn starts the Return of the current op: ok on an answer, fail when
-// the error proves the op did not happen, unknown otherwise.
+// the error proves the op did not happen, unknown otherwise. Every answer's
+// header revision joins the revisions historical reads pick from.
 func (k *kvClient) newReturn(err error, hdr etcd.Header) *etcdtrace.Return {
 	ret := &etcdtrace.Return{Client: k.name, Op: k.op}
 	switch {
 	case err == nil:
 		ret.Outcome, ret.Rev, ret.Member = etcdtrace.OutcomeOK, hdr.Revision, hdr.Member
+		k.seen.add(hdr.Revision, k.h.Now())
 	case etcd.DefinitelyNotApplied(err):
 		ret.Outcome, ret.Err = etcdtrace.OutcomeFail, err.Error()
 	default:
@@ -184,4 +262,13 @@ func (k *kvClient) newReturn(err error, hdr etcd.Header) *etcdtrace.Return {
 func (k *kvClient) finish(ret *etcdtrace.Return) {
 	k.h.Emit(ret)
 	k.scheduleNext()
+}
+
+// readKVs appends the keys a read returned, for operation op.
+func readKVs(out []etcdtrace.ReadKV, op int, kvs []mvcc.KeyValue) []etcdtrace.ReadKV {
+	for _, kv := range kvs {
+		out = append(out, etcdtrace.ReadKV{Op: op, Key: string(kv.Key), Value: string(kv.Value),
+			ModRev: kv.ModRevision, CreateRev: kv.CreateRevision, Version: kv.Version})
+	}
+	return out
 }

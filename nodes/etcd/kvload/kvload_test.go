@@ -108,7 +108,7 @@ func TestWorkloadWithFaults(t *testing.T) {
 		}
 		outcomes[r.Outcome]++
 		if r.Outcome == etcdtrace.OutcomeOK && c.Kind == etcdtrace.OpGet && r.Found {
-			require.Regexp(t, `^c\d-\d+$`, r.Value, "a read returns a written value")
+			require.Regexp(t, `^c\d-\d+(\.\d)?$`, r.Value, "a read returns a written value")
 		}
 	}
 	require.Len(t, rec.returns, len(rec.returns))

@@ -46,14 +46,15 @@ type watcher struct {
 	lastRev   int64 // every event up to here has been received
 	lastHeard sim.Time
 	tick      *sim.Timer
+	op        uint64 // the last relist's op number
 }
 
-// BootWatcher returns the Boot function of a watcher host. It reads the
-// current revision, watches from the next one, emits etcdtrace.WatchOpen on
+// BootWatcher returns the Boot function of a watcher host. It lists its
+// range, watches from the next revision, emits etcdtrace.WatchOpen on
 // every (re)open and etcdtrace.WatchResp for every response of its current
 // stream, and resumes from the last revision seen + 1 on the next endpoint
-// when the stream breaks or falls silent. On a compaction cancel it reads
-// the current revision again and restarts from there.
+// when the stream breaks or falls silent. On a compaction cancel it lists
+// again and restarts after the list's revision.
 func BootWatcher(cfg WatcherConfig) func(h *sim.Host) {
 	if cfg.Key == "" {
 		cfg.Key, cfg.End = "k", "l"
@@ -66,16 +67,36 @@ func BootWatcher(cfg WatcherConfig) func(h *sim.Host) {
 		w.c = etcd.NewClient(h, etcd.ClientConfig{Name: w.name, Endpoints: cfg.Endpoints})
 		w.tick = h.NewTimer("watch-progress", w.handleTick)
 		w.tick.Reset(cfg.ProgressInterval)
-		w.startFromNow()
+		w.relist()
 	}
 }
 
-// startFromNow reads the current revision and opens a watch after it.
-func (w *watcher) startFromNow() {
+// relist reads the whole watched range (a linearizable Range, recorded as
+// an etcdtrace.OpList call) and opens a watch after its revision: what a
+// client that keeps the range's state must do at first and whenever its
+// watch is canceled because its revision was compacted (etcd's clientv3
+// reports ErrCompacted with the compact revision, kube-apiserver answers
+// 410 Gone, and the reflector relists), since the changes in between are
+// gone. A failed read is retried after a progress interval.
+func (w *watcher) relist() {
 	w.wh = nil
-	w.c.Get(w.cfg.Key, etcd.GetOptions{End: w.cfg.End, Limit: 1}, func(res etcd.GetResult, err error) {
+	w.op++
+	op := w.op
+	w.h.Emit(&etcdtrace.Call{Client: w.name, Op: op, Kind: etcdtrace.OpList, Key: w.cfg.Key, End: w.cfg.End})
+	w.c.Get(w.cfg.Key, etcd.GetOptions{End: w.cfg.End}, func(res etcd.GetResult, err error) {
+		ret := &etcdtrace.Return{Client: w.name, Op: op}
+		switch {
+		case err == nil:
+			ret.Outcome, ret.Rev, ret.Member = etcdtrace.OutcomeOK, res.Revision, res.Member
+			ret.KVs = readKVs(nil, 0, res.KVs)
+		case etcd.DefinitelyNotApplied(err):
+			ret.Outcome, ret.Err = etcdtrace.OutcomeFail, err.Error()
+		default:
+			ret.Outcome, ret.Err = etcdtrace.OutcomeUnknown, err.Error()
+		}
+		w.h.Emit(ret)
 		if err != nil {
-			w.h.After(w.cfg.ProgressInterval, "watch-reread", w.startFromNow)
+			w.h.After(w.cfg.ProgressInterval, "watch-reread", w.relist)
 			return
 		}
 		w.open(res.Revision + 1)
@@ -115,7 +136,7 @@ func (w *watcher) handleResp(stream uint64, r etcd.WatchResponse) {
 	})
 	switch {
 	case r.Canceled:
-		w.startFromNow()
+		w.relist()
 	case len(r.Events) > 0:
 		w.lastRev = r.Events[len(r.Events)-1].Kv.ModRevision
 	case r.Progress:

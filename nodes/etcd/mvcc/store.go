@@ -11,7 +11,8 @@ const DefaultMaxTxnOps = 128
 // goroutine, and the same calls always give the same answers. Create it with New.
 type Store struct {
 	// Ablations are the run's ablation switches; the store asks for
-	// ablation.IgnoreCompare. Off in the zero value.
+	// ablation.IgnoreCompare, IgnoreReadRevision, TxnNotAtomic and
+	// CompactedWatchSilent. Off in the zero value.
 	Ablations ablation.Set
 	// MaxTxnOps bounds txn size as etcd's --max-txn-ops; 0 means
 	// DefaultMaxTxnOps.
@@ -94,6 +95,9 @@ func (s *Store) rangeKeys(r keyRange, opts RangeOptions, curRev int64) (RangeRes
 	}
 	if rev < s.compactRev {
 		return RangeResult{}, &CompactedError{CompactRev: s.compactRev}
+	}
+	if s.Ablations.Has(ablation.IgnoreReadRevision) {
+		rev = curRev // ablation: the past is read from the present
 	}
 	res := RangeResult{Rev: curRev}
 	for _, h := range s.ks.span(r) {

@@ -1,5 +1,7 @@
 package mvcc
 
+import "github.com/kubesim/kubesim/ablation"
+
 // OpType says which request an Op carries.
 type OpType uint8
 
@@ -135,6 +137,16 @@ func (s *Store) Txn(req TxnRequest) (TxnResponse, error) {
 	return resp, nil
 }
 
+// splitIfAblated commits what the txn wrote so far at its own revision and
+// goes on at the next one, when the txn-not-atomic ablation is on.
+func (t *writeTxn) splitIfAblated() {
+	if !t.s.Ablations.Has(ablation.TxnNotAtomic) || len(t.changes) == 0 {
+		return
+	}
+	t.end() // ablation: one revision per write
+	t.beginRev, t.changes = t.s.rev, nil
+}
+
 // checkBranch is etcd's checkTxn: it checks the ops that the path will run,
 // against the state before the txn.
 func (t *writeTxn) checkBranch(req *TxnRequest, p *txnPath) error {
@@ -188,9 +200,11 @@ func (t *writeTxn) execute(req *TxnRequest, p *txnPath) TxnResponse {
 		case OpPut:
 			pr := t.put(op)
 			out.Put = &pr
+			t.splitIfAblated()
 		case OpDelete:
 			dr := t.deleteRange(op)
 			out.Delete = &dr
+			t.splitIfAblated()
 		case OpTxn:
 			tr := t.execute(op.Txn, p.nested[nested])
 			nested++

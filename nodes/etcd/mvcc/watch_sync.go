@@ -1,6 +1,10 @@
 package mvcc
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/kubesim/kubesim/ablation"
+)
 
 // watchBatchMaxRevs is etcd's bound on the distinct revisions sent to an
 // unsynced watcher in one catch-up response; the rest follows in later ones.
@@ -67,6 +71,9 @@ func (s *Store) SyncWatchers() int {
 			w.restore = false
 			w.state = watcherSynced
 			continue
+		}
+		if w.minRev < compact && s.Ablations.Has(ablation.CompactedWatchSilent) {
+			w.minRev = compact // ablation: the compacted changes are skipped silently
 		}
 		if w.minRev < compact {
 			s.watch.queue = append(s.watch.queue, WatchResponse{
