@@ -11,7 +11,7 @@ import (
 	"github.com/kubesim/kubesim/sim"
 )
 
-// TestCatalogue runs every named scenario over its seeds (6; with -deep
+// TestCatalogue runs every named scenario over its seeds (4; with -deep
 // the scenario's catalogue seeds, 100 or 50 for the full stack),
 // seed s with member count Members[s mod n] (3, 4 and 5 in turn for the
 // etcd and API scenarios), and asserts that every check passes;
