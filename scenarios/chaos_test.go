@@ -60,7 +60,8 @@ func checkRun(t *testing.T, opts scenarios.Options) scenarios.Result {
 }
 
 // TestChaos runs a scenario (etcd-chaos unless -scenario says otherwise)
-// over a fixed range of seeds, or replays the one world that -seed names.
+// over a fixed range of seeds (3; 20 with -deep), or replays the one world
+// that -seed names.
 func TestChaos(t *testing.T) {
 	members := []int{3, 5}
 	if *membersFlag != 0 {
@@ -70,9 +71,9 @@ func TestChaos(t *testing.T) {
 	if *seedFlag != 0 {
 		seeds = []uint64{*seedFlag}
 	} else {
-		n := uint64(20)
-		if testing.Short() {
-			n = 5
+		n := uint64(3)
+		if *deepFlag {
+			n = 20
 		}
 		for s := uint64(1); s <= n; s++ {
 			seeds = append(seeds, s)

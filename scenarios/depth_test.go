@@ -22,9 +22,8 @@ var (
 
 // Seeds of the default (not deep) run.
 const (
-	quickCatalogueSeeds   = 4
-	quickDeterminismSeeds = 1
-	quickRapidChecks      = "20"
+	quickCatalogueSeeds = 4
+	quickRapidChecks    = "20"
 )
 
 func TestMain(m *testing.M) {
@@ -55,12 +54,4 @@ func catalogueSeeds(spec scenarios.Spec) int {
 		return 2
 	}
 	return quickCatalogueSeeds
-}
-
-// determinismSeeds is how many seeds TestDeterminism runs twice.
-func determinismSeeds(spec scenarios.Spec) uint64 {
-	if *deepFlag {
-		return uint64(spec.Seeds / 5)
-	}
-	return quickDeterminismSeeds
 }
