@@ -8,7 +8,7 @@ import (
 	"github.com/kubesim/kubesim/scenarios"
 )
 
-// TestDeterminism, in the deep catalogue, runs a fifth of every scenario's
+// TestDeterminism, in the deep catalogue, runs a tenth of every scenario's
 // catalogue seeds twice in one process, member counts rotating, and
 // compares the trace hashes: nothing leaks from one world into the next.
 // (TestTraceHashesPinned does it for one seed of each in every run, and
@@ -18,7 +18,7 @@ func TestDeterminism(t *testing.T) {
 		t.Skip("the deep catalogue's (-deep); TestTraceHashesPinned runs every scenario twice in one process")
 	}
 	for _, spec := range scenarios.Catalogue() {
-		seeds := uint64(spec.Seeds / 5)
+		seeds := uint64(spec.Seeds / 10)
 		t.Run(spec.Name, func(t *testing.T) {
 			t.Parallel()
 			for seed := uint64(1); seed <= seeds; seed++ {
