@@ -1,6 +1,8 @@
 package checks
 
 import (
+	"hash/fnv"
+
 	"github.com/anishathalye/porcupine"
 
 	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
@@ -19,6 +21,9 @@ type kvHistory = callLog[KVInput, kvReturn]
 type kvHistoryStats struct {
 	reads, writes, unknownWrites int
 	droppedReads, droppedWrites  int
+	// neverApplied counts the writes of unknown outcome dropped because no
+	// member applied any value they put.
+	neverApplied int
 	// historical counts lists and historical gets, which historical-reads
 	// judges.
 	historical int
@@ -34,8 +39,10 @@ type kvHistoryStats struct {
 //     operation did not happen; with failedMayApply it is kept as unknown;
 //   - a write that timed out or never returned may or may not have taken
 //     effect: it gets an unconstrained (Unknown) output (and callRecord.operation
-//     gives it a return time of +infinity).
-func kvOperations(h *kvHistory, failedMayApply bool) (keyedHistory, kvHistoryStats) {
+//     gives it a return time of +infinity), unless it puts values none of
+//     which is in applied (no member applied it: it never took effect, and
+//     is dropped).
+func kvOperations(h *kvHistory, failedMayApply bool, applied map[uint64]bool) (keyedHistory, kvHistoryStats) {
 	var st kvHistoryStats
 	var src []int
 	var ops []porcupine.Operation
@@ -54,6 +61,9 @@ func kvOperations(h *kvHistory, failedMayApply bool) (keyedHistory, kvHistorySta
 			continue
 		case c.returned && c.out.outcome == etcdtrace.OutcomeFail && !failedMayApply:
 			st.droppedWrites++
+			continue
+		case neverApplied(c.in, applied):
+			st.neverApplied++
 			continue
 		default:
 			out, unknown = KVOutput{Unknown: true}, true
@@ -77,4 +87,38 @@ func kvOperations(h *kvHistory, failedMayApply bool) (keyedHistory, kvHistorySta
 		kh.src[c] = append(kh.src[c], src[i])
 	}
 	return kh, st
+}
+
+// neverApplied reports whether a write puts values (a put's, a cas's, a
+// txn's puts in either branch) and no member applied any of them. A write
+// that puts nothing (a delete, a txn of deletes) is never known not to
+// have happened, and nothing is known without the applies (applied nil).
+func neverApplied(in KVInput, applied map[uint64]bool) bool {
+	if applied == nil {
+		return false
+	}
+	var values []string
+	switch in.Kind {
+	case etcdtrace.OpPut, etcdtrace.OpCAS:
+		values = append(values, in.Value)
+	case etcdtrace.OpTxn:
+		for _, op := range in.Ops {
+			if op.Type == etcdtrace.TxnPut {
+				values = append(values, op.Value)
+			}
+		}
+	}
+	for _, v := range values {
+		if applied[valueHash(v)] {
+			return false
+		}
+	}
+	return len(values) > 0
+}
+
+// valueHash is the FNV-1a hash of a value.
+func valueHash(v string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(v))
+	return h.Sum64()
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/sim"
 )
 
 const (
@@ -148,4 +149,30 @@ func TestLinearizabilityIgnoresOtherEvents(t *testing.T) {
 	require.True(t, r.OK, r.String())
 	require.Contains(t, r.Detail, "0 ops on 0 key groups")
 	require.Contains(t, r.Detail, "ignored 1 returns without a call")
+}
+
+// TestLinearizabilityDropsWritesNoMemberApplied: once the trace carries the
+// members' applies, a write of unknown outcome whose value no member
+// applied never took effect: it is dropped, so a read of its value fails
+// the check (nothing explains it), and one whose value a member applied
+// stays a write that may have happened.
+func TestLinearizabilityDropsWritesNoMemberApplied(t *testing.T) {
+	apply := func(value string) sim.Event {
+		return sim.Event{At: sim.Time(5 * time.Millisecond), Kind: sim.KindNode, Data: &etcdtrace.Apply{Member: "etcd-1", Rev: 2,
+			Changes: []etcdtrace.Change{{Type: etcdtrace.ChangePut, Key: "y", Value: value, ModRev: 2}}}}
+	}
+	run := func(applied string, ops ...histOp) Result {
+		c := NewLinearizability(LinearizabilityOptions{})
+		evs := append([]sim.Event{apply(applied)}, historyEvents(ops, time.Millisecond)...)
+		return feedEvents(c, evs)
+	}
+	seen := []histOp{put("c1", "x", "1", 0, 10, unknown), get("c2", "x", 500, 510, true, "1")}
+	r := run("other", seen...)
+	require.False(t, r.OK, "no member applied \"1\", yet a read saw it: %s", r.String())
+	require.NotEmpty(t, r.Offenses)
+	r = run("1", seen...)
+	require.True(t, r.OK, r.String())
+	r = run("other", put("c1", "x", "1", 0, 10, unknown), get("c2", "x", 500, 510, false, ""))
+	require.True(t, r.OK, r.String())
+	require.Contains(t, r.Detail, "1 writes of unknown outcome no member applied")
 }

@@ -7,23 +7,28 @@ import (
 	"github.com/kubesim/kubesim/sim"
 )
 
-// NoWritesWithoutQuorum checks that no KV write succeeds while a quorum of
-// etcd members is down: Raft commits an entry only once a majority has
-// logged it, so a write invoked while most members are crashed or frozen
-// cannot be acknowledged before enough of them are back. It runs in every
-// etcd scenario. The members are known when the world is built; when they
-// are down comes from the trace's fault events (a crash until its restart,
-// a pause until its resume or a crash), so a scenario need not say when
-// its quorum is gone.
+// NoWritesWithoutQuorum checks that no KV write succeeds unless a quorum of
+// etcd members could have logged it: Raft commits an entry only once a
+// majority has it in its log, and a member logs an entry only while it
+// runs, so between a write's invocation and its acknowledgement at least a
+// quorum of members must each have been up (not crashed, not frozen) at
+// some moment. They need not have been up together: a member that logged
+// the entry and then crashed still counts, its log is durable. It runs in
+// every etcd scenario. The members are known when the world is built; when
+// they are down comes from the trace's fault events (a crash until its
+// restart, a pause until its resume or a crash), so a scenario need not
+// say when its quorum is gone.
 type NoWritesWithoutQuorum struct {
 	members map[sim.HostID]*memberDown
 	quorum  int
 	down    int
 	// window counts the windows without a quorum; open says one is open.
-	window  int
-	open    bool
-	since   sim.Time
-	calls   map[callRef]int // writes invoked in a window, by window
+	window int
+	open   bool
+	since  sim.Time
+	// calls are the writes in flight that were invoked in a window: the
+	// members seen up since each was invoked.
+	calls   map[callRef]map[sim.HostID]bool
 	rec     Recorder
 	invoked int
 }
@@ -40,7 +45,7 @@ type callRef struct {
 
 // NewNoWritesWithoutQuorum judges the etcd members members.
 func NewNoWritesWithoutQuorum(members []sim.HostID) *NoWritesWithoutQuorum {
-	c := &NoWritesWithoutQuorum{members: map[sim.HostID]*memberDown{}, quorum: len(members)/2 + 1, calls: map[callRef]int{}}
+	c := &NoWritesWithoutQuorum{members: map[sim.HostID]*memberDown{}, quorum: len(members)/2 + 1, calls: map[callRef]map[sim.HostID]bool{}}
 	for _, m := range members {
 		c.members[m] = &memberDown{}
 	}
@@ -59,18 +64,24 @@ func (c *NoWritesWithoutQuorum) Observe(e *sim.Event) {
 	switch d := e.Data.(type) {
 	case *etcdtrace.Call:
 		if d.Kind.Writes() && c.open {
-			c.calls[callRef{d.Client, d.Op}] = c.window
+			up := map[sim.HostID]bool{}
+			for id, m := range c.members { // determinism: fills a set; the order does not matter
+				if !m.isDown() {
+					up[id] = true
+				}
+			}
+			c.calls[callRef{d.Client, d.Op}] = up
 			c.invoked++
 		}
 	case *etcdtrace.Return:
-		w, ok := c.calls[callRef{d.Client, d.Op}]
+		up, ok := c.calls[callRef{d.Client, d.Op}]
 		if !ok {
 			return
 		}
 		delete(c.calls, callRef{d.Client, d.Op})
-		if d.Outcome == etcdtrace.OutcomeOK && c.open && w == c.window {
-			c.rec.Add(e, "write %s/%d succeeded while a quorum of members was down (%d of %d down since %v, when it was invoked too)",
-				d.Client, d.Op, c.down, len(c.members), c.since)
+		if d.Outcome == etcdtrace.OutcomeOK && len(up) < c.quorum {
+			c.rec.Add(e, "write %s/%d succeeded though only %d of %d members were up at any moment since it was invoked (a quorum is %d; %d down since %v)",
+				d.Client, d.Op, len(up), len(c.members), c.quorum, c.down, c.since)
 		}
 	}
 }
@@ -97,6 +108,9 @@ func (c *NoWritesWithoutQuorum) observeFault(e *sim.Event) {
 		c.down++
 	case was && !now:
 		c.down--
+		for _, up := range c.calls { // determinism: marks every call alike
+			up[e.Host] = true
+		}
 	}
 	switch up := len(c.members) - c.down; {
 	case up < c.quorum && !c.open:
@@ -112,5 +126,5 @@ func (c *NoWritesWithoutQuorum) Finish() Result {
 	if c.window == 0 {
 		return Result{Name: c.Name(), OK: true, Detail: "a quorum of members was up throughout"}
 	}
-	return c.rec.Result(c.Name(), fmt.Sprintf("0 of %d writes invoked in %d window(s) without a quorum succeeded", c.invoked, c.window))
+	return c.rec.Result(c.Name(), fmt.Sprintf("0 of %d writes invoked in %d window(s) without a quorum succeeded before a quorum could log them", c.invoked, c.window))
 }

@@ -39,25 +39,36 @@ func TestNoWritesWithoutQuorum(t *testing.T) {
 	up := fault(20, 1, "restart")
 	seq := func(evs ...sim.Event) []sim.Event { return evs }
 	cases := []struct {
-		name string
-		evs  []sim.Event
-		ok   bool
+		name    string
+		evs     []sim.Event
+		ok      bool
+		members int // default 3
 	}{
-		{"writes inside time out", seq(down[0], down[1], call(11, 1, etcdtrace.OpPut), ret(16, 1, etcdtrace.OutcomeUnknown), up), true},
-		{"a write invoked before the window may finish in it", seq(call(9.9, 1, etcdtrace.OpPut), down[0], down[1], ret(10.1, 1, etcdtrace.OutcomeOK), up), true},
-		{"a write inside succeeding after the window is fine", seq(down[0], down[1], call(19, 1, etcdtrace.OpPut), up, ret(21, 1, etcdtrace.OutcomeOK)), true},
-		{"reads are not writes", seq(down[0], down[1], call(11, 1, etcdtrace.OpGet), ret(12, 1, etcdtrace.OutcomeOK), up), true},
-		{"one member down leaves a quorum", seq(down[0], call(11, 1, etcdtrace.OpPut), ret(12, 1, etcdtrace.OutcomeOK)), true},
-		{"a host that is no member does not count", seq(down[0], fault(10, 9, "crash"), call(11, 1, etcdtrace.OpPut), ret(12, 1, etcdtrace.OutcomeOK)), true},
-		{"a write that succeeds without quorum fails the check", seq(down[0], down[1], call(11, 1, etcdtrace.OpCAS), ret(12, 1, etcdtrace.OutcomeOK)), false},
-		{"frozen members count as down", seq(fault(10, 2, "pause"), fault(10, 3, "pause"), call(11, 1, etcdtrace.OpDelete), ret(12, 1, etcdtrace.OutcomeOK)), false},
-		{"a resume brings a quorum back", seq(fault(10, 2, "pause"), fault(10, 3, "pause"), call(11, 1, etcdtrace.OpPut), fault(12, 3, "resume"), ret(12.5, 1, etcdtrace.OutcomeOK)), true},
-		{"a crash ends a pause, and the restart brings the member back", seq(fault(10, 2, "pause"), fault(11, 2, "crash"), fault(10, 3, "crash"), fault(12, 2, "restart"), call(13, 1, etcdtrace.OpPut), ret(14, 1, etcdtrace.OutcomeOK)), true},
-		{"a second window is judged apart from the first", seq(down[0], down[1], call(11, 1, etcdtrace.OpPut), up, fault(25, 1, "crash"), ret(26, 1, etcdtrace.OutcomeOK)), true},
+		{"writes inside time out", seq(down[0], down[1], call(11, 1, etcdtrace.OpPut), ret(16, 1, etcdtrace.OutcomeUnknown), up), true, 0},
+		{"a write invoked before the window may finish in it", seq(call(9.9, 1, etcdtrace.OpPut), down[0], down[1], ret(10.1, 1, etcdtrace.OutcomeOK), up), true, 0},
+		{"a write inside succeeding after the window is fine", seq(down[0], down[1], call(19, 1, etcdtrace.OpPut), up, ret(21, 1, etcdtrace.OutcomeOK)), true, 0},
+		{"reads are not writes", seq(down[0], down[1], call(11, 1, etcdtrace.OpGet), ret(12, 1, etcdtrace.OutcomeOK), up), true, 0},
+		{"one member down leaves a quorum", seq(down[0], call(11, 1, etcdtrace.OpPut), ret(12, 1, etcdtrace.OutcomeOK)), true, 0},
+		{"a host that is no member does not count", seq(down[0], fault(10, 9, "crash"), call(11, 1, etcdtrace.OpPut), ret(12, 1, etcdtrace.OutcomeOK)), true, 0},
+		{"a write that succeeds without quorum fails the check", seq(down[0], down[1], call(11, 1, etcdtrace.OpCAS), ret(12, 1, etcdtrace.OutcomeOK)), false, 0},
+		{"frozen members count as down", seq(fault(10, 2, "pause"), fault(10, 3, "pause"), call(11, 1, etcdtrace.OpDelete), ret(12, 1, etcdtrace.OutcomeOK)), false, 0},
+		{"a resume brings a quorum back", seq(fault(10, 2, "pause"), fault(10, 3, "pause"), call(11, 1, etcdtrace.OpPut), fault(12, 3, "resume"), ret(12.5, 1, etcdtrace.OutcomeOK)), true, 0},
+		{"a crash ends a pause, and the restart brings the member back", seq(fault(10, 2, "pause"), fault(11, 2, "crash"), fault(10, 3, "crash"), fault(12, 2, "restart"), call(13, 1, etcdtrace.OpPut), ret(14, 1, etcdtrace.OutcomeOK)), true, 0},
+		{"a second window is judged apart from the first", seq(down[0], down[1], call(11, 1, etcdtrace.OpPut), up, fault(25, 1, "crash"), ret(26, 1, etcdtrace.OutcomeOK)), true, 0},
+		// Four members, quorum 3: 1 and 4 are down when the write comes;
+		// 3 logs it and crashes, 1 comes back and logs it: three logs.
+		{"members up at different moments make a quorum", seq(fault(10, 1, "crash"), fault(10, 4, "crash"), call(11, 1, etcdtrace.OpDelete),
+			fault(11.4, 3, "crash"), fault(11.5, 1, "restart"), ret(11.6, 1, etcdtrace.OutcomeOK)), true, 4},
+		{"two of four up throughout cannot commit", seq(fault(10, 1, "crash"), fault(10, 4, "crash"), call(11, 1, etcdtrace.OpDelete),
+			fault(11.4, 3, "crash"), ret(11.6, 1, etcdtrace.OutcomeOK)), false, 4},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := feed(NewNoWritesWithoutQuorum([]sim.HostID{1, 2, 3}), c.evs...)
+			members := []sim.HostID{1, 2, 3}
+			if c.members == 4 {
+				members = append(members, 4)
+			}
+			r := feed(NewNoWritesWithoutQuorum(members), c.evs...)
 			require.Equal(t, c.ok, r.OK, r.String())
 			if !c.ok {
 				require.NotEmpty(t, r.Offenses)
