@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# mutation.sh: mutation testing of the node packages with gremlins, each
+# mutant judged by its package's unit tests plus the bug-hunt set.
+#
+# A measuring tool, not part of CI nor of `go test ./...`. See
+# docs/mutation.md for what it measures and the last figures.
+#
+#   scripts/mutation.sh [flags] [PACKAGE...]
+#
+# PACKAGE is a package directory (nodes/raft) or a tree (nodes/etcd/...);
+# by default: nodes/raft nodes/etcd/... nodes/apiserver nodes/client/...
+# nodes/scheduler nodes/controllers/... nodes/kubelet (test helpers under
+# an internal/ directory are left out).
+#
+# Flags:
+#   -o DIR   results directory (default out/mutation)
+#   -n       dry run: list the mutants and whether they are covered, test none
+#   -u       judge by the unit tests alone (no bughunt build tag)
+#   -c N     gremlins' timeout coefficient (default 3: a mutant's test run may
+#            take 3 times as long as the coverage run)
+#   -j N     gremlins workers (default 1; the machine is shared)
+#
+# How gremlins is driven. For each package it runs, from the module root,
+#
+#   gremlins unleash --tags bughunt --workers 1 --exclude-files / \
+#       --output DIR/PKG.json PKG_DIR
+#
+# gremlins first runs `go test -tags bughunt -cover ./PKG_DIR/...` for its
+# coverage, then, for each covered mutant, `go test -tags bughunt -failfast
+# PKG` on a copy of the module with the mutant applied: exit 1 is KILLED,
+# exit 0 LIVED, a build failure NOT VIABLE, a run past the timeout TIMED OUT.
+# gremlins cannot filter or add tests, so the bug-hunt set is put into each
+# package's own test binary instead: every node package has a
+# bughunt_test.go, built only with the bughunt tag, whose TestBugHunt runs
+# the matrix of internal/bughunt. With -failfast the unit tests (which run
+# first) stop a mutant they kill before the scenarios run.
+# --exclude-files / keeps each run to the package's own files: gremlins
+# walks the directory tree, and a subpackage is measured on its own.
+#
+# Outputs, per package (PKG with / turned to _): PKG.json (gremlins' report),
+# PKG.log (its log, one line per mutant), PKG.lived.txt (the lived mutants,
+# file:line:col and mutation, each marked "scenarios" when the bug-hunt set
+# reaches its line or "unit" when only unit tests do), and summary.md with
+# the table. bughunt.cover is the bug-hunt set's coverage of nodes/...
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+GREMLINS_VERSION=v0.6.0
+out=out/mutation
+dry=false
+tags=bughunt
+coef=3
+workers=1
+while getopts "o:nuc:j:h" opt; do
+  case $opt in
+    o) out=$OPTARG ;;
+    n) dry=true ;;
+    u) tags= ;;
+    c) coef=$OPTARG ;;
+    j) workers=$OPTARG ;;
+    *) sed -n '2,22p' "$0"; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+
+command -v go >/dev/null || export PATH="$PATH:/usr/local/go/bin"
+
+# gremlins is a tool, not a dependency of the module: install it into a
+# cache directory of its own, outside the module (go install pkg@version
+# ignores go.mod).
+gbin=${GREMLINS_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/kubesim/gremlins-$GREMLINS_VERSION}
+if [ ! -x "$gbin/gremlins" ]; then
+  echo "installing gremlins $GREMLINS_VERSION into $gbin"
+  GOBIN=$gbin go install "github.com/go-gremlins/gremlins/cmd/gremlins@$GREMLINS_VERSION"
+fi
+gremlins=$gbin/gremlins
+
+if [ $# -eq 0 ]; then
+  set -- nodes/raft nodes/etcd/... nodes/apiserver nodes/client/... nodes/scheduler nodes/controllers/... nodes/kubelet
+fi
+module=$(go list -m)
+pkgs=()
+for arg in "$@"; do
+  for p in $(go list "./${arg#./}"); do
+    case $p in */internal/*) continue ;; esac
+    pkgs+=("${p#"$module"/}")
+  done
+done
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+echo "results in $out; packages: ${pkgs[*]}"
+
+if [ -n "$tags" ] && [ ! -f "$out/bughunt.cover" ]; then
+  echo "== the bug-hunt set's coverage of nodes/..."
+  nice -n 19 go test ./scenarios -run '^TestBugHunt$' -bughunt -count=1 \
+    -coverpkg=./nodes/... -coverprofile="$out/bughunt.cover" | tail -n 2
+fi
+
+for pkg in "${pkgs[@]}"; do
+  name=${pkg//\//_}
+  args=(unleash --workers "$workers" --timeout-coefficient "$coef"
+    --exclude-files / --output "$out/$name.json")
+  [ -n "$tags" ] && args+=(--tags "$tags")
+  $dry && args+=(--dry-run)
+  echo "== $pkg ($(date -u +%H:%M:%S))"
+  start=$(date +%s)
+  # gremlins reports killed, lived and so on for every mutant as it goes.
+  if ! nice -n 19 "$gremlins" "${args[@]}" "$pkg" >"$out/$name.log" 2>&1; then
+    echo "gremlins failed on $pkg; see $out/$name.log" >&2
+    tail -n 5 "$out/$name.log" >&2
+    continue
+  fi
+  echo "$(( $(date +%s) - start )) s" >"$out/$name.seconds"
+  tail -n 6 "$out/$name.log"
+done
+
+go run scripts/mutationsummary.go -dir "$out" -cover "$out/bughunt.cover" "${pkgs[@]}" | tee "$out/summary.md"
