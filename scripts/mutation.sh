@@ -19,6 +19,9 @@
 #   -c N     gremlins' timeout coefficient (default 3: a mutant's test run may
 #            take 3 times as long as the coverage run)
 #   -j N     gremlins workers (default 1; the machine is shared)
+#   -t MIN   stop a package's run after MIN minutes (default: no limit); the
+#            summary then reads the mutants judged so far from the log, in
+#            gremlins' order (files alphabetically), and marks it partial
 #
 # How gremlins is driven. For each package it runs, from the module root,
 #
@@ -46,19 +49,24 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 GREMLINS_VERSION=v0.6.0
+# go test caches coverage runs: a cached one would set gremlins' timeout (a
+# multiple of its duration) near zero. No run is cached.
+export GOFLAGS="${GOFLAGS:+$GOFLAGS }-count=1"
 out=out/mutation
 dry=false
 tags=bughunt
 coef=3
 workers=1
-while getopts "o:nuc:j:h" opt; do
+budget=
+while getopts "o:nuc:j:t:h" opt; do
   case $opt in
     o) out=$OPTARG ;;
     n) dry=true ;;
     u) tags= ;;
     c) coef=$OPTARG ;;
     j) workers=$OPTARG ;;
-    *) sed -n '2,22p' "$0"; exit 2 ;;
+    t) budget=$OPTARG ;;
+    *) sed -n '2,25p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -104,15 +112,26 @@ for pkg in "${pkgs[@]}"; do
   [ -n "$tags" ] && args+=(--tags "$tags")
   $dry && args+=(--dry-run)
   echo "== $pkg ($(date -u +%H:%M:%S))"
+  rm -f "$out/$name.json" "$out/$name.seconds"
+  # gremlins copies the module into a fresh directory under TMPDIR: give
+  # it one outside the module, removed afterwards even when stopped.
+  tmp=$(mktemp -d)
+  limit=()
+  [ -n "$budget" ] && limit=(timeout --signal=INT --kill-after=30 "${budget}m")
   start=$(date +%s)
-  # gremlins reports killed, lived and so on for every mutant as it goes.
-  if ! nice -n 19 "$gremlins" "${args[@]}" "$pkg" >"$out/$name.log" 2>&1; then
+  # gremlins logs each mutant's status as it goes (PKG.log).
+  rc=0
+  TMPDIR=$tmp nice -n 19 "${limit[@]}" "$gremlins" "${args[@]}" "$pkg" >"$out/$name.log" 2>&1 || rc=$?
+  rm -rf "$tmp"
+  echo "$(($(date +%s) - start)) s" >"$out/$name.seconds"
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 130 ]; then
+    echo "stopped after $budget minutes: $(grep -cE ' (KILLED|LIVED|TIMED OUT|NOT VIABLE) ' "$out/$name.log") mutants judged"
+  elif [ "$rc" -ne 0 ]; then
     echo "gremlins failed on $pkg; see $out/$name.log" >&2
     tail -n 5 "$out/$name.log" >&2
-    continue
+  else
+    tail -n 5 "$out/$name.log"
   fi
-  echo "$(( $(date +%s) - start )) s" >"$out/$name.seconds"
-  tail -n 6 "$out/$name.log"
 done
 
 go run scripts/mutationsummary.go -dir "$out" -cover "$out/bughunt.cover" "${pkgs[@]}" | tee "$out/summary.md"

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,15 +27,58 @@ import (
 
 // report is the part of gremlins' JSON output read here.
 type report struct {
-	Files []struct {
-		Name      string `json:"file_name"`
-		Mutations []struct {
-			Type   string `json:"type"`
-			Status string `json:"status"`
-			Line   int    `json:"line"`
-			Column int    `json:"column"`
-		} `json:"mutations"`
-	} `json:"files"`
+	Files []fileReport `json:"files"`
+}
+
+type fileReport struct {
+	Name      string     `json:"file_name"`
+	Mutations []mutation `json:"mutations"`
+}
+
+type mutation struct {
+	Type   string `json:"type"`
+	Status string `json:"status"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+}
+
+// logLine is one mutant of gremlins' log: status, mutation, file:line:col.
+var logLine = regexp.MustCompile(`^\s*(KILLED|LIVED|NOT COVERED|TIMED OUT|NOT VIABLE|RUNNABLE|SKIPPED) (\S+) at (\S+):(\d+):(\d+)$`)
+
+// readReport reads a package's gremlins report, or, when the run was
+// stopped before it wrote one, the mutants its log lists so far (partial).
+func readReport(dir, name string) (r report, partial bool, err error) {
+	data, err := os.ReadFile(filepath.Join(dir, name+".json"))
+	if err == nil {
+		err = json.Unmarshal(data, &r)
+		return r, false, err
+	}
+	f, err := os.Open(filepath.Join(dir, name+".log"))
+	if err != nil {
+		return r, false, err
+	}
+	defer f.Close()
+	files := map[string]int{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		m := logLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		i, ok := files[m[3]]
+		if !ok {
+			i = len(r.Files)
+			files[m[3]] = i
+			r.Files = append(r.Files, fileReport{Name: m[3]})
+		}
+		line, _ := strconv.Atoi(m[4])
+		col, _ := strconv.Atoi(m[5])
+		r.Files[i].Mutations = append(r.Files[i].Mutations, mutation{Type: m[2], Status: m[1], Line: line, Column: col})
+	}
+	if len(r.Files) == 0 {
+		return r, false, fmt.Errorf("%s: no mutants logged", name)
+	}
+	return r, true, sc.Err()
 }
 
 type block struct{ l0, c0, l1, c1, stmts, count int }
@@ -142,15 +186,14 @@ func main() {
 			run, total := prof.stmts(pkg)
 			covCell = pct(run, total)
 		}
-		data, err := os.ReadFile(filepath.Join(*dir, name+".json"))
+		r, partial, err := readReport(*dir, name)
 		if err != nil {
 			fmt.Printf("| %s | not measured | | | | | | | | | %s | |\n", pkg, covCell)
 			continue
 		}
-		var r report
-		if err := json.Unmarshal(data, &r); err != nil {
-			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
-			os.Exit(1)
+		label := pkg
+		if partial {
+			label += " (partial)"
 		}
 		count := map[string]int{}
 		var lived, notCovered []string
@@ -198,11 +241,11 @@ func main() {
 		}
 		if count["RUNNABLE"] > 0 { // a dry run
 			fmt.Printf("| %s | %d | dry run: %d runnable | | %d | | | | %s | | %s | %s |\n",
-				pkg, total, count["RUNNABLE"], nc, pct(count["RUNNABLE"], count["RUNNABLE"]+nc), covCell, minutes)
+				label, total, count["RUNNABLE"], nc, pct(count["RUNNABLE"], count["RUNNABLE"]+nc), covCell, minutes)
 			continue
 		}
 		fmt.Printf("| %s | %d | %d | %d | %d | %d | %d | %s | %s | %d | %s | %s |\n",
-			pkg, total, k, l, nc, to, nv, pct(k, k+l), pct(k+l, k+l+nc), reachedLived, covCell, minutes)
+			label, total, k, l, nc, to, nv, pct(k, k+l), pct(k+l, k+l+nc), reachedLived, covCell, minutes)
 		for i, n := range []int{total, k, l, nc, to, nv, reachedLived} {
 			tot[i] += n
 		}
