@@ -23,6 +23,9 @@
 #            summary then reads the mutants judged so far from the log, in
 #            gremlins' order (files alphabetically), and marks it partial
 #
+# GREMLINS_ARGS adds flags to every gremlins run, e.g. GREMLINS_ARGS="--diff
+# origin/main" (only lines the branch changed) or "--arithmetic-base=false".
+#
 # How gremlins is driven. For each package it runs, from the module root,
 #
 #   gremlins unleash --tags bughunt --workers 1 --exclude-files / \
@@ -66,7 +69,7 @@ while getopts "o:nuc:j:t:h" opt; do
     c) coef=$OPTARG ;;
     j) workers=$OPTARG ;;
     t) budget=$OPTARG ;;
-    *) sed -n '2,25p' "$0"; exit 2 ;;
+    *) sed -n '2,28p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -110,6 +113,8 @@ for pkg in "${pkgs[@]}"; do
   args=(unleash --workers "$workers" --timeout-coefficient "$coef"
     --exclude-files / --output "$out/$name.json")
   [ -n "$tags" ] && args+=(--tags "$tags")
+  # shellcheck disable=SC2206 # GREMLINS_ARGS is a list of words
+  args+=(${GREMLINS_ARGS:-})
   $dry && args+=(--dry-run)
   echo "== $pkg ($(date -u +%H:%M:%S))"
   rm -f "$out/$name.json" "$out/$name.seconds"
