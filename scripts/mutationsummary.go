@@ -179,6 +179,8 @@ func main() {
 	fmt.Println("| package | mutants | killed | lived | not covered | timed out | not viable | efficacy | mutant coverage | lived, reached by scenarios | bug-hunt stmt coverage | minutes |")
 	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	var tot [7]int
+	livedByType := map[string]int{}
+	livedByFile := map[string]int{}
 	for _, pkg := range flag.Args() {
 		name := strings.ReplaceAll(pkg, "/", "_")
 		covCell := "-"
@@ -205,6 +207,8 @@ func main() {
 				pos := fmt.Sprintf("%s:%d:%d %s", file, m.Line, m.Column, m.Type)
 				switch m.Status {
 				case "LIVED":
+					livedByType[m.Type]++
+					livedByFile[file]++
 					where := "unit"
 					if prof.reached(file, m.Line, m.Column) {
 						where = "scenarios"
@@ -254,6 +258,33 @@ func main() {
 		fmt.Printf("| all measured | %d | %d | %d | %d | %d | %d | %s | %s | %d | | |\n",
 			tot[0], tot[1], tot[2], tot[3], tot[4], tot[5], pct(tot[1], tot[1]+tot[2]), pct(tot[1]+tot[2], tot[1]+tot[2]+tot[3]), tot[6])
 	}
+	if len(livedByType) > 0 {
+		fmt.Printf("\nLived mutants by mutation: %s\n\nFiles with the most lived mutants: %s\n",
+			top(livedByType, 0), top(livedByFile, 12))
+	}
+}
+
+// top lists a tally as "key n, ...", largest first (ties by key), at most
+// n entries (0: all).
+func top(tally map[string]int, n int) string {
+	keys := make([]string, 0, len(tally))
+	for k := range tally {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if tally[keys[i]] != tally[keys[j]] {
+			return tally[keys[i]] > tally[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	if n > 0 && len(keys) > n {
+		keys = keys[:n]
+	}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, tally[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // sortPositions orders "file:line:col ..." lines by file, then line and
