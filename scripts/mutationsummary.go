@@ -254,7 +254,7 @@ func main() {
 			tot[i] += n
 		}
 	}
-	if len(flag.Args()) > 1 {
+	if len(flag.Args()) > 1 && tot[0] > 0 {
 		fmt.Printf("| all measured | %d | %d | %d | %d | %d | %d | %s | %s | %d | | |\n",
 			tot[0], tot[1], tot[2], tot[3], tot[4], tot[5], pct(tot[1], tot[1]+tot[2]), pct(tot[1]+tot[2], tot[1]+tot[2]+tot[3]), tot[6])
 	}
