@@ -1,0 +1,116 @@
+// Package bughunt is the bug-hunt set: a small, fixed matrix of catalogue
+// scenario runs chosen to reach every mechanism of the node packages, fast
+// enough to judge each mutant of a mutation-testing run
+// (scripts/mutation.sh, docs/mutation.md).
+//
+// A run of the matrix passes only when every check of every run passes, so
+// a mutant that breaks a checked property fails it. TestBugHunt in
+// package scenarios runs it with -bughunt; each node package runs it too,
+// from a bughunt_test.go built only with the bughunt build tag, so that a
+// mutant of that package is judged by its unit tests and the bug-hunt set
+// in one test binary (gremlins runs `go test PKG` per mutant).
+package bughunt
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/kubesim/kubesim/scenarios"
+)
+
+// Run is one entry of the matrix: a catalogue scenario at a member count
+// and a seed, and the mechanisms it is there to reach.
+type Run struct {
+	Scenario string
+	Members  int
+	Seed     uint64
+	// Reaches names the mechanisms this run is in the matrix for.
+	Reaches string
+}
+
+// Name is the run's subtest name.
+func (r Run) Name() string {
+	return fmt.Sprintf("%s/members=%d/seed=%d", r.Scenario, r.Members, r.Seed)
+}
+
+// Options are the scenarios.Options that run it.
+func (r Run) Options() scenarios.Options {
+	return scenarios.Options{Scenario: r.Scenario, Members: r.Members, Seed: r.Seed}
+}
+
+// Matrix returns the bug-hunt set, in the order it runs: with -failfast, a
+// mutant stops at its first failing run.
+func Matrix() []Run {
+	return append([]Run(nil), matrix...)
+}
+
+// matrix is one run of every catalogue scenario that carries a check of
+// its own (the scenario that proves the check's ablation), so that each
+// check judges the code it is about, plus the runs of the chaos scenarios
+// that reach the most code no fixed schedule reaches: a greedy cover of
+// the statements of nodes/... reached by 114 candidate runs (every
+// scenario at 3 and 5 members, 2 seeds each, 5 for the chaos ones) picked
+// the chaos seeds and the member counts. Members vary so that quorums of
+// 2, 3 and 3-of-4 all run. Every ablation that a check catches is caught
+// by a run of the matrix on its scenario (TestBugHuntCatchesAblations), so
+// each check can fail here. The etcd runs come first: they are the
+// fastest and judge the most code under the API layer.
+var matrix = []Run{
+	// etcd layer: raft-safety, linearizability, watch-guarantees,
+	// kv-agreement, no-writes-without-quorum.
+	{"etcd-power-loss", 3, 4, "power loss of every member: only fsynced WAL and hard state survive; WAL replay, torn tails, raft persistence before acks"},
+	{"raft-figure-8", 5, 2, "the Figure 8 nemesis: old-term entries, the current-term commit rule, log conflict backtracking"},
+	{"etcd-leader-partition", 5, 1, "an isolated leader: CheckQuorum step-down, PreVote, client failover"},
+	{"etcd-leader-partition", 3, 6, "an isolated leader serving reads: ReadIndex for linearizable reads (this seed catches etcd-local-reads)"},
+	{"etcd-leader-crash", 3, 1, "leader crashes: elections, restarts from the WAL, watch resume at the asked revision"},
+	{"etcd-flaky-network", 3, 2, "loss, duplicates and reordering: apply de-duplication, Txn compares, retransmission"},
+	{"etcd-majority-down", 4, 1, "a quorum of four down: no write without quorum, even member counts"},
+	{"etcd-minority-partition", 5, 2, "a partitioned minority: term bumps held back by PreVote, catch-up after heal"},
+	{"etcd-rolling-restart", 3, 1, "each member restarted in turn: snapshots, log compaction, catch-up by snapshot"},
+	{"etcd-pause", 5, 1, "a paused leader: stale leader, elections while it sleeps, lease-free reads"},
+	{"etcd-chaos", 5, 5, "random crashes, torn writes, partitions, one-way cuts, pauses, flaky links"},
+	{"etcd-chaos", 3, 3, "random faults at three members"},
+	// API layer: api-linearizability, no-lost-updates, informer-replay,
+	// time-travel, access.
+	{"api-conflict-storm", 3, 2, "RetryOnConflict writers: 409s through the Txn on mod_revision, client-go's retry"},
+	{"api-watch-disconnects", 3, 1, "broken watches that fail over to a lagging replica: reflector resume from the last resourceVersion"},
+	{"api-watch-disconnects", 3, 2, "a relist against a lagging replica: quorum relists, no time travel (this seed catches reflector-relist-rv0)"},
+	{"api-compaction-410", 3, 2, "watch cache window and etcd compaction: 410 Gone, informer relists"},
+	{"apiserver-crash", 4, 1, "API server crashes: watch cache rebuild, requests in flight lost, client endpoint failover"},
+	{"etcd-leader-partition-under-api", 5, 1, "etcd leader changes under the API servers: etcd client failover, unknown outcomes"},
+	{"api-chaos", 3, 1, "random API and etcd faults: authorization and the node restriction (access)"},
+	{"api-chaos", 5, 2, "random API and etcd faults at five members"},
+	// The spokes: convergence, bound-once, probe-restarts, double-running,
+	// eviction-timing, self-healing, leader-takeover, steady-runtime.
+	{"node-death", 3, 2, "a dead node and a deleted Node: pod GC, ReplicaSet replacements, scheduling, kubelet start"},
+	{"liveness-under-load", 5, 2, "liveness and readiness probes with timeouts, CrashLoopBackOff, endpoints in and out of service"},
+	{"apiserver-down", 3, 1, "every API server down: kubelets keep running, node lifecycle's full-disruption mode"},
+	{"controller-manager-failover", 5, 1, "a controller manager cut off: Lease renew deadline, step-down, takeover"},
+	{"node-eviction", 5, 1, "node lifecycle: Ready=Unknown after the grace period, NoExecute taint, eviction after toleration"},
+	{"scheduler-split-brain", 5, 2, "two schedulers racing: the binding's conflict check, the loser's 409"},
+	{"controller-watch-lag", 5, 1, "slow controller links and broken watches: ReplicaSet expectations, scale up and down"},
+	{"stack-chaos", 3, 3, "everything at once, with a Deployment rollout: the run that reaches the most code"},
+	{"stack-chaos", 3, 2, "everything at once, another schedule"},
+	{"stack-chaos", 5, 3, "everything at once at five members"},
+}
+
+// RunAll runs every entry of the matrix as a subtest, in order, and fails
+// a subtest whose run fails any check, printing its failed checks and the
+// command that replays it.
+func RunAll(t *testing.T) {
+	t.Helper()
+	for _, r := range matrix {
+		t.Run(r.Name(), func(t *testing.T) {
+			res, err := scenarios.Run(r.Options())
+			if err != nil {
+				t.Fatalf("%s: %v", r.Name(), err)
+			}
+			if !res.OK {
+				for _, c := range res.Failed() {
+					t.Errorf("%s", c.String())
+				}
+				t.Fatalf("replay with: %s", scenarios.ReplayCommand(res))
+			}
+		})
+	}
+}

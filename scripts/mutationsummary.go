@@ -1,0 +1,311 @@
+//go:build ignore
+
+// mutationsummary reads the gremlins reports that scripts/mutation.sh
+// writes and prints the table of docs/mutation.md: per package, killed,
+// lived, not covered, timed out, not viable, efficacy = killed / (killed +
+// lived) and mutant coverage = (killed + lived) / (killed + lived + not
+// covered), gremlins' own definitions. It also writes, per package,
+// PKG.lived.txt and PKG.notcovered.txt: one mutant a line, file:line:col
+// and mutation; a lived mutant is marked "scenarios" when the bug-hunt
+// set's coverage profile reaches its position and "unit" otherwise.
+//
+//	go run scripts/mutationsummary.go -dir out/mutation [-cover out/mutation/bughunt.cover] nodes/raft ...
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// report is the part of gremlins' JSON output read here.
+type report struct {
+	Files []fileReport `json:"files"`
+}
+
+type fileReport struct {
+	Name      string     `json:"file_name"`
+	Mutations []mutation `json:"mutations"`
+}
+
+type mutation struct {
+	Type   string `json:"type"`
+	Status string `json:"status"`
+	Line   int    `json:"line"`
+	Column int    `json:"column"`
+}
+
+// logLine is one mutant of gremlins' log: status, mutation, file:line:col.
+var logLine = regexp.MustCompile(`^\s*(KILLED|LIVED|NOT COVERED|TIMED OUT|NOT VIABLE|RUNNABLE|SKIPPED) (\S+) at (\S+):(\d+):(\d+)$`)
+
+// readReport reads a package's gremlins report, or, when the run was
+// stopped before it wrote one, the mutants its log lists so far (partial).
+func readReport(dir, name string) (r report, partial bool, err error) {
+	data, err := os.ReadFile(filepath.Join(dir, name+".json"))
+	if err == nil {
+		err = json.Unmarshal(data, &r)
+		return r, false, err
+	}
+	f, err := os.Open(filepath.Join(dir, name+".log"))
+	if err != nil {
+		return r, false, err
+	}
+	defer f.Close()
+	files := map[string]int{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		m := logLine.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		i, ok := files[m[3]]
+		if !ok {
+			i = len(r.Files)
+			files[m[3]] = i
+			r.Files = append(r.Files, fileReport{Name: m[3]})
+		}
+		line, _ := strconv.Atoi(m[4])
+		col, _ := strconv.Atoi(m[5])
+		r.Files[i].Mutations = append(r.Files[i].Mutations, mutation{Type: m[2], Status: m[1], Line: line, Column: col})
+	}
+	if len(r.Files) == 0 {
+		return r, false, fmt.Errorf("%s: no mutants logged", name)
+	}
+	return r, true, sc.Err()
+}
+
+type block struct{ l0, c0, l1, c1, stmts, count int }
+
+func (b block) holds(line, col int) bool {
+	if line < b.l0 || line > b.l1 {
+		return false
+	}
+	if line == b.l0 && col < b.c0 {
+		return false
+	}
+	return line != b.l1 || col <= b.c1
+}
+
+// profile is a coverage profile: blocks by file, relative to the module.
+type profile map[string][]block
+
+func readProfile(path, module string) (profile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p := profile{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "mode:") || line == "" {
+			continue
+		}
+		// file.go:l0.c0,l1.c1 stmts count
+		colon := strings.LastIndex(line, ":")
+		var b block
+		if _, err := fmt.Sscanf(line[colon+1:], "%d.%d,%d.%d %d %d", &b.l0, &b.c0, &b.l1, &b.c1, &b.stmts, &b.count); err != nil {
+			return nil, fmt.Errorf("%s: %q: %v", path, line, err)
+		}
+		name := strings.TrimPrefix(line[:colon], module+"/")
+		p[name] = append(p[name], b)
+	}
+	return p, sc.Err()
+}
+
+// reached reports whether the profile ran the position.
+func (p profile) reached(file string, line, col int) bool {
+	for _, b := range p[file] {
+		if b.count > 0 && b.holds(line, col) {
+			return true
+		}
+	}
+	return false
+}
+
+// stmts counts the statements of a package's files, and those run. A
+// block may appear more than once (coverpkg over several test binaries):
+// it counts as run if any copy ran.
+func (p profile) stmts(pkg string) (run, total int) {
+	for file, blocks := range p {
+		if filepath.Dir(file) != pkg {
+			continue
+		}
+		seen := map[[4]int]bool{}
+		for _, b := range blocks {
+			k := [4]int{b.l0, b.c0, b.l1, b.c1}
+			if _, ok := seen[k]; !ok {
+				total += b.stmts
+				seen[k] = false
+			}
+			if b.count > 0 && !seen[k] {
+				run += b.stmts
+				seen[k] = true
+			}
+		}
+	}
+	return run, total
+}
+
+func pct(a, b int) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
+}
+
+func main() {
+	dir := flag.String("dir", "out/mutation", "results directory")
+	cover := flag.String("cover", "", "the bug-hunt set's coverage profile (optional)")
+	module := flag.String("module", "github.com/kubesim/kubesim", "module path")
+	flag.Parse()
+	var prof profile
+	if *cover != "" {
+		p, err := readProfile(*cover, *module)
+		if err != nil && !os.IsNotExist(err) {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		prof = p
+	}
+	fmt.Println("| package | mutants | killed | lived | not covered | timed out | not viable | efficacy | mutant coverage | lived, reached by scenarios | bug-hunt stmt coverage | minutes |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	var tot [7]int
+	livedByType := map[string]int{}
+	livedByFile := map[string]int{}
+	for _, pkg := range flag.Args() {
+		name := strings.ReplaceAll(pkg, "/", "_")
+		covCell := "-"
+		if prof != nil {
+			run, total := prof.stmts(pkg)
+			covCell = pct(run, total)
+		}
+		r, partial, err := readReport(*dir, name)
+		if err != nil {
+			fmt.Printf("| %s | not measured | | | | | | | | | %s | |\n", pkg, covCell)
+			continue
+		}
+		label := pkg
+		if partial {
+			label += " (partial)"
+		}
+		count := map[string]int{}
+		var lived, notCovered []string
+		reachedLived := 0
+		for _, f := range r.Files {
+			file := pkg + "/" + f.Name
+			for _, m := range f.Mutations {
+				count[m.Status]++
+				pos := fmt.Sprintf("%s:%d:%d %s", file, m.Line, m.Column, m.Type)
+				switch m.Status {
+				case "LIVED":
+					livedByType[m.Type]++
+					livedByFile[file]++
+					where := "unit"
+					if prof.reached(file, m.Line, m.Column) {
+						where = "scenarios"
+						reachedLived++
+					}
+					lived = append(lived, pos+" "+where)
+				case "NOT COVERED":
+					notCovered = append(notCovered, pos)
+				}
+			}
+		}
+		sortPositions(lived)
+		sortPositions(notCovered)
+		for suffix, lines := range map[string][]string{".lived.txt": lived, ".notcovered.txt": notCovered} {
+			text := strings.Join(lines, "\n")
+			if text != "" {
+				text += "\n"
+			}
+			if err := os.WriteFile(filepath.Join(*dir, name+suffix), []byte(text), 0o644); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+		}
+		k, l, nc, to, nv := count["KILLED"], count["LIVED"], count["NOT COVERED"], count["TIMED OUT"], count["NOT VIABLE"]
+		total := 0
+		for _, n := range count {
+			total += n
+		}
+		minutes := "-"
+		if s, err := os.ReadFile(filepath.Join(*dir, name+".seconds")); err == nil {
+			if sec, err := strconv.Atoi(strings.Fields(string(s))[0]); err == nil {
+				minutes = fmt.Sprintf("%.0f", float64(sec)/60)
+			}
+		}
+		if count["RUNNABLE"] > 0 { // a dry run
+			fmt.Printf("| %s | %d | dry run: %d runnable | | %d | | | | %s | | %s | %s |\n",
+				label, total, count["RUNNABLE"], nc, pct(count["RUNNABLE"], count["RUNNABLE"]+nc), covCell, minutes)
+			continue
+		}
+		fmt.Printf("| %s | %d | %d | %d | %d | %d | %d | %s | %s | %d | %s | %s |\n",
+			label, total, k, l, nc, to, nv, pct(k, k+l), pct(k+l, k+l+nc), reachedLived, covCell, minutes)
+		for i, n := range []int{total, k, l, nc, to, nv, reachedLived} {
+			tot[i] += n
+		}
+	}
+	if len(flag.Args()) > 1 && tot[0] > 0 {
+		fmt.Printf("| all measured | %d | %d | %d | %d | %d | %d | %s | %s | %d | | |\n",
+			tot[0], tot[1], tot[2], tot[3], tot[4], tot[5], pct(tot[1], tot[1]+tot[2]), pct(tot[1]+tot[2], tot[1]+tot[2]+tot[3]), tot[6])
+	}
+	if len(livedByType) > 0 {
+		fmt.Printf("\nLived mutants by mutation: %s\n\nFiles with the most lived mutants: %s\n",
+			top(livedByType, 0), top(livedByFile, 12))
+	}
+}
+
+// top lists a tally as "key n, ...", largest first (ties by key), at most
+// n entries (0: all).
+func top(tally map[string]int, n int) string {
+	keys := make([]string, 0, len(tally))
+	for k := range tally {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if tally[keys[i]] != tally[keys[j]] {
+			return tally[keys[i]] > tally[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	if n > 0 && len(keys) > n {
+		keys = keys[:n]
+	}
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, tally[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sortPositions orders "file:line:col ..." lines by file, then line and
+// column as numbers.
+func sortPositions(lines []string) {
+	key := func(s string) (string, int, int) {
+		pos := strings.Fields(s)[0]
+		parts := strings.Split(pos, ":")
+		l, _ := strconv.Atoi(parts[1])
+		c, _ := strconv.Atoi(parts[2])
+		return parts[0], l, c
+	}
+	sort.Slice(lines, func(i, j int) bool {
+		fi, li, ci := key(lines[i])
+		fj, lj, cj := key(lines[j])
+		if fi != fj {
+			return fi < fj
+		}
+		if li != lj {
+			return li < lj
+		}
+		return ci < cj
+	})
+}
