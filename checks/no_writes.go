@@ -65,7 +65,8 @@ func (c *NoWritesWithoutQuorum) Observe(e *sim.Event) {
 	case *etcdtrace.Call:
 		if d.Kind.Writes() && c.open {
 			up := map[sim.HostID]bool{}
-			for id, m := range c.members { // determinism: fills a set; the order does not matter
+			// determinism: fills a set; the order does not matter
+			for id, m := range c.members {
 				if !m.isDown() {
 					up[id] = true
 				}
@@ -108,7 +109,8 @@ func (c *NoWritesWithoutQuorum) observeFault(e *sim.Event) {
 		c.down++
 	case was && !now:
 		c.down--
-		for _, up := range c.calls { // determinism: marks every call alike
+		// determinism: marks every call alike
+		for _, up := range c.calls {
 			up[e.Host] = true
 		}
 	}
