@@ -58,10 +58,11 @@ func Matrix() []Run {
 var matrix = []Run{
 	// etcd layer: raft-safety, linearizability, watch-guarantees,
 	// kv-agreement, no-writes-without-quorum.
-	{"etcd-power-loss", 3, 4, "power loss of every member: only fsynced WAL and hard state survive; WAL replay, torn tails, raft persistence before acks"},
+	{"etcd-power-loss", 3, 4, "power loss of every member: only fsynced WAL and hard state survive; WAL replay, torn tails"},
+	{"etcd-power-loss", 3, 1, "power loss: raft persists before it acks (this seed catches raft-ack-before-fsync)"},
 	{"raft-figure-8", 5, 2, "the Figure 8 nemesis: old-term entries, the current-term commit rule, log conflict backtracking"},
 	{"etcd-leader-partition", 5, 1, "an isolated leader: CheckQuorum step-down, PreVote, client failover"},
-	{"etcd-leader-partition", 3, 6, "an isolated leader serving reads: ReadIndex for linearizable reads (this seed catches etcd-local-reads)"},
+	{"etcd-leader-partition", 5, 16, "an isolated leader serving reads: ReadIndex for linearizable reads (this seed catches etcd-local-reads)"},
 	{"etcd-leader-crash", 3, 1, "leader crashes: elections, restarts from the WAL, watch resume at the asked revision"},
 	{"etcd-flaky-network", 3, 2, "loss, duplicates and reordering: apply de-duplication, Txn compares, retransmission"},
 	{"etcd-majority-down", 4, 1, "a quorum of four down: no write without quorum, even member counts"},
@@ -70,6 +71,9 @@ var matrix = []Run{
 	{"etcd-pause", 5, 1, "a paused leader: stale leader, elections while it sleeps, lease-free reads"},
 	{"etcd-chaos", 5, 5, "random crashes, torn writes, partitions, one-way cuts, pauses, flaky links"},
 	{"etcd-chaos", 3, 3, "random faults at three members"},
+	{"etcd-compaction", 3, 1, "compaction every 10 s under cut-off watchers: compacted watches canceled with the compact revision, relists, reads below it"},
+	{"etcd-long-pause", 3, 2, "a leader frozen past its election timeout: ReadIndex after a pause (this seed catches raft-lease-reads)"},
+	{"etcd-slow-disk", 4, 1, "slow fsyncs on a member: the leader sends before its own fsync, reads wait for apply"},
 	// API layer: api-linearizability, no-lost-updates, informer-replay,
 	// time-travel, access.
 	{"api-conflict-storm", 3, 2, "RetryOnConflict writers: 409s through the Txn on mod_revision, client-go's retry"},
@@ -80,6 +84,11 @@ var matrix = []Run{
 	{"etcd-leader-partition-under-api", 5, 1, "etcd leader changes under the API servers: etcd client failover, unknown outcomes"},
 	{"api-chaos", 3, 1, "random API and etcd faults: authorization and the node restriction (access)"},
 	{"api-chaos", 5, 2, "random API and etcd faults at five members"},
+	{"api-watch-disconnects", 5, 2, "a read at a resourceVersion the cache has not seen waits for it (this run catches cache-ignores-min-rv)"},
+	{"api-conflict-storm", 3, 1, "status and spec writers, merge patches with and without a resourceVersion precondition"},
+	{"api-compaction-410", 3, 1, "paged informer lists and continue tokens"},
+	{"etcd-leader-partition-under-api", 3, 1, "an update refused against a lagging cache copy reads etcd"},
+	{"api-etcd-compaction", 3, 1, "API servers compact etcd: the watch cache reinitializes, exact-RV lists, 410 after an etcd compaction"},
 	// The spokes: convergence, bound-once, probe-restarts, double-running,
 	// eviction-timing, self-healing, leader-takeover, steady-runtime.
 	{"node-death", 3, 2, "a dead node and a deleted Node: pod GC, ReplicaSet replacements, scheduling, kubelet start"},
@@ -92,6 +101,15 @@ var matrix = []Run{
 	{"stack-chaos", 3, 3, "everything at once, with a Deployment rollout: the run that reaches the most code"},
 	{"stack-chaos", 3, 2, "everything at once, another schedule"},
 	{"stack-chaos", 5, 3, "everything at once at five members"},
+	{"probe-flaps", 3, 1, "probes that fail k-1 times then succeed: failureThreshold and successThreshold"},
+	{"scheduling-pressure", 3, 1, "nodes filled to the last room: the scheduler's assumed pods, bursts past capacity"},
+	{"scheduling-pressure", 3, 2, "two schedulers bind one node's last room: kubelet admission (this seed catches kubelet-no-admission)"},
+	{"overlapping-owners", 3, 1, "overlapping selectors, orphans, a Deployment replaced: adoption, owner references by UID, garbage collection"},
+	{"controller-manager-failover", 3, 1, "a controller manager that lost its Lease exits"},
+	{"controller-manager-zombie", 3, 1, "a controller manager leader frozen past its lease, then resumed"},
+	{"scheduler-zombie", 3, 1, "a scheduler leader frozen past its lease, then resumed"},
+	{"leader-clock-drift", 3, 1, "a leader's clock running slow: lease expiry on each replica's own clock"},
+	{"leader-clock-jumps", 3, 1, "clock steps under leader election: renewals judged on the monotonic clock"},
 }
 
 // RunAll runs every entry of the matrix as a subtest, in order, and fails
