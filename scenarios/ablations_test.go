@@ -19,6 +19,7 @@ const ablationSeeds = 50
 // run without the ablation passes every check, so the catch is the
 // ablation's doing. It prints how many seeds that took.
 func TestAblations(t *testing.T) {
+	t.Parallel() // its subtests run beside the other long tests'
 	for _, a := range scenarios.Ablations() {
 		if a.Check == "" {
 			continue // measured: TestMeasuredAblations
@@ -65,6 +66,7 @@ const measuredSeeds = 8
 // sets of runs pass every check. It prints the figures (the README's
 // table).
 func TestMeasuredAblations(t *testing.T) {
+	t.Parallel() // its subtests run beside the other long tests'
 	for _, a := range scenarios.Ablations() {
 		if a.Check != "" {
 			continue

@@ -16,6 +16,7 @@ const corpusDir = "testdata/corpus"
 // every check gives the verdict the entry expects. Entries come from
 // `kubesim run --save-failures DIR` and from shrunk rapid failures.
 func TestCorpus(t *testing.T) {
+	t.Parallel() // its subtests run beside the other long tests'
 	files, err := scenarios.CorpusFiles(corpusDir)
 	require.NoError(t, err)
 	require.NotEmpty(t, files, "the corpus is empty")

@@ -14,6 +14,7 @@ import (
 // metrics.Registry (the documentation's list), with the layer and
 // scenarios it says, and every registered metric is reported by a run.
 func TestMetricRegistry(t *testing.T) {
+	t.Parallel() // long: runs beside the other long tests, one per core
 	reported := map[string]bool{}
 	runs := []string{"etcd-chaos", "api-chaos"}
 	for _, spec := range scenarios.Catalogue() {

@@ -156,6 +156,7 @@ func genClockOrDisk(t *rapid.T, f *sim.Fault, lo, hi float64) {
 // amnesia case, which etcd answers by removing and re-adding the member),
 // so checks failing after it would not be a bug of the simulated etcd.
 func TestPropertyChaos(t *testing.T) {
+	t.Parallel() // long: runs beside the other long tests, one per core
 	rapid.Check(t, func(t *rapid.T) {
 		members := rapid.IntRange(1, 5).Draw(t, "members")
 		clients := rapid.IntRange(1, 4).Draw(t, "clients")
@@ -256,6 +257,7 @@ func genStackFault(t *rapid.T, hosts, nodes []string) sim.Fault {
 // minimal schedule, printed in the schedule text form, and keeps it under
 // testdata/rapid/.
 func TestPropertyStackConvergence(t *testing.T) {
+	t.Parallel() // long: runs beside the other long tests, one per core
 	rapid.Check(t, func(t *rapid.T) {
 		members := rapid.SampledFrom([]int{3, 5}).Draw(t, "members")
 		seed := rapid.Uint64Range(1, 1<<20).Draw(t, "seed")
@@ -297,6 +299,7 @@ var spokeWorkloads = []struct {
 // replaces each scenario's own, and every check must hold, ownership,
 // node-capacity and probe-semantics above all.
 func TestPropertySpokeWorkloads(t *testing.T) {
+	t.Parallel() // long: runs beside the other long tests, one per core
 	rapid.Check(t, func(t *rapid.T) {
 		w := rapid.SampledFrom(spokeWorkloads).Draw(t, "workload")
 		members := rapid.SampledFrom([]int{3, 5}).Draw(t, "members")
