@@ -126,3 +126,34 @@ func TestAddAfterKeepsEarliest(t *testing.T) {
 	w.RunFor(time.Second)
 	require.Len(t, at, 1)
 }
+
+// TestBucketRefills: the overall bucket refills at qps tokens a second of
+// the host's clock, up to burst, as golang.org/x/time/rate's limiter that
+// client-go's BucketRateLimiter wraps.
+func TestBucketRefills(t *testing.T) {
+	w, h := world()
+	rl := workqueue.NewBucketRateLimiter(h, 10, 100)
+	for range 100 {
+		rl.When("x")
+	}
+	w.RunFor(time.Second) // 10 tokens back
+	for i := range 10 {
+		require.Zero(t, rl.When("x"), "refilled token %d", i)
+	}
+	require.Equal(t, 100*time.Millisecond, rl.When("x"))
+	w.RunFor(time.Hour) // the bucket holds at most burst
+	for range 100 {
+		require.Zero(t, rl.When("x"))
+	}
+	require.Positive(t, rl.When("x"))
+}
+
+// TestAddAfterNoDelayAddsNow: a delay of zero or less adds the key at once,
+// as client-go's delaying queue does, not after a zero timer.
+func TestAddAfterNoDelayAddsNow(t *testing.T) {
+	_, h := world()
+	q := workqueue.New(h, "q", nil)
+	q.AddAfter("a", 0)
+	q.AddAfter("b", -time.Second)
+	require.Equal(t, 2, q.Len())
+}
