@@ -24,10 +24,17 @@ type env struct {
 }
 
 func newEnv(seed uint64, servers int, cfg cache.InformerConfig) *env {
+	return newEnvClient(seed, servers, cfg, client.Config{})
+}
+
+// newEnvClient is newEnv with the informer's client configured by ccfg
+// (its Servers are the cluster's).
+func newEnvClient(seed uint64, servers int, cfg cache.InformerConfig, ccfg client.Config) *env {
 	e := &env{Cluster: fakeapi.NewCluster(seed, servers)}
 	e.AddHost("writer", func(h *sim.Host) { e.writer = client.New(h, client.Config{Servers: e.Servers}) })
 	e.AddHost("informer", func(h *sim.Host) {
-		c := client.New(h, client.Config{Servers: e.Servers})
+		ccfg.Servers = e.Servers
+		c := client.New(h, ccfg)
 		if cfg.Resource == "" {
 			cfg.Resource = "pods"
 		}
