@@ -16,13 +16,13 @@ import (
 //	go test ./scenarios -run TestCatalogue -catalogue-seeds 300 -catalogue-grid
 var (
 	deepFlag  = flag.Bool("deep", false, "run the deep catalogue: every scenario over its catalogue seeds (100 for etcd and API scenarios, 50 for the full stack), a tenth of them twice in TestDeterminism, and 100 rapid cases per property")
-	seedsFlag = flag.Int("catalogue-seeds", 0, "seeds per scenario in TestCatalogue (default: 4, or the scenario's catalogue seeds with -deep)")
+	seedsFlag = flag.Int("catalogue-seeds", 0, "seeds per scenario in TestCatalogue (default: 3, or the scenario's catalogue seeds with -deep)")
 	gridFlag  = flag.Bool("catalogue-grid", false, "TestCatalogue runs every seed with every member count of the scenario, instead of rotating through them")
 )
 
 // Seeds of the default (not deep) run.
 const (
-	quickCatalogueSeeds = 4
+	quickCatalogueSeeds = 3
 	quickRapidChecks    = "20"
 )
 
