@@ -43,6 +43,7 @@ func TestVeryShortWatchRelists(t *testing.T) {
 			}
 			require.Len(t, e.relists, 2)
 			require.Equal(t, cache.RelistWatchError, e.relists[1].Reason)
+			require.Equal(t, 2, e.inf.Reflector().Relists(), "the reflector counts its lists")
 		})
 	}
 }
