@@ -47,6 +47,10 @@ var logLine = regexp.MustCompile(`^\s*(KILLED|LIVED|NOT COVERED|TIMED OUT|NOT VI
 
 // readReport reads a package's gremlins report, or, when the run was
 // stopped before it wrote one, the mutants its log lists so far (partial).
+// Statuses logged after gremlins' "Shutting down gracefully..." are left
+// out: the mutants in flight when the budget's SIGINT came are reported as
+// their interrupted tests exited, so an interrupted run that would have
+// been killed can read LIVED.
 func readReport(dir, name string) (r report, partial bool, err error) {
 	data, err := os.ReadFile(filepath.Join(dir, name+".json"))
 	if err == nil {
@@ -61,6 +65,9 @@ func readReport(dir, name string) (r report, partial bool, err error) {
 	files := map[string]int{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "Shutting down gracefully") {
+			break
+		}
 		m := logLine.FindStringSubmatch(sc.Text())
 		if m == nil {
 			continue
