@@ -53,6 +53,19 @@ func TestMinorityPartition(t *testing.T) {
 	_, err := cl.put(cMin, "m", "x")
 	require.ErrorIs(t, err, ErrNoLeader, "a member without a leader refuses at once")
 	require.True(t, DefinitelyNotApplied(err))
+
+	// A watch on it is refused with the same error, so that the watcher
+	// knows to move on (kube-apiserver's watches require a leader).
+	var watchErr error
+	cl.w.After(0, "watch", func() {
+		(*cMin).Watch(WatchRequest{Key: "m"}, func(r WatchResponse) {
+			if r.Err != nil && watchErr == nil {
+				watchErr = r.Err
+			}
+		})
+	})
+	cl.w.RunFor(time.Second)
+	require.ErrorIs(t, watchErr, ErrNoLeader)
 }
 
 func TestLinearizableReadOnPartitionedOldLeader(t *testing.T) {
