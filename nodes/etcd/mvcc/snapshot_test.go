@@ -111,3 +111,16 @@ func TestHashEqualAcrossStoresFedTheSameOps(t *testing.T) {
 	put(t, f, "k", "v")
 	assert.NotEqual(t, d.Hash(), f.Hash(), "the compact revision is hashed")
 }
+
+// TestSnapshotAfterCompactingEverything: a store compacted at its current
+// revision (nothing left to read below it) snapshots and restores like any
+// other.
+func TestSnapshotAfterCompactingEverything(t *testing.T) {
+	s := New()
+	put(t, s, "a", "1")
+	require.NoError(t, s.Compact(s.Rev()))
+	r := New()
+	require.NoError(t, r.Restore(s.Snapshot()))
+	require.Equal(t, s.Hash(), r.Hash())
+	require.Equal(t, s.Rev(), r.CompactRev())
+}
