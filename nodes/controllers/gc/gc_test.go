@@ -11,6 +11,7 @@ import (
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/controllers"
 	"github.com/kubesim/kubesim/nodes/internal/apitest"
+	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -119,8 +120,22 @@ func TestDeletesDependentsOfDeletedOwner(t *testing.T) {
 		require.True(t, ok, "%s: every owner exists", n)
 	}
 
+	// Each deletion the collector makes is traced, with the owner it
+	// followed (the ownership check reads these).
+	var traced []spoketrace.ControllerDelete
+	e.W.Subscribe(func(ev *sim.Event) {
+		if d, ok := ev.Data.(*spoketrace.ControllerDelete); ok && d.Controller == spoketrace.ControllerGarbageCollector {
+			traced = append(traced, *d)
+		}
+	})
 	e.del(model.ResourceReplicaSetsName, "a")
 	e.Run(5 * time.Second)
+	var keys []string
+	for _, d := range traced {
+		require.Equal(t, string(a.GetObjectMeta().UID), d.Owner, d.Key)
+		keys = append(keys, d.Key)
+	}
+	require.ElementsMatch(t, []string{ns + "/a-1", ns + "/a-2"}, keys)
 	cases := []struct {
 		pod    string
 		exists bool
