@@ -100,3 +100,25 @@ func TestAdmissionInCreationOrder(t *testing.T) {
 	}
 	require.Equal(t, []string{"default/z ", "default/a OutOfcpu"}, got)
 }
+
+// TestAdmissionCountsCrashLoopingPods: a pod in CrashLoopBackOff runs no
+// container between its restarts, but it is still an active pod and keeps
+// its requests: the kubelet's admission counts every pod that is not
+// terminal (GetActivePods), whatever its containers do.
+func TestAdmissionCountsCrashLoopingPods(t *testing.T) {
+	e := newEnv(t, 7, 1, Config{Capacity: model.ResourceListOf("cpu", "1", "memory", "1Gi", "pods", "10")})
+	e.create(newPod("a", map[string]string{AnnotationExitAfter: "1s"}, withRequests("600m", "100Mi")))
+	// The first restart is immediate, the next waits out a 10 s backoff.
+	e.runUntil(30*time.Second, "a exited twice", func() bool {
+		stops := 0
+		for _, ev := range e.rec.events {
+			if d, ok := ev.data.(*spoketrace.ContainerStop); ok && d.Pod == "default/a" {
+				stops++
+			}
+		}
+		return stops == 2
+	})
+	e.create(newPod("b", nil, withRequests("600m", "100Mi")))
+	e.runUntil(10*time.Second, "b failed", func() bool { p := e.getPod("b"); return p != nil && p.Status.Phase == model.PodFailed })
+	require.Equal(t, spoketrace.RejectOutOfCPU, e.getPod("b").Status.Reason)
+}
