@@ -79,6 +79,20 @@ func TestAuthorization(t *testing.T) {
 		{"kubelet cannot update another node", func() *apiwire.Request {
 			return update("system:node:n1", apiwire.VerbUpdateStatus, node("n2"))
 		}, 403},
+		{"kubelet updates its own node", func() *apiwire.Request {
+			return update("system:node:n1", apiwire.VerbUpdate, node("n1"))
+		}, 200},
+		{"kubelet patches its own node", func() *apiwire.Request {
+			return &apiwire.Request{User: "system:node:n1", Verb: apiwire.VerbPatch, Resource: "nodes", Name: "n1",
+				Patch: []byte(`{"metadata":{"labels":{"a":"b"}}}`)}
+		}, 200},
+		// The system:node role grants no delete of nodes (kubernetes
+		// plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go,
+		// NodeRules): a node that goes away is deleted by an admin or
+		// the cloud node lifecycle, never by its own kubelet.
+		{"kubelet cannot delete its own node", func() *apiwire.Request {
+			return &apiwire.Request{User: "system:node:n1", Verb: apiwire.VerbDelete, Resource: "nodes", Name: "n1"}
+		}, 403},
 		{"kubelet creates its own node", func() *apiwire.Request {
 			r := create(newNode("n9"))
 			r.User = "system:node:n9"
@@ -115,8 +129,14 @@ func TestAuthorization(t *testing.T) {
 	}
 	resp := tw.do(0, update("bob", apiwire.VerbUpdate, pod("on1")))
 	assert.Equal(t, `pods "on1" is forbidden: User "bob" cannot update resource "pods" in API group "" in the namespace "default"`, resp.Status.Message)
+	// NodeRestriction's refusals, as kubernetes
+	// plugin/pkg/admission/noderestriction/admission.go (admitPodStatus,
+	// admitPod's delete) words them.
 	resp = tw.do(0, podStatus("system:node:n1", "on2"))
 	assert.Equal(t, apiwire.ReasonForbidden, resp.Status.Reason)
+	assert.Equal(t, `pods "on2" is forbidden: node "n1" can only update pod status for pods with spec.nodeName set to itself`, resp.Status.Message)
+	resp = tw.do(0, &apiwire.Request{User: "system:node:n1", Verb: apiwire.VerbDelete, Resource: "pods", Namespace: "default", Name: "on2"})
+	assert.Equal(t, `pods "on2" is forbidden: node "n1" can only delete pods with spec.nodeName set to itself`, resp.Status.Message)
 	for _, a := range tw.admits {
 		assert.NotEqual(t, "bob", a.User)
 		if a.User == "system:node:n1" && a.Resource == "pods" {

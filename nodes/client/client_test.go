@@ -175,3 +175,23 @@ func TestStartsAtSeededRandomServer(t *testing.T) {
 	}
 	require.Len(t, seen, 3)
 }
+
+// TestRequestKey: a request is named namespace/name, or by its
+// generateName when the API server is to pick the name (a ReplicaSet's
+// pods are created so), and cluster-scoped objects by name alone.
+func TestRequestKey(t *testing.T) {
+	pod := &model.Pod{ObjectMeta: model.ObjectMeta{GenerateName: "web-", Namespace: "default"}}
+	cases := []struct {
+		req  apiwire.Request
+		want string
+	}{
+		{apiwire.Request{Verb: apiwire.VerbGet, Resource: "pods", Namespace: "default", Name: "web-1"}, "default/web-1"},
+		{apiwire.Request{Verb: apiwire.VerbCreate, Resource: "pods", Namespace: "default", Object: pod}, "default/web-"},
+		{apiwire.Request{Verb: apiwire.VerbUpdate, Resource: "pods", Namespace: "default", Name: "web-2", Object: pod}, "default/web-2"},
+		{apiwire.Request{Verb: apiwire.VerbList, Resource: "pods", Namespace: "default"}, "default/"},
+		{apiwire.Request{Verb: apiwire.VerbGet, Resource: "nodes", Name: "node-1"}, "node-1"},
+	}
+	for _, c := range cases {
+		require.Equal(t, c.want, client.RequestKey(&c.req), "%+v", c.req)
+	}
+}

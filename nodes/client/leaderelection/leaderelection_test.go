@@ -201,3 +201,24 @@ func TestConfigValidation(t *testing.T) {
 	_, err = leaderelection.NewLeaderElector(leaderelection.Config{Client: c, Name: "l", Identity: "x"})
 	require.NoError(t, err)
 }
+
+// TestLeaderRetriesAFailedRenewal: a renewal that fails is retried every
+// RetryPeriod until RenewDeadline (client-go
+// tools/leaderelection/leaderelection.go, renew: wait.PollImmediateUntil
+// of tryAcquireOrRenew at RetryPeriod under a RenewDeadline context), so a
+// leader whose API server refuses it for less than RenewDeadline keeps
+// leading: no step-down, no new leader, and renewals resume.
+func TestLeaderRetriesAFailedRenewal(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		e := newElection(t, seed, 3)
+		leader := e.leaderAfter(t, 20*time.Second)
+		e.Server(0).Unavailable = true
+		e.World.RunFor(5 * time.Second) // two or three renewals refused with 503
+		e.Server(0).Unavailable = false
+		before := e.renewals[leader]
+		e.World.RunFor(30 * time.Second)
+		require.Len(t, e.intervals, 1, "seed %d: the leader stepped down over a refusal shorter than its renew deadline", seed)
+		require.Equal(t, []string{leader}, e.leaders(), "seed %d", seed)
+		require.Greater(t, e.renewals[leader], before+10, "seed %d: renewals resumed", seed)
+	}
+}
