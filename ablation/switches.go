@@ -109,6 +109,12 @@ var (
 	// reinit) relists without first closing the watches served from the
 	// cache: they go on from the new list, missing what it jumped over.
 	CacheRelistKeepsWatchers = declare(Ablation{Name: "cache-relist-keeps-watchers", Mechanism: "a watch cache that relists (after a compaction) keeps its watches open instead of closing them, so they carry on past the changes the relist jumped over", Check: "informer-replay", Scenario: "api-etcd-compaction"})
+	// CompactorNoLearn (nodes/apiserver, the compactor) ignores the else
+	// branch of a lost compaction Txn, so a replica never learns
+	// compact_rev_key's version from another's win: once the replica that
+	// last won restarts (its version back to 0) or loses track of a Txn of
+	// its that timed out, no replica's compare ever matches again.
+	CompactorNoLearn = declare(Ablation{Name: "compactor-no-learn", Mechanism: "an API server whose compaction Txn lost does not learn compact_rev_key's version from the Txn's else branch, so once the replica that won last restarts or its Txn times out, no replica ever compacts again", Check: "compaction-progress", Scenario: "apiserver-crash"})
 	// StatusLastWriteWins (nodes/apiserver, update-status) ignores the
 	// resourceVersion of an update-status: a stale status write overwrites
 	// a newer one. Update's precondition stays.

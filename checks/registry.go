@@ -44,6 +44,9 @@ type Env struct {
 	ReplicaSetInformer string
 	// ProbeExempt names pods whose probe restarts are measured, not judged.
 	ProbeExempt func(pod string) bool
+	// CompactionInterval is the API servers' --etcd-compaction-interval
+	// (0 when they do not compact).
+	CompactionInterval time.Duration
 }
 
 // APILinearizabilityTimeout bounds porcupine's search per object in the
@@ -82,6 +85,8 @@ func Registry() []Info {
 			apiLayer, func(Env) Check { return NewNoLostUpdates() }},
 		{"informer-replay", "api", "per object, an informer sees resourceVersions strictly increase, misses and duplicates nothing committed, relists equal etcd at their revision, and its final store equals the API servers' state",
 			apiLayer, func(Env) Check { return NewInformerReplay() }},
+		{"compaction-progress", "api", "once the faults are over, the API servers' compactor (every replica bidding for compact_rev_key each --etcd-compaction-interval) compacts etcd again within 3 intervals and keeps doing so until the end",
+			apiLayer, func(e Env) Check { return NewCompactionProgress(e.CompactionInterval, e.FaultEnd) }},
 		{"time-travel", "api", "no informer's view goes back to an older resourceVersion",
 			apiLayer, func(Env) Check { return NewTimeTravel() }},
 		{"access", "api", "only API servers reached etcd, and no write that the roles and the node restriction forbid was admitted",

@@ -16,6 +16,7 @@ import (
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/metrics"
+	"github.com/kubesim/kubesim/nodes/apiserver"
 	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -306,6 +307,7 @@ func buildLayers(spec Spec, c *Cluster, env Env) ([]checks.Check, error) {
 		if _, err := BuildAPI(c, *spec.API, env.Ablations, env.FaultEnd, env.End); err != nil {
 			return nil, err
 		}
+		cenv.CompactionInterval = apiserver.Config{CompactionInterval: spec.API.CompactionInterval}.CompactionEvery()
 	}
 	if c.API != nil {
 		cenv.APIServers = c.API.Servers

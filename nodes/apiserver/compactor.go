@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/etcd"
 	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
 	"github.com/kubesim/kubesim/sim"
@@ -48,6 +49,9 @@ func (k *compactor) tick() {
 		prev := k.rev
 		k.rev = r.Revision
 		if !r.Succeeded {
+			if k.s.cfg.Ablations.Has(ablation.CompactorNoLearn) {
+				return
+			}
 			if len(r.Responses) > 0 && r.Responses[0].Range != nil && len(r.Responses[0].Range.KVs) > 0 {
 				k.version = r.Responses[0].Range.KVs[0].Version
 			}

@@ -63,6 +63,19 @@ type Config struct {
 	Ablations ablation.Set
 }
 
+// CompactionEvery is how often a replica of this configuration compacts
+// etcd: CompactionInterval, kube-apiserver's default when that is 0, and 0
+// (never) when it is negative.
+func (c Config) CompactionEvery() time.Duration {
+	switch {
+	case c.CompactionInterval < 0:
+		return 0
+	case c.CompactionInterval == 0:
+		return DefaultCompactionInterval
+	}
+	return c.CompactionInterval
+}
+
 // withDefaults fills zero fields.
 func (c Config) withDefaults(h *sim.Host) Config {
 	if c.Name == "" {
@@ -81,7 +94,7 @@ func (c Config) withDefaults(h *sim.Host) Config {
 		c.FreshnessTimeout = DefaultFreshnessTimeout
 	}
 	if c.CompactionInterval == 0 {
-		c.CompactionInterval = DefaultCompactionInterval
+		c.CompactionInterval = c.CompactionEvery()
 	}
 	if c.CacheProgressInterval <= 0 {
 		c.CacheProgressInterval = DefaultCacheProgressInterval
