@@ -336,3 +336,27 @@ func TestWatchKnownByItsPort(t *testing.T) {
 	tw.run(time.Second)
 	require.Equal(t, []string{"ADDED a", "ADDED a", "ADDED b", "ADDED b"}, kinds(tw.eventsOf(id)), "both streams live")
 }
+
+// TestWatchWithinWindowAfterTrim: the watch cache drops only the events
+// older than its window (the real cacher keeps a window of recent events,
+// staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go), so a
+// watch from a resourceVersion that left it gets 410, while one from a
+// resourceVersion whose successors are all still inside it is served,
+// with nothing missing.
+func TestWatchWithinWindowAfterTrim(t *testing.T) {
+	tw := newWorld(t, 25, 1, func(c *Config) { c.WatchCacheWindow = 5 * time.Second })
+	a := tw.must(0, create(newPod("a"))).Object
+	tw.run(10 * time.Second)
+	c := tw.must(0, create(newPod("c"))).Object
+	tw.run(3 * time.Second)
+	tw.must(0, create(newPod("d")))
+	tw.run(3 * time.Second) // c is now older than the window, d is not
+	tw.must(0, create(newPod("e")))
+	old := tw.startWatch(0, a.GetObjectMeta().ResourceVersion, "", false)
+	inWindow := tw.startWatch(0, c.GetObjectMeta().ResourceVersion, "", false)
+	tw.run(time.Second)
+	evs := distinctFrames(tw.eventsOf(old))
+	require.Equal(t, []string{"ERROR"}, kinds(evs))
+	assert.Equal(t, 410, evs[0].Status.Code)
+	assert.Equal(t, []string{"ADDED d", "ADDED e"}, kinds(distinctFrames(tw.eventsOf(inWindow))))
+}
