@@ -175,7 +175,9 @@ func TestUntilStopsNewOperations(t *testing.T) {
 // TestOperationMix: over many operations, each kind of operation makes up
 // its share of opMix (after etcd's robustness traffic): a get is a call
 // of one key at the current revision, a range read one of a range at the
-// current revision, a historical read one at a past revision.
+// current revision, a historical read one at a past revision. Every txn
+// has at least one put, and half of them are guarded by a compare (as
+// startTxn documents, after etcd's MultiOpTxn).
 func TestOperationMix(t *testing.T) {
 	var cfgs []ClientConfig
 	for range 4 {
@@ -183,7 +185,7 @@ func TestOperationMix(t *testing.T) {
 	}
 	byClient := clientRun(t, 4, 10*time.Second, cfgs...)
 	count := map[opChoice]int{}
-	n := 0
+	n, guarded := 0, 0
 	for _, ops := range byClient {
 		for _, e := range ops {
 			c := e.call
@@ -206,6 +208,16 @@ func TestOperationMix(t *testing.T) {
 				count[chooseDelete]++
 			case c.Kind == etcdtrace.OpTxn:
 				count[chooseTxn]++
+				puts := 0
+				for _, op := range c.Ops {
+					if !op.Else && op.Type == etcdtrace.TxnPut {
+						puts++
+					}
+				}
+				require.Positive(t, puts, "a txn has at least one put: %+v", c.Ops)
+				if len(c.Compares) > 0 {
+					guarded++
+				}
 			default:
 				t.Fatalf("unexpected call %+v", c)
 			}
@@ -221,4 +233,6 @@ func TestOperationMix(t *testing.T) {
 		require.InDelta(t, p*float64(n), float64(count[m.kind]), 4*sd, "kind %d: %d of %d calls, want %d%%", m.kind, count[m.kind], n, m.pct)
 	}
 	require.Equal(t, 100, total, "the mix is in percent")
+	txns := float64(count[chooseTxn])
+	require.InDelta(t, txns/2, float64(guarded), 4*math.Sqrt(txns/4), "half the txns are guarded: %d of %v", guarded, txns)
 }
