@@ -10,6 +10,15 @@
 // set's coverage profile reaches its position and "unit" otherwise.
 //
 //	go run scripts/mutationsummary.go -dir out/mutation [-cover out/mutation/bughunt.cover] nodes/raft ...
+//
+// With -compare DIR -compare-commit C it prints instead the matched
+// comparison of two runs: the mutants both judged (killed or lived) on
+// source lines that are the same in both versions (same file, same line
+// text and occurrence of it, column and mutation), DIR's run having
+// judged the source of commit C and -dir's the working tree (or
+// -commit's):
+//
+//	go run scripts/mutationsummary.go -dir out/mutation -compare docs/mutation/before -compare-commit ec2d9e7 nodes/raft ...
 package main
 
 import (
@@ -18,6 +27,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -173,7 +183,17 @@ func main() {
 	dir := flag.String("dir", "out/mutation", "results directory")
 	cover := flag.String("cover", "", "the bug-hunt set's coverage profile (optional)")
 	module := flag.String("module", "github.com/kubesim/kubesim", "module path")
+	before := flag.String("compare", "", "an earlier run's results directory: print the matched comparison with it")
+	beforeCommit := flag.String("compare-commit", "", "the commit whose source the -compare run judged")
+	afterCommit := flag.String("commit", "", "the commit whose source the -dir run judged (default: the working tree)")
 	flag.Parse()
+	if *before != "" {
+		if err := compare(*before, *beforeCommit, *dir, *afterCommit, flag.Args()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	var prof profile
 	if *cover != "" {
 		p, err := readProfile(*cover, *module)
@@ -315,4 +335,106 @@ func sortPositions(lines []string) {
 		}
 		return ci < cj
 	})
+}
+
+// mutantKey names a mutant by what it changes rather than where: a line
+// that moved keeps its key, a line whose text changed gets a new one.
+type mutantKey struct {
+	path, text string
+	occurrence int // earlier lines of the file with the same text
+	col        int
+	typ        string
+}
+
+// source returns a file's lines at commit (the working tree when "").
+func source(commit, path string) ([]string, error) {
+	var data []byte
+	var err error
+	if commit == "" {
+		data, err = os.ReadFile(path)
+	} else {
+		data, err = exec.Command("git", "show", commit+":"+path).Output()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s at %q: %v", path, commit, err)
+	}
+	return strings.Split(string(data), "\n"), nil
+}
+
+// judged returns the statuses of a package's killed and lived mutants by
+// key.
+func judged(dir, commit, pkg string) (map[mutantKey]string, error) {
+	r, _, err := readReport(dir, strings.ReplaceAll(pkg, "/", "_"))
+	if err != nil {
+		return nil, err
+	}
+	out := map[mutantKey]string{}
+	for _, f := range r.Files {
+		path := pkg + "/" + f.Name
+		lines, err := source(commit, path)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range f.Mutations {
+			if (m.Status != "KILLED" && m.Status != "LIVED") || m.Line > len(lines) {
+				continue
+			}
+			text := strings.TrimSpace(lines[m.Line-1])
+			occ := 0
+			for _, l := range lines[:m.Line-1] {
+				if strings.TrimSpace(l) == text {
+					occ++
+				}
+			}
+			out[mutantKey{path, text, occ, m.Column, m.Type}] = m.Status
+		}
+	}
+	return out, nil
+}
+
+// compare prints the matched comparison of two runs, package by package.
+func compare(beforeDir, beforeCommit, afterDir, afterCommit string, pkgs []string) error {
+	fmt.Println("| package | matched mutants | efficacy before | efficacy after | lived before, killed after | killed before, lived after |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: |")
+	var tot [5]int // matched, killed before, killed after, newly killed, newly lived
+	for _, pkg := range pkgs {
+		b, err := judged(beforeDir, beforeCommit, pkg)
+		if err != nil {
+			fmt.Printf("| %s | not in both runs | | | | |\n", pkg)
+			continue
+		}
+		a, err := judged(afterDir, afterCommit, pkg)
+		if err != nil {
+			fmt.Printf("| %s | not in both runs | | | | |\n", pkg)
+			continue
+		}
+		var n [5]int
+		for k, sb := range b {
+			sa, ok := a[k]
+			if !ok {
+				continue
+			}
+			n[0]++
+			if sb == "KILLED" {
+				n[1]++
+			}
+			if sa == "KILLED" {
+				n[2]++
+			}
+			if sb == "LIVED" && sa == "KILLED" {
+				n[3]++
+			}
+			if sb == "KILLED" && sa == "LIVED" {
+				n[4]++
+			}
+		}
+		fmt.Printf("| %s | %d | %s | %s | %d | %d |\n", pkg, n[0], pct(n[1], n[0]), pct(n[2], n[0]), n[3], n[4])
+		for i := range tot {
+			tot[i] += n[i]
+		}
+	}
+	if len(pkgs) > 1 {
+		fmt.Printf("| all | %d | %s | %s | %d | %d |\n", tot[0], pct(tot[1], tot[0]), pct(tot[2], tot[0]), tot[3], tot[4])
+	}
+	return nil
 }
