@@ -107,3 +107,25 @@ func TestStepRefusesUnknownMessageType(t *testing.T) {
 	}
 	assert.NoError(t, n.Step(Message{Type: MsgHeartbeat, From: 2, To: 1, Term: 1}))
 }
+
+// Paper §7: a snapshot beyond the follower's commit index whose last entry
+// the follower already holds fast-forwards its commit index to the
+// snapshot and keeps the log, but the answer carries the snapshot's index
+// (the new commit index), not the follower's last index: the entries after
+// the snapshot may be an old term's, which the leader must not count as
+// replicated. go.etcd.io/raft raft.go, restore: matchTerm, commitTo and
+// return false; handleSnapshot then answers Index: r.raftLog.committed.
+func TestSnapshotMatchingLogAnsweredWithItsIndex_7(t *testing.T) {
+	n := newTestNode(t, 2, ids(3), PersistentState{
+		HardState: HardState{Term: 2, Commit: 1},
+		Entries:   logOfTerms(1, 1, 2, 2),
+	}, noPreVote)
+	require.NoError(t, n.Step(Message{Type: MsgSnap, From: 1, To: 2, Term: 3,
+		Snapshot: &Snapshot{Index: 2, Term: 1, Peers: ids(3)}}))
+	resps := msgsOfType(drain(n), MsgAppResp)
+	require.Len(t, resps, 1)
+	assert.False(t, resps[0].Reject)
+	assert.Equal(t, uint64(2), resps[0].Index, "only the snapshot is known to match the leader")
+	assert.Equal(t, uint64(2), n.log.committed)
+	assert.Equal(t, []uint64{1, 1, 2, 2}, logTerms(n), "the log is kept")
+}

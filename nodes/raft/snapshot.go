@@ -47,8 +47,11 @@ func (n *Node) sendSnapshot(i int) bool {
 }
 
 // handleSnapshot is the follower side of InstallSnapshot (paper §7). A
-// snapshot that the log already covers only advances the commit index;
-// otherwise it replaces the whole log. Either way the answer is a MsgAppResp
+// snapshot that the log already covers only advances the commit index,
+// and is answered with it: the entries after it may be an older term's,
+// so the leader must not count them (go.etcd.io/raft's restore returns
+// false and handleSnapshot answers with the commit index). Otherwise the
+// snapshot replaces the whole log. Either way the answer is a MsgAppResp
 // so the leader resumes normal replication.
 func (n *Node) handleSnapshot(m *Message) {
 	s := m.Snapshot
@@ -58,7 +61,7 @@ func (n *Node) handleSnapshot(m *Message) {
 		n.send(Message{To: m.From, Type: MsgAppResp, Index: l.committed})
 	case l.matchTerm(s.Index, s.Term):
 		l.commitTo(s.Index)
-		n.send(Message{To: m.From, Type: MsgAppResp, Index: l.lastIndex()})
+		n.send(Message{To: m.From, Type: MsgAppResp, Index: l.committed})
 	default:
 		l.restore(s)
 		n.send(Message{To: m.From, Type: MsgAppResp, Index: l.lastIndex()})
