@@ -164,6 +164,10 @@ func (r rankPod) pod() *model.Pod {
 	return p
 }
 
+// TestGetPodsToDeleteRanking checks ActivePodsWithRanks.Less with
+// LogarithmicScaleDown (kubernetes/kubernetes pkg/controller/controller_utils.go:
+// ready time and creation time compare by logarithmicRankDiff, ties by UID,
+// and a zero time goes first through afterOrZero).
 func TestGetPodsToDeleteRanking(t *testing.T) {
 	const sec = model.Time(time.Second)
 	now := 10000 * sec
@@ -187,6 +191,11 @@ func TestGetPodsToDeleteRanking(t *testing.T) {
 		{"more restarts first", []rankPod{{name: "calm", node: "n", created: sec}, {name: "crashy", node: "n", restarts: 4, created: sec}}, nil, 1, []string{"crashy"}},
 		{"newer first", []rankPod{{name: "old", node: "n", created: 10 * sec}, {name: "new", node: "n", created: 9000 * sec}}, nil, 1, []string{"new"}},
 		{"same log2 bucket: by UID", []rankPod{{name: "b", node: "n", created: 9000 * sec}, {name: "a", node: "n", created: 9001 * sec}}, nil, 1, []string{"a"}},
+		// Within a log2 bucket of age the UID decides, not the age: the
+		// older pod "a" (1000 s old) goes before "b" (999 s old).
+		{"same log2 bucket: by UID though older", []rankPod{{name: "b", node: "n", created: 9001 * sec}, {name: "a", node: "n", created: 9000 * sec}}, nil, 1, []string{"a"}},
+		{"ready in the same log2 bucket: by UID though ready longer", []rankPod{{name: "b", node: "n", readyAt: 9001 * sec, created: sec}, {name: "a", node: "n", readyAt: 9000 * sec, created: sec}}, nil, 1, []string{"a"}},
+		{"no creation time first", []rankPod{{name: "a", node: "n", created: 9000 * sec}, {name: "b", node: "n"}}, nil, 1, []string{"b"}},
 		{"all of them: no sorting", []rankPod{{name: "a", node: "n"}, {name: "b"}}, nil, 2, []string{"a", "b"}},
 	}
 	for _, tc := range cases {
