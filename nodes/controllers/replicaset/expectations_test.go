@@ -69,6 +69,11 @@ func TestExpectationsPreventOverCreation(t *testing.T) {
 			e.Run(10 * time.Second)
 			require.Len(t, e.pods("web"), tc.want)
 			require.Equal(t, int64(1), e.rs("web").Status.ObservedGeneration, "the status write that led to a second sync")
+			// Every creation succeeded and none was observed: all three are
+			// still expected (manageReplicas lowers only the skipped ones,
+			// diff - successfulCreations).
+			add, _, _ := e.ctl.exp.pending("default/web")
+			require.Equal(t, int64(3), add)
 
 			// The informer catches up: both settle at 3, the ablated one by
 			// deleting the pods it should never have made.
