@@ -1,11 +1,13 @@
 package replicaset
 
 import (
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 )
 
@@ -35,4 +37,51 @@ func TestRaisedMinReadySecondsResyncs(t *testing.T) {
 	require.Zero(t, st.AvailableReplicas, "ready for less than 20 s")
 	e.Run(20 * time.Second)
 	require.Equal(t, int32(2), e.rs("web").Status.AvailableReplicas, "resynced after minReadySeconds")
+}
+
+// calculateStatus sets the ReplicaFailure condition when manageReplicas
+// failed and there is none yet (reason FailedCreate with too few pods,
+// FailedDelete with too many, none otherwise; the error as message), keeps
+// an existing one as it is, and removes it after a sync without error,
+// leaving other conditions alone (kubernetes/kubernetes
+// pkg/controller/replicaset/replica_set_utils.go, func calculateStatus,
+// and RemoveCondition).
+func TestCalculateStatusReplicaFailure(t *testing.T) {
+	const now, earlier = model.Time(100 * time.Second), model.Time(10 * time.Second)
+	errManage := errors.New("pods is forbidden")
+	failure := func(reason, msg string, at model.Time) model.ReplicaSetCondition {
+		return model.ReplicaSetCondition{Type: model.ReplicaSetReplicaFailure, Status: model.ConditionTrue,
+			LastTransitionTime: at, Reason: reason, Message: msg}
+	}
+	other := model.ReplicaSetCondition{Type: "Other", Status: model.ConditionTrue, Reason: "Else"}
+	cases := []struct {
+		name      string
+		pods      int
+		manageErr error
+		before    []model.ReplicaSetCondition
+		want      []model.ReplicaSetCondition
+	}{
+		{"no error, no condition", 2, nil, nil, nil},
+		{"too few pods: FailedCreate", 1, errManage, nil, []model.ReplicaSetCondition{failure("FailedCreate", errManage.Error(), now)}},
+		{"too many pods: FailedDelete", 3, errManage, nil, []model.ReplicaSetCondition{failure("FailedDelete", errManage.Error(), now)}},
+		{"as many pods: no reason", 2, errManage, nil, []model.ReplicaSetCondition{failure("", errManage.Error(), now)}},
+		{"failing again: the condition is kept as it was", 1, errManage,
+			[]model.ReplicaSetCondition{failure("FailedDelete", "older", earlier)}, []model.ReplicaSetCondition{failure("FailedDelete", "older", earlier)}},
+		{"a sync without error removes it", 2, nil,
+			[]model.ReplicaSetCondition{other, failure("FailedCreate", "older", earlier)}, []model.ReplicaSetCondition{other}},
+		{"another condition alone is kept", 2, nil, []model.ReplicaSetCondition{other}, []model.ReplicaSetCondition{other}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := newRS("web", 2, 0)
+			rs.Status.Conditions = tc.before
+			var pods []*model.Pod
+			for i := 0; i < tc.pods; i++ {
+				pods = append(pods, podFromTemplate(rs))
+			}
+			got := calculateStatus(rs, pods, tc.manageErr, now)
+			require.Equal(t, tc.want, got.Conditions)
+			require.Equal(t, int32(tc.pods), got.Replicas)
+		})
+	}
 }
