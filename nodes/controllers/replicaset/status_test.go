@@ -85,3 +85,69 @@ func TestCalculateStatusReplicaFailure(t *testing.T) {
 		})
 	}
 }
+
+// updateStatus writes on the ReplicaSet it was given and, after a failed
+// write, once more on a fresh quorum read; a second failure is the sync's
+// error (kubernetes/kubernetes pkg/controller/replicaset/replica_set_utils.go,
+// func updateReplicaSetStatus, statusUpdateRetries = 1). A stale
+// resourceVersion fails once (a conflict); a controller not allowed to
+// write status (the scheduler's identity, which may read it) fails every
+// time.
+func TestStatusUpdateRetriesOnceOnAFreshRead(t *testing.T) {
+	cases := []struct {
+		name      string
+		user      string
+		forbidden bool
+	}{
+		{"stale: the retry succeeds", user, false},
+		{"forbidden: one retry, then the error", "system:kube-scheduler", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, 17, envOpts{user: tc.user})
+			e.mustCreate(newRS("web", 0, 0))
+			e.Run(2 * time.Second)
+			// The status the controller computes, so that its own syncs
+			// write nothing (and fail nowhere) from here on.
+			cur := e.rs("web")
+			cur.Status = model.ReplicaSetStatus{ObservedGeneration: cur.Generation}
+			_, err := e.call(func(done client.ObjectCallback) { e.Admin().ReplicaSets(ns).UpdateStatus(cur, done) })
+			require.NoError(t, err)
+			e.Run(2 * time.Second)
+			stale := e.rs("web")
+			touched := stale.DeepCopy()
+			touched.Annotations = map[string]string{"touched": "yes"}
+			_, err = e.call(func(done client.ObjectCallback) { e.Admin().ReplicaSets(ns).Update(touched, done) })
+			require.NoError(t, err)
+			e.Run(2 * time.Second)
+
+			from := len(e.calls)
+			want := stale.Status
+			want.Replicas = 7
+			finished := false
+			var updated *model.ReplicaSet
+			var got error
+			var calls []timedCall
+			e.ctl.updateStatus(stale, want, func(rs *model.ReplicaSet, err error) {
+				finished, updated, got = true, rs, err
+				calls = append(calls, e.calls[from:]...)
+			})
+			e.Run(5 * time.Second)
+			require.True(t, finished)
+			verbs := map[string]int{}
+			for _, c := range calls {
+				if c.Resource == model.ResourceReplicaSetsName {
+					verbs[c.Verb]++
+				}
+			}
+			require.Equal(t, map[string]int{"update-status": 2, "get": 1}, verbs, "one write, one read, one more write")
+			if tc.forbidden {
+				require.True(t, client.IsForbidden(got), "%v", got)
+				return
+			}
+			require.NoError(t, got)
+			require.Equal(t, int32(7), updated.Status.Replicas)
+			require.Equal(t, "yes", updated.Annotations["touched"], "written on the fresh read")
+		})
+	}
+}
