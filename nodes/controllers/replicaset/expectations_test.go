@@ -201,6 +201,8 @@ func TestGetPodsToDeleteRanking(t *testing.T) {
 		{"same log2 bucket: by UID though older", []rankPod{{name: "b", node: "n", created: 9001 * sec}, {name: "a", node: "n", created: 9000 * sec}}, nil, 1, []string{"a"}},
 		{"ready in the same log2 bucket: by UID though ready longer", []rankPod{{name: "b", node: "n", readyAt: 9001 * sec, created: sec}, {name: "a", node: "n", readyAt: 9000 * sec, created: sec}}, nil, 1, []string{"a"}},
 		{"no creation time first", []rankPod{{name: "a", node: "n", created: 9000 * sec}, {name: "b", node: "n"}}, nil, 1, []string{"b"}},
+		{"created this instant: newest", []rankPod{{name: "a", node: "n", created: 9000 * sec}, {name: "b", node: "n", created: now}}, nil, 1, []string{"b"}},
+		{"no creation time first, listed first", []rankPod{{name: "b", node: "n"}, {name: "a", node: "n", created: 9000 * sec}}, nil, 1, []string{"b"}},
 		{"all of them: no sorting", []rankPod{{name: "a", node: "n"}, {name: "b"}}, nil, 2, []string{"a", "b"}},
 	}
 	for _, tc := range cases {
