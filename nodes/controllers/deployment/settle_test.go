@@ -1,6 +1,7 @@
 package deployment
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
+	"github.com/kubesim/kubesim/sim"
 )
 
 // resourceVersions returns the stored Deployment's and ReplicaSets'
@@ -24,8 +26,9 @@ func (e *env) resourceVersions(name string) map[string]string {
 // controller writes neither the Deployment nor its ReplicaSets (the real
 // controller only writes what changed: an up-to-date ReplicaSet is not
 // updated in getNewReplicaSet, an unchanged status is not written in
-// syncRolloutStatus), here with a Deployment annotation its ReplicaSet
-// copies and a second revision (an old ReplicaSet at 0).
+// syncRolloutStatus) and does not requeue it (requeueStuckDeployment
+// returns -1 for a complete rollout), here with a Deployment annotation
+// its ReplicaSet copies and a second revision (an old ReplicaSet at 0).
 func TestSettledDeploymentWritesNothing(t *testing.T) {
 	e := newEnv(t, 12)
 	d := newDeployment("web", 3, "web:1")
@@ -37,9 +40,17 @@ func TestSettledDeploymentWritesNothing(t *testing.T) {
 	e.Run(5 * time.Second)
 	require.Equal(t, "a", e.rsOfImage("web:2").Annotations["team"])
 
+	// Count the controller's queue activity from here on.
+	kcm, syncs := e.Host("kcm").ID(), 0
+	e.W.Trace().Subscribe(func(ev *sim.Event) {
+		if ev.Kind == sim.KindTimer && ev.Host == kcm && strings.HasPrefix(ev.Name, "workqueue-") {
+			syncs++
+		}
+	})
 	before := e.resourceVersions("web")
 	e.Run(60 * time.Second)
 	require.Equal(t, before, e.resourceVersions("web"))
+	require.Zero(t, syncs, "a complete Deployment is not requeued (requeueStuckDeployment: -1)")
 	c := getCondition(&e.deployment("web").Status, model.DeploymentProgressing)
 	require.Equal(t, ReasonNewReplicaSetAvailable, c.Reason)
 }
