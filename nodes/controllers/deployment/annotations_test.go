@@ -37,7 +37,8 @@ func TestNewReplicaSetAnnotationsFromDeployment(t *testing.T) {
 // TestRevisionHistoryLimit follows SetNewReplicaSetAnnotations' revision
 // history: a rolled-back-to ReplicaSet appends its former revision, and the
 // oldest entries are dropped while the annotation would exceed
-// maxRevHistoryLengthInChars (2000); exactly 2000 fits.
+// maxRevHistoryLengthInChars (2000); exactly 2000 fits, and a former
+// revision that cannot fit is not recorded.
 func TestRevisionHistoryLimit(t *testing.T) {
 	entries := func(first string, n int) []string {
 		out := []string{}
@@ -60,6 +61,9 @@ func TestRevisionHistoryLimit(t *testing.T) {
 		{"exactly 2000 characters", entries("", 399), "13990", append(entries("", 399), "13990")},
 		// 1 + 399*5 + 1 + 4 = 2001: the oldest entry ("1") goes, and only it.
 		{"2001 characters: the oldest goes", entries("1", 399), "1399", append(entries("", 399), "1399")},
+		// A zero-padded former revision of 2001 characters never fits:
+		// every entry is dropped, then nothing is appended.
+		{"a former revision too long to record", []string{"1"}, strings.Repeat("0", 1996) + "12345", []string{"1"}},
 	} {
 		rs := rsAt("web-1", 1, 2, 2, 0)
 		rs.Annotations = map[string]string{RevisionAnnotation: tc.former, RevisionHistoryAnnotation: strings.Join(tc.history, ",")}
