@@ -74,3 +74,16 @@ func TestRevisionHistoryLimit(t *testing.T) {
 		require.Equal(t, strings.Join(tc.want, ","), got, tc.name)
 	}
 }
+
+// TestReplicasAnnotationsNeedUpdate follows ReplicasAnnotationsNeedUpdate
+// (deploymentutil), which makes scaleReplicaSet write a ReplicaSet whose
+// size is unchanged: either annotation out of date needs an update, both
+// current need none.
+func TestReplicasAnnotationsNeedUpdate(t *testing.T) {
+	rs := rsAt("web-1", 1, 2, 2, 0)
+	setReplicasAnnotations(rs, 10, 13)
+	require.False(t, replicasAnnotationsNeedUpdate(rs, 10, 13), "current")
+	require.True(t, replicasAnnotationsNeedUpdate(rs, 11, 13), "desired replicas changed")
+	require.True(t, replicasAnnotationsNeedUpdate(rs, 10, 12), "max replicas changed")
+	require.True(t, replicasAnnotationsNeedUpdate(rsAt("web-2", 1, 2, 2, 0), 10, 13), "none yet")
+}

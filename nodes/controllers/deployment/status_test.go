@@ -183,3 +183,71 @@ func TestReplicaSetOrders(t *testing.T) {
 	require.Positive(t, lessByRevision(byRevision[4], byRevision[1]), "a malformed revision sorts by creation")
 	require.Negative(t, lessByRevision(byRevision[1], byRevision[4]), "a malformed revision sorts by creation")
 }
+
+// TestSetConditionTransitionTime follows SetDeploymentCondition
+// (deploymentutil): the same status and reason change nothing; a new
+// reason with the same status keeps the last transition time; a new
+// status takes the new condition's times.
+func TestSetConditionTransitionTime(t *testing.T) {
+	st := model.DeploymentStatus{}
+	setCondition(&st, newCondition(model.DeploymentProgressing, model.ConditionTrue, ReasonNewReplicaSetCreated, "", 10))
+	setCondition(&st, newCondition(model.DeploymentProgressing, model.ConditionTrue, ReasonNewReplicaSetCreated, "", 20))
+	c := getCondition(&st, model.DeploymentProgressing)
+	require.Equal(t, model.Time(10), c.LastUpdateTime, "same status and reason: unchanged")
+
+	setCondition(&st, newCondition(model.DeploymentProgressing, model.ConditionTrue, ReasonReplicaSetUpdated, "", 30))
+	c = getCondition(&st, model.DeploymentProgressing)
+	require.Equal(t, ReasonReplicaSetUpdated, c.Reason)
+	require.Equal(t, model.Time(30), c.LastUpdateTime)
+	require.Equal(t, model.Time(10), c.LastTransitionTime, "same status: the transition time stays")
+
+	setCondition(&st, newCondition(model.DeploymentProgressing, model.ConditionFalse, ReasonProgressDeadlineExceeded, "", 40))
+	c = getCondition(&st, model.DeploymentProgressing)
+	require.Equal(t, model.Time(40), c.LastTransitionTime, "new status: a transition")
+	require.Len(t, st.Conditions, 1)
+}
+
+// TestRolloutStatusAfterCompletion follows the real syncRolloutStatus
+// (kubernetes/kubernetes pkg/controller/deployment/progress.go): once
+// Progressing says NewReplicaSetAvailable and every pod is updated
+// (status replicas == updated replicas), progress is not estimated, so a
+// scale-up keeps NewReplicaSetAvailable; a rollback to an existing
+// ReplicaSet (old pods left) is estimated again and reports
+// ReplicaSetUpdated; further progress refreshes the condition's update
+// time even with the same reason.
+func TestRolloutStatusAfterCompletion(t *testing.T) {
+	complete := func(replicas int32) *model.Deployment {
+		d := newDeployment("web", replicas, "web:1")
+		d.Spec.ProgressDeadlineSeconds = model.Ptr(int32(600))
+		d.Status = model.DeploymentStatus{Replicas: 3, UpdatedReplicas: 3, ReadyReplicas: 3, AvailableReplicas: 3,
+			Conditions: []model.DeploymentCondition{newCondition(model.DeploymentProgressing, model.ConditionTrue, ReasonNewReplicaSetAvailable, "", 10)}}
+		return d
+	}
+	// Scaled 3 -> 5: the one ReplicaSet has 5 pods, 3 of them available.
+	cur := rsAt("web-1", 1, 5, 3, 0)
+	cur.Status.ReadyReplicas = 3
+	st := rolloutStatus([]*model.ReplicaSet{cur}, cur, complete(5), 50)
+	c := getCondition(&st, model.DeploymentProgressing)
+	require.Equal(t, ReasonNewReplicaSetAvailable, c.Reason, "a scale-up of a complete rollout")
+	require.Equal(t, model.Time(10), c.LastUpdateTime)
+
+	// Rolled back: the existing ReplicaSet has 1 pod, now available, the
+	// other still 3.
+	back, other := rsAt("web-0", 1, 1, 1, 0), rsAt("web-1", 2, 3, 3, 0)
+	back.Status.ReadyReplicas, other.Status.ReadyReplicas = 1, 3
+	st = rolloutStatus([]*model.ReplicaSet{other, back}, back, complete(3), 50)
+	c = getCondition(&st, model.DeploymentProgressing)
+	require.Equal(t, ReasonReplicaSetUpdated, c.Reason, "a rollback is a new rollout")
+	require.Equal(t, model.Time(50), c.LastUpdateTime)
+	require.Equal(t, model.Time(10), c.LastTransitionTime, "still True: no transition")
+
+	// More progress of the same rollout: the same reason, but the update
+	// time moves on, so the deadline counts from the latest progress.
+	d := complete(3)
+	d.Status.Conditions = []model.DeploymentCondition{newCondition(model.DeploymentProgressing, model.ConditionTrue, ReasonReplicaSetUpdated, "", 10)}
+	st = rolloutStatus([]*model.ReplicaSet{other, back}, back, d, 50)
+	c = getCondition(&st, model.DeploymentProgressing)
+	require.Equal(t, ReasonReplicaSetUpdated, c.Reason)
+	require.Equal(t, model.Time(50), c.LastUpdateTime, "progress refreshes lastUpdateTime")
+	require.Equal(t, model.Time(10), c.LastTransitionTime)
+}
