@@ -116,3 +116,23 @@ func TestFailingKeyDroppedAfterMaxRetries(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedStatusWriteEndsTheSync: as in the real syncDeployment, an
+// error writing the Deployment's status ends the sync with that error
+// (which requeues the key). Here the controller's informer holds a paused
+// Deployment the API server does not have, so the write of its Paused
+// condition is refused with NotFound.
+func TestFailedStatusWriteEndsTheSync(t *testing.T) {
+	c, cl := idleController(t, "system:kube-controller-manager")
+	d := storedDeployment(c, "web")
+	d.Spec.Paused = true
+	d.Spec.ProgressDeadlineSeconds = model.Ptr(int32(600))
+	var got error
+	finished := false
+	c.processKey(cache.MetaNamespaceKeyFunc(d), func(err error) { got, finished = err, true })
+	for i := 0; i < 100 && !finished; i++ {
+		cl.Run(100 * time.Millisecond)
+	}
+	require.True(t, finished, "the sync never ended")
+	require.True(t, client.IsNotFound(got), "got %v", got)
+}
