@@ -123,3 +123,18 @@ func TestHashCollisionBumpsCollisionCount(t *testing.T) {
 	require.Equal(t, "web-"+ComputeHash(&got.Spec.Template, model.Ptr(int32(1))), rs.Name)
 	require.True(t, model.IsControlledBy(rs, got))
 }
+
+// TestMinReadySecondsFollowsDeployment follows the real getNewReplicaSet:
+// a change of the Deployment's minReadySeconds alone (not part of the pod
+// template, so no new revision) is written to its new ReplicaSet.
+func TestMinReadySecondsFollowsDeployment(t *testing.T) {
+	e := newEnv(t, 15)
+	e.create(newDeployment("web", 2, "web:1"))
+	e.rollOut("web", "web:1")
+	e.modify("web", func(d *model.Deployment) { d.Spec.MinReadySeconds = 7 })
+	e.Run(10 * time.Second)
+	require.Len(t, e.replicaSets(), 1)
+	rs := e.rsOfImage("web:1")
+	require.Equal(t, int32(7), rs.Spec.MinReadySeconds)
+	require.Equal(t, "1", rs.Annotations[RevisionAnnotation])
+}
