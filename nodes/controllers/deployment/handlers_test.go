@@ -136,3 +136,31 @@ func TestFailedStatusWriteEndsTheSync(t *testing.T) {
 	require.True(t, finished, "the sync never ended")
 	require.True(t, client.IsNotFound(got), "got %v", got)
 }
+
+// TestFailedScaleEndsTheSync: as in the real sync (scale returns its
+// error before the status is synced), a refused resize ends the sync of a
+// paused Deployment with that error. The controller's informer holds an
+// old ReplicaSet the API server does not have, so scaling it up to the
+// Deployment's replicas is refused with NotFound.
+func TestFailedScaleEndsTheSync(t *testing.T) {
+	c, cl := idleController(t, "system:kube-controller-manager")
+	d := newDeployment("web", 3, "web:1")
+	d.Spec.Paused = true
+	obj, err := cl.Create(d)
+	require.NoError(t, err)
+	d = obj.(*model.Deployment)
+	c.ctx.Deployments.GetStore().Add(d)
+	rs := ownedBy(d, "1")
+	d.Spec.Template.DeepCopyInto(&rs.Spec.Template)
+	rs.Spec.Template.Spec.Containers[0].Image = "web:0"
+	c.ctx.ReplicaSets.GetStore().Add(rs)
+
+	var got error
+	finished := false
+	c.processKey(cache.MetaNamespaceKeyFunc(d), func(err error) { got, finished = err, true })
+	for i := 0; i < 100 && !finished; i++ {
+		cl.Run(100 * time.Millisecond)
+	}
+	require.True(t, finished, "the sync never ended")
+	require.True(t, client.IsNotFound(got), "got %v", got)
+}
