@@ -1,6 +1,7 @@
 package deployment
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -137,30 +138,64 @@ func TestFailedStatusWriteEndsTheSync(t *testing.T) {
 	require.True(t, client.IsNotFound(got), "got %v", got)
 }
 
-// TestFailedScaleEndsTheSync: as in the real sync (scale returns its
-// error before the status is synced), a refused resize ends the sync of a
-// paused Deployment with that error. The controller's informer holds an
-// old ReplicaSet the API server does not have, so scaling it up to the
-// Deployment's replicas is refused with NotFound.
-func TestFailedScaleEndsTheSync(t *testing.T) {
-	c, cl := idleController(t, "system:kube-controller-manager")
-	d := newDeployment("web", 3, "web:1")
-	d.Spec.Paused = true
-	obj, err := cl.Create(d)
-	require.NoError(t, err)
-	d = obj.(*model.Deployment)
-	c.ctx.Deployments.GetStore().Add(d)
-	rs := ownedBy(d, "1")
-	d.Spec.Template.DeepCopyInto(&rs.Spec.Template)
-	rs.Spec.Template.Spec.Containers[0].Image = "web:0"
-	c.ctx.ReplicaSets.GetStore().Add(rs)
-
+// syncOnce runs one sync of key on an idle controller and returns its
+// error.
+func syncOnce(t *testing.T, c *Controller, cl *apitest.Cluster, key string) error {
 	var got error
 	finished := false
-	c.processKey(cache.MetaNamespaceKeyFunc(d), func(err error) { got, finished = err, true })
+	c.processKey(key, func(err error) { got, finished = err, true })
 	for i := 0; i < 100 && !finished; i++ {
 		cl.Run(100 * time.Millisecond)
 	}
 	require.True(t, finished, "the sync never ended")
+	return got
+}
+
+// phantomReplicaSet puts in the idle controller's informer a ReplicaSet of
+// d (its template, with image) of the given size that the API server does
+// not have: every write to it is refused with NotFound.
+func phantomReplicaSet(c *Controller, d *model.Deployment, image string, replicas int32) {
+	rs := ownedBy(d, "1")
+	d.Spec.Template.DeepCopyInto(&rs.Spec.Template)
+	rs.Spec.Template.Spec.Containers[0].Image = image
+	rs.Spec.Replicas = model.Ptr(replicas)
+	rs.Annotations = map[string]string{RevisionAnnotation: "1",
+		DesiredReplicasAnnotation: strconv.Itoa(int(desiredOf(d))), MaxReplicasAnnotation: strconv.Itoa(int(desiredOf(d) + maxSurge(d)))}
+	c.ctx.ReplicaSets.GetStore().Add(rs)
+}
+
+// storedInBoth creates d through the API and puts the stored object in the
+// idle controller's informer.
+func storedInBoth(t *testing.T, c *Controller, cl *apitest.Cluster, d *model.Deployment) *model.Deployment {
+	obj, err := cl.Create(d)
+	require.NoError(t, err)
+	d = obj.(*model.Deployment)
+	c.ctx.Deployments.GetStore().Add(d)
+	return d
+}
+
+// TestFailedScaleEndsTheSync: as in the real sync (scale returns its
+// error before the status is synced), a refused resize ends the sync of a
+// paused Deployment with that error. Scaling its one (old) ReplicaSet up
+// to the Deployment's replicas is refused with NotFound.
+func TestFailedScaleEndsTheSync(t *testing.T) {
+	c, cl := idleController(t, "system:kube-controller-manager")
+	d := newDeployment("web", 3, "web:1")
+	d.Spec.Paused = true
+	d = storedInBoth(t, c, cl, d)
+	phantomReplicaSet(c, d, "web:0", 2)
+	got := syncOnce(t, c, cl, cache.MetaNamespaceKeyFunc(d))
+	require.True(t, client.IsNotFound(got), "got %v", got)
+}
+
+// TestFailedScaleUpEndsTheRollout: as in the real rolloutRolling
+// (reconcileNewReplicaSet's error is returned), a refused scale-up of the
+// new ReplicaSet ends the sync with that error, without going on to the
+// old ReplicaSets.
+func TestFailedScaleUpEndsTheRollout(t *testing.T) {
+	c, cl := idleController(t, "system:kube-controller-manager")
+	d := storedInBoth(t, c, cl, newDeployment("web", 3, "web:1"))
+	phantomReplicaSet(c, d, "web:1", 1)
+	got := syncOnce(t, c, cl, cache.MetaNamespaceKeyFunc(d))
 	require.True(t, client.IsNotFound(got), "got %v", got)
 }
