@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/controllers"
@@ -18,9 +19,10 @@ import (
 
 const ns = "default"
 
-// newContext builds what a controller manager gives its controllers.
-func newContext(h *sim.Host, servers []sim.HostID) *controllers.Context {
-	cl := client.New(h, client.Config{Name: "kcm", User: "system:kube-controller-manager", Servers: servers})
+// newContext builds what a controller manager gives its controllers;
+// onWrite (if not nil) sees every write request its client sends.
+func newContext(h *sim.Host, servers []sim.HostID, onWrite func(*apiwire.Request)) *controllers.Context {
+	cl := client.New(h, client.Config{Name: "kcm", User: "system:kube-controller-manager", Servers: servers, OnWrite: onWrite})
 	return controllers.NewContext(h, cl, nil)
 }
 
@@ -171,6 +173,9 @@ func (o *observer) seen(fact string) bool {
 type env struct {
 	*apitest.Cluster
 	t *testing.T
+	// kcmWrites are the write requests of the controller manager's
+	// client, as "verb resource namespace/name", in the order sent.
+	kcmWrites []string
 }
 
 // newEnv makes n nodes (node-1...), starts their kubelets, then the
@@ -191,7 +196,9 @@ func newEnv(t *testing.T, seed uint64, n int, cfg Config) *env {
 	}
 	e.Run(2 * time.Second)
 	e.AddHost("kcm", func(h *sim.Host) {
-		ctx := newContext(h, e.Servers)
+		ctx := newContext(h, e.Servers, func(r *apiwire.Request) {
+			e.kcmWrites = append(e.kcmWrites, fmt.Sprintf("%s %s %s/%s", r.Verb, r.Resource, r.Namespace, r.Name))
+		})
 		ctrl := New(ctx, cfg)
 		ctrl.Run()
 		for _, i := range []*cache.Informer{ctx.Pods, ctx.Nodes, ctx.ReplicaSets, ctx.Deployments, ctx.NodeLeases} {
@@ -266,3 +273,70 @@ func (e *env) podNamed(name string) *model.Pod {
 }
 
 func slicesSort(ts []model.Time) { slices.Sort(ts) }
+
+// kcmDeletes counts the delete requests the controller manager sent for
+// the pod.
+func (e *env) kcmDeletes(pod string) int {
+	n := 0
+	for _, w := range e.kcmWrites {
+		if w == fmt.Sprintf("%s %s %s/%s", apiwire.VerbDelete, model.ResourcePodsName, ns, pod) {
+			n++
+		}
+	}
+	return n
+}
+
+// createPod creates a pod bound to node ("" for none) with tolerations
+// (the API server adds the 300 s defaults), without a status.
+func (e *env) createPod(name, node string, tolerations ...model.Toleration) {
+	p := &model.Pod{}
+	p.Name, p.Namespace = name, ns
+	p.Spec.NodeName = node
+	p.Spec.Containers = []model.Container{{Name: "app", Image: "app:1"}}
+	p.Spec.Tolerations = tolerations
+	_, err := e.Create(p)
+	require.NoError(e.t, err)
+}
+
+// bind binds the pod to node (the pods/binding subresource, as the
+// scheduler does).
+func (e *env) bind(pod, node string) {
+	done := false
+	e.Admin().Pods(ns).Bind(pod, node, func(_ model.Object, err error) {
+		require.NoError(e.t, err)
+		done = true
+	})
+	for i := 0; i < 100 && !done; i++ {
+		e.Run(10 * time.Millisecond)
+	}
+	require.True(e.t, done)
+}
+
+// forceDelete deletes the pod with a grace period of 0.
+func (e *env) forceDelete(pod string) {
+	done := false
+	zero := int64(0)
+	e.Admin().Pods(ns).Delete(pod, client.DeleteOptions{GracePeriodSeconds: &zero}, func(_ model.Object, err error) {
+		require.NoError(e.t, err)
+		done = true
+	})
+	for i := 0; i < 100 && !done; i++ {
+		e.Run(10 * time.Millisecond)
+	}
+	require.True(e.t, done)
+}
+
+// updateNode applies change to the stored node and writes it back.
+func (e *env) updateNode(name string, change func(*model.Node)) {
+	n := e.node(name)
+	change(n)
+	done := false
+	e.Admin().Nodes().Update(n, func(_ model.Object, err error) {
+		require.NoError(e.t, err)
+		done = true
+	})
+	for i := 0; i < 100 && !done; i++ {
+		e.Run(10 * time.Millisecond)
+	}
+	require.True(e.t, done)
+}
