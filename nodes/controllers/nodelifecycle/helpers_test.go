@@ -176,6 +176,8 @@ type env struct {
 	// kcmWrites are the write requests of the controller manager's
 	// client, as "verb resource namespace/name", in the order sent.
 	kcmWrites []string
+	// onKcmWrite, when set, sees each of them as it is sent.
+	onKcmWrite func(write string)
 }
 
 // newEnv makes n nodes (node-1...), starts their kubelets, then the
@@ -197,7 +199,11 @@ func newEnv(t *testing.T, seed uint64, n int, cfg Config) *env {
 	e.Run(2 * time.Second)
 	e.AddHost("kcm", func(h *sim.Host) {
 		ctx := newContext(h, e.Servers, func(r *apiwire.Request) {
-			e.kcmWrites = append(e.kcmWrites, fmt.Sprintf("%s %s %s/%s", r.Verb, r.Resource, r.Namespace, r.Name))
+			w := fmt.Sprintf("%s %s %s/%s", r.Verb, r.Resource, r.Namespace, r.Name)
+			e.kcmWrites = append(e.kcmWrites, w)
+			if e.onKcmWrite != nil {
+				e.onKcmWrite(w)
+			}
 		})
 		ctrl := New(ctx, cfg)
 		ctrl.Run()
