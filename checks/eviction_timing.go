@@ -42,6 +42,11 @@ type EvictionTimingOptions struct {
 	// Margin is added to the latest eviction time before a pod still on a
 	// lost node is a failure.
 	Margin time.Duration
+	// TaintsTraced says that the node lifecycle controller traces every
+	// NoExecute taint it adds (spoketrace.NodeTaint), as kubesim's does:
+	// an eviction from a node with none traced is then a failure, since
+	// the taint manager evicts only for a NoExecute taint.
+	TaintsTraced bool
 }
 
 func (o EvictionTimingOptions) withDefaults() EvictionTimingOptions {
@@ -91,7 +96,8 @@ func (o EvictionTimingOptions) withDefaults() EvictionTimingOptions {
 //
 // Where the node lifecycle controller traced the NoExecute taint
 // (spoketrace.NodeTaint), an eviction must also come Toleration (to within
-// Slack) after it: the design's 300 s, to the second.
+// Slack) after it: the design's 300 s, to the second. With TaintsTraced,
+// an eviction from a node with no NoExecute taint traced fails too.
 //
 // It measures "eviction_delay_s" (the mean delay of the evictions),
 // "eviction_delay_max_s" (the longest; both -1 without evictions),
@@ -237,6 +243,9 @@ func (c *EvictionTiming) closeGap(name string, n *evictNode, t sim.Time) {
 			if d.delay < c.lo || d.delay > c.hi {
 				c.rec.add(d.at, d.seq, "pod %s evicted from node %s %.1f s after its last heartbeat (at %v), outside [%v, %v]",
 					d.key, name, d.delay.Seconds(), n.lastHB, c.lo, c.hi)
+			}
+			if d.sinceTaint < 0 && c.opts.TaintsTraced {
+				c.rec.add(d.at, d.seq, "pod %s evicted from node %s, which has no NoExecute taint traced", d.key, name)
 			}
 			if d.sinceTaint >= 0 {
 				c.afterTaint = append(c.afterTaint, d.sinceTaint)

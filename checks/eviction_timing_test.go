@@ -114,6 +114,14 @@ func TestEvictionTiming(t *testing.T) {
 			require.InDelta(t, tc.after, c.Measures()["eviction_after_taint_s"], 1e-9)
 		})
 	}
+	t.Run("an eviction without a traced taint, when taints are traced", func(t *testing.T) {
+		evs := sortedSteps(seq(lost, []sev{podDelete(458000, cm, "a", "node-1"), podDelete(458500, cm, "b", "node-1"), endAt(600)}))
+		r := feedSpoke(NewEvictionTiming(EvictionTimingOptions{TaintsTraced: true}), evs...)
+		require.False(t, r.OK, r.String())
+		require.Contains(t, r.String(), "pod default/a evicted from node node-1, which has no NoExecute taint traced")
+		r = feedSpoke(NewEvictionTiming(EvictionTimingOptions{TaintsTraced: true}), sortedSteps(append(evs, taint(158000, true)))...)
+		require.True(t, r.OK, r.String())
+	})
 	t.Run("a custom window", func(t *testing.T) {
 		c := NewEvictionTiming(EvictionTimingOptions{Grace: secsDur(40), Toleration: secsDur(10)})
 		r := feedSpoke(c, sortedSteps(seq(lost, []sev{podDelete(157000, cm, "a", "node-1"), podDelete(160000, cm, "b", "node-1"), endAt(600)}))...)

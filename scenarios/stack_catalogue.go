@@ -96,7 +96,7 @@ func stackCatalogue() []Spec {
 		}},
 		Driver: func(c *nemesis.Cluster, _ *sim.Stream, _ time.Duration) { nemesis.KillBusiestNode(c, 60*time.Second) },
 		Build: func(*Cluster, Env) ([]checks.Check, error) {
-			return []checks.Check{checks.NewSelfHealing(), checks.NewEvictionTiming(checks.EvictionTimingOptions{})}, nil
+			return []checks.Check{checks.NewSelfHealing(), checks.NewEvictionTiming(checks.EvictionTimingOptions{TaintsTraced: true})}, nil
 		},
 	}
 
