@@ -47,6 +47,13 @@ func TestPlanScaleWhichReplicaSets(t *testing.T) {
 		{"several active, no new ReplicaSet: proportional", rolling(15, model.FromInt(3), model.FromInt(2)),
 			nil, []*model.ReplicaSet{rsAt("a", 1, 8, 8, 13), rsAt("b", 2, 5, 0, 13)},
 			map[string]int32{"a": 11, "b": 7}},
+		// Three of 2 each, last scaled for 6, now 9+1: each gets
+		// round(2*10/6)-2 = 1, and the leftover 1 goes to the first in
+		// ReplicaSetsBySizeNewer order, the newest of the equals (the
+		// real scale(): nameToSize[rs.Name] += leftover for i == 0 only).
+		{"the rounding leftover goes to the first only", rolling(9, model.FromInt(1), model.FromInt(1)),
+			nil, []*model.ReplicaSet{rsAt("a", 1, 2, 2, 6), rsAt("b", 2, 2, 2, 6), rsAt("c", 3, 2, 2, 6)},
+			map[string]int32{"a": 3, "b": 3, "c": 4}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
