@@ -54,6 +54,19 @@ func TestPlanScaleWhichReplicaSets(t *testing.T) {
 		{"the rounding leftover goes to the first only", rolling(9, model.FromInt(1), model.FromInt(1)),
 			nil, []*model.ReplicaSet{rsAt("a", 1, 2, 2, 6), rsAt("b", 2, 2, 2, 6), rsAt("c", 3, 2, 2, 6)},
 			map[string]int32{"a": 3, "b": 3, "c": 4}},
+		// Two of 4, last scaled for 8, now 10+1 (3 to add): each one's
+		// proportion is round(4*11/8)-4 = 2, but only what is left of the
+		// 3 may go, so the newer gets 2 and the older 1
+		// (getReplicaSetProportion: min(fraction, toAdd-added)).
+		{"a proportion is capped by what is left to add", rolling(10, model.FromInt(1), model.FromInt(1)),
+			nil, []*model.ReplicaSet{rsAt("a", 1, 4, 4, 8), rsAt("b", 2, 4, 4, 8)},
+			map[string]int32{"a": 5, "b": 6}},
+		// The bigger one first, whatever their ages: 6 and 2 of 8, now
+		// 9+1 (2 to add): round(6*10/8)-6 = 2 (round half away from
+		// zero) takes all, and the smaller keeps its 2.
+		{"the biggest ReplicaSet is served first", rolling(9, model.FromInt(1), model.FromInt(1)),
+			nil, []*model.ReplicaSet{rsAt("big", 1, 6, 6, 8), rsAt("small", 2, 2, 2, 8)},
+			map[string]int32{"big": 8, "small": 2}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
