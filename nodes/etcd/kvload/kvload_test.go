@@ -186,3 +186,35 @@ func TestSameSeedSameTrace(t *testing.T) {
 	require.Equal(t, a, run(7))
 	require.NotEqual(t, a, run(8))
 }
+
+// TestCompactorIntervalAndUntil: a compactor without an Interval compacts
+// every 5 min, kube-apiserver's --etcd-compaction-interval default (the
+// first tick only records a revision, so the first compaction comes at the
+// second); one with Until stops at that instant: ticks at 2, 4, 6 and 8 s
+// with Until 8 s compact at 4 and 6 s only.
+func TestCompactorIntervalAndUntil(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		cfg      CompactorConfig
+		run      time.Duration
+		compacts int
+	}{
+		{"the default interval", CompactorConfig{}, 11 * time.Minute, 1},
+		{"until an instant", CompactorConfig{Interval: 2 * time.Second, Until: 8 * time.Second}, 20 * time.Second, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wd := newWorld(3, func(w *sim.World, eps []sim.HostID) {
+				w.MustAddHost(sim.HostSpec{Name: "c0", Role: "client", Boot: BootClient(ClientConfig{Endpoints: eps, Until: tc.run})})
+				cfg := tc.cfg
+				cfg.Endpoints = eps
+				w.MustAddHost(sim.HostSpec{Name: "compactor", Role: "client", Boot: BootCompactor(cfg)})
+			})
+			wd.w.RunFor(tc.run)
+			distinct := map[int64]bool{}
+			for _, r := range wd.rec.compact {
+				distinct[r] = true
+			}
+			require.Len(t, distinct, tc.compacts, "compactions: %v", wd.rec.compact)
+		})
+	}
+}
