@@ -130,3 +130,17 @@ func TestFailedEvictionIsDroppedUntilTheNextTaintChange(t *testing.T) {
 	e.Run(90 * time.Second)
 	within(t, o.at(t, "default/p deleting").Sub(again), 59*time.Second, 61*time.Second, "scheduled again by the new taint")
 }
+
+// TestEvictionRetriesAFailedDelete: an eviction whose first attempts fail
+// is retried (deletePodHandler tries 5 times), so a controller manager cut
+// off from the API server for less than those attempts still evicts the
+// pod once the cut heals, without waiting for a new taint.
+func TestEvictionRetriesAFailedDelete(t *testing.T) {
+	e := newEnv(t, 16, 3, Config{NodeMonitorGracePeriod: 10 * time.Minute})
+	tainted := e.taintNode2(maintenanceNoExecute)
+	e.createPod("p", "node-2", tolerate(maintenanceKey, model.Ptr(int64(60))))
+	e.Run(tainted.Add(55 * time.Second).Sub(model.Time(e.W.Now())))
+	e.W.Inject(sim.Fault{Kind: sim.FaultPartition, Targets: [][]string{{"kcm"}, {"apiserver-1"}}, For: 15 * time.Second})
+	e.Run(60 * time.Second)
+	require.True(t, e.observer().seen("default/p deleting"), "the eviction was retried after the cut healed")
+}
