@@ -24,6 +24,12 @@ const (
 	DefaultElectionTimeout = 1000 * time.Millisecond
 	// DefaultSnapshotCount is etcd's --snapshot-count.
 	DefaultSnapshotCount = 10000
+	// PreVote is etcd's --pre-vote (on by default since v3.5): members
+	// run Raft with PreVote.
+	PreVote = true
+	// CheckQuorum is etcd's raftConfig: members always run Raft with
+	// CheckQuorum.
+	CheckQuorum = true
 	// readIndexRetry is how often a pending linearizable read asks Raft for
 	// a read index again (etcd's readIndexRetryTime).
 	readIndexRetry = 500 * time.Millisecond
@@ -81,9 +87,16 @@ func (c Config) withDefaults(h *sim.Host) Config {
 		c.SnapshotCount = DefaultSnapshotCount
 	}
 	if c.RequestTimeout <= 0 {
-		c.RequestTimeout = 5*time.Second + 2*c.ElectionTimeout
+		c.RequestTimeout = DefaultRequestTimeout(c.ElectionTimeout)
 	}
 	return c
+}
+
+// DefaultRequestTimeout is etcd's ReqTimeout for an election timeout: 5 s
+// for queueing, computation and disk, plus two election timeouts for a
+// possible leader election.
+func DefaultRequestTimeout(electionTimeout time.Duration) time.Duration {
+	return 5*time.Second + 2*electionTimeout
 }
 
 // electionTick converts the election timeout into heartbeat ticks.

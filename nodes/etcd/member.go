@@ -88,8 +88,8 @@ func newMember(h *sim.Host, cfg Config) (*member, error) {
 		Peers:         ids,
 		ElectionTick:  cfg.electionTick(),
 		HeartbeatTick: 1,
-		PreVote:       true,
-		CheckQuorum:   true,
+		PreVote:       PreVote,
+		CheckQuorum:   CheckQuorum,
 		Rand:          h.Rand("raft"),
 		Ablations:     cfg.Ablations,
 	}, ps)

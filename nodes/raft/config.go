@@ -54,6 +54,20 @@ type Config struct {
 	Ablations ablation.Set
 }
 
+// Defaults of Config's numeric fields.
+const (
+	// DefaultElectionTick is the election timeout in ticks: with etcd's
+	// 100 ms tick, its 1000 ms --election-timeout.
+	DefaultElectionTick = 10
+	// DefaultHeartbeatTick is the heartbeat interval in ticks, as etcd sets
+	// it (HeartbeatTick: 1 in raftConfig).
+	DefaultHeartbeatTick = 1
+	// DefaultMaxInflightMsgs caps the MsgApps in flight to one follower.
+	DefaultMaxInflightMsgs = 256
+	// DefaultMaxEntriesPerMsg caps the entries in one MsgApp.
+	DefaultMaxEntriesPerMsg = 64
+)
+
 // maxPeers bounds the cluster size so ReadIndex acknowledgements fit in a
 // 64-bit set.
 const maxPeers = 64
@@ -68,19 +82,19 @@ func (c Config) withDefaults() (Config, error) {
 		return c, errors.New("raft: Config.Rand is required")
 	}
 	if c.ElectionTick == 0 {
-		c.ElectionTick = 10
+		c.ElectionTick = DefaultElectionTick
 	}
 	if c.HeartbeatTick == 0 {
-		c.HeartbeatTick = 1
+		c.HeartbeatTick = DefaultHeartbeatTick
 	}
 	if c.HeartbeatTick < 0 || c.ElectionTick <= c.HeartbeatTick {
 		return c, fmt.Errorf("raft: ElectionTick (%d) must exceed HeartbeatTick (%d)", c.ElectionTick, c.HeartbeatTick)
 	}
 	if c.MaxInflightMsgs == 0 {
-		c.MaxInflightMsgs = 256
+		c.MaxInflightMsgs = DefaultMaxInflightMsgs
 	}
 	if c.MaxEntriesPerMsg == 0 {
-		c.MaxEntriesPerMsg = 64
+		c.MaxEntriesPerMsg = DefaultMaxEntriesPerMsg
 	}
 	if c.MaxInflightMsgs < 0 || c.MaxEntriesPerMsg < 0 {
 		return c, errors.New("raft: MaxInflightMsgs and MaxEntriesPerMsg must be positive")

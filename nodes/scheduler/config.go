@@ -52,9 +52,9 @@ const (
 const (
 	// backoffFlushInterval: flushBackoffQCompleted runs every second.
 	backoffFlushInterval = 1 * time.Second
-	// unschedulableFlushInterval: flushUnschedulablePodsLeftover runs every
-	// 30 s.
-	unschedulableFlushInterval = 30 * time.Second
+	// UnschedulableFlushInterval is how often flushUnschedulablePodsLeftover
+	// runs: every 30 s.
+	UnschedulableFlushInterval = 30 * time.Second
 	// assumedCleanupInterval: cleanAssumedPeriod, the cache's expiry scan.
 	assumedCleanupInterval = 1 * time.Second
 	// cacheSyncPollInterval: cache.WaitForCacheSync polls every 100 ms.

@@ -90,7 +90,7 @@ func (l *schedulingLoop) afterQueueChange() {
 		l.backoffTimer.Reset(backoffFlushInterval)
 	}
 	if l.queue.unschedulableLen() > 0 && !l.unschedTimer.Armed() {
-		l.unschedTimer.Reset(unschedulableFlushInterval)
+		l.unschedTimer.Reset(UnschedulableFlushInterval)
 	}
 	if l.synced && l.queue.activeLen() > 0 && !l.cycleTimer.Armed() {
 		l.cycleTimer.Reset(0)

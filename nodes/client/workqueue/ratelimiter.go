@@ -122,11 +122,23 @@ func (r *MaxOfRateLimiter) NumRequeues(item string) int {
 	return n
 }
 
+// The parameters of DefaultControllerRateLimiter, as client-go's.
+const (
+	// DefaultItemBaseDelay is the per-item backoff's first wait.
+	DefaultItemBaseDelay = 5 * time.Millisecond
+	// DefaultItemMaxDelay caps the per-item backoff.
+	DefaultItemMaxDelay = 1000 * time.Second
+	// DefaultQPS is the overall bucket's rate, in tokens a second.
+	DefaultQPS = 10
+	// DefaultBurst is the overall bucket's size.
+	DefaultBurst = 100
+)
+
 // DefaultControllerRateLimiter is client-go's: per item 5 ms * 2^failures
 // up to 1000 s, and overall 10 qps with a burst of 100.
 func DefaultControllerRateLimiter(h *sim.Host) RateLimiter {
 	return NewMaxOfRateLimiter(
-		NewItemExponentialFailureRateLimiter(5*time.Millisecond, 1000*time.Second),
-		NewBucketRateLimiter(h, 10, 100),
+		NewItemExponentialFailureRateLimiter(DefaultItemBaseDelay, DefaultItemMaxDelay),
+		NewBucketRateLimiter(h, DefaultQPS, DefaultBurst),
 	)
 }

@@ -97,7 +97,7 @@ func (c *Controller) manageReplicas(active []*model.Pod, rs *model.ReplicaSet, d
 		// Expect them all before the first create: the informer may see a
 		// pod before its create returns.
 		c.exp.ExpectCreations(key, n)
-		c.slowStartBatch(n, slowStartInitialBatchSize, func(created func(error)) { c.createPod(rs, created) },
+		c.slowStartBatch(n, SlowStartInitialBatchSize, func(created func(error)) { c.createPod(rs, created) },
 			func(successes int, err error) {
 				// The creations that failed or were never tried will never
 				// be observed: stop waiting for them (lowerExpectations).
@@ -120,8 +120,8 @@ func (c *Controller) manageReplicas(active []*model.Pod, rs *model.ReplicaSet, d
 	}
 }
 
-// slowStartInitialBatchSize is controller.SlowStartInitialBatchSize.
-const slowStartInitialBatchSize = 1
+// SlowStartInitialBatchSize is controller.SlowStartInitialBatchSize.
+const SlowStartInitialBatchSize = 1
 
 // slowStartBatch calls fn count times in batches of growing size
 // (initial, 2*initial, 4*initial, ...), each batch's calls at once, the
