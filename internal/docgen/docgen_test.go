@@ -14,8 +14,8 @@ import (
 )
 
 // TestDocsUpToDate fails when a generated page of docs/ no longer says
-// what the code says: a scenario, check or ablation was added or changed
-// without `go generate ./...`.
+// what the code says: a scenario, check, ablation or fidelity entry was
+// added or changed without `go generate ./...`.
 func TestDocsUpToDate(t *testing.T) {
 	for _, p := range docgen.Pages() {
 		got, err := os.ReadFile(filepath.Join("..", "..", "docs", p.Name))
