@@ -16,7 +16,5 @@ func apiDefaults() []Entry {
 			apiSrc + "pkg/storage/cacher/watch_cache.go blockTimeout", "nodes/apiserver DefaultFreshnessTimeout", "nodes/apiserver TestReadAtRVWaitsForTheCache"},
 		{l, "etcd compaction interval", apiserver.DefaultCompactionInterval, "5 min",
 			apiSrc + "pkg/server/options/etcd.go --etcd-compaction-interval (storagebackend DefaultCompactInterval)", "nodes/apiserver DefaultCompactionInterval", ""},
-		{l, "etcd request timeout", apiserver.DefaultEtcdRequestTimeout, "5 s",
-			"uncertain: the code calls it the etcd client's request timeout; no 5 s timeout on kube-apiserver's etcd requests was confirmed (its requests are bounded by --request-timeout, 1 min)", "nodes/apiserver DefaultEtcdRequestTimeout", ""},
 	}
 }

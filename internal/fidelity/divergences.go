@@ -51,6 +51,13 @@ func Divergences() []Divergence {
 			Where:       "nodes/apiserver update, updateOp.retry",
 		},
 		{
+			Name:        "The API server's etcd request timeout",
+			Kubesim:     fmt.Sprintf("the API server gives up on an etcd request after %s", Format(apiserver.DefaultEtcdRequestTimeout)),
+			Real:        "not confirmed for 1.34: kube-apiserver bounds a request by --request-timeout (1 min), and no shorter bound on its etcd calls was found",
+			Consequence: "during a long etcd election an API request may fail sooner than on a real server",
+			Where:       "nodes/apiserver DefaultEtcdRequestTimeout",
+		},
+		{
 			Name:        "Client connection health and request timeout",
 			Kubesim:     fmt.Sprintf("a watch stream silent for %s (no event, no bookmark) is presumed dead; every request times out after %s", Format(client.DefaultWatchIdleTimeout), Format(client.DefaultTimeout)),
 			Real:        "HTTP/2's health check (ReadIdleTimeout 30 s + PingTimeout 15 s) finds a dead connection in about 45 s; client-go puts no timeout on a request by default",
