@@ -34,6 +34,11 @@ type Resource struct {
 	Namespaced bool
 	// New returns a new, empty object of the kind.
 	New func() Object
+	// NoUnconditionalUpdate is true for kinds whose registry strategy's
+	// AllowUnconditionalUpdate is false (Lease: kubernetes
+	// pkg/registry/coordination/lease/strategy.go): an update of such an
+	// object must carry its resourceVersion.
+	NoUnconditionalUpdate bool
 }
 
 // APIVersion returns "group/version", or "version" for the core group.
@@ -50,7 +55,8 @@ var resources = []Resource{
 	{Kind: KindNode, Name: ResourceNodesName, Version: "v1", Namespaced: false, New: func() Object { return &Node{} }},
 	{Kind: KindReplicaSet, Name: ResourceReplicaSetsName, Group: "apps", Version: "v1", Namespaced: true, New: func() Object { return &ReplicaSet{} }},
 	{Kind: KindDeployment, Name: ResourceDeploymentsName, Group: "apps", Version: "v1", Namespaced: true, New: func() Object { return &Deployment{} }},
-	{Kind: KindLease, Name: ResourceLeasesName, Group: "coordination.k8s.io", Version: "v1", Namespaced: true, New: func() Object { return &Lease{} }},
+	{Kind: KindLease, Name: ResourceLeasesName, Group: "coordination.k8s.io", Version: "v1", Namespaced: true, New: func() Object { return &Lease{} },
+		NoUnconditionalUpdate: true},
 }
 
 // Resources returns every kind's descriptor in a fixed order: pods, nodes,

@@ -44,10 +44,10 @@ func Divergences() []Divergence {
 			Where:       "nodes/scheduler leastAllocatedScore",
 		},
 		{
-			Name:        "Updates without a resourceVersion",
-			Kubesim:     "accepted for every kind; the server's read-modify-write gives up with 409 Conflict after 5 storage conflicts (maxUpdateAttempts)",
-			Real:        "refused for kinds whose strategy has AllowUnconditionalUpdate false, e.g. Leases; GuaranteedUpdate retries storage conflicts without limit",
-			Consequence: "a client that omits resourceVersion on a Lease succeeds in kubesim; under heavy contention an unconditional update, patch or bind can fail with 409 where the real server keeps retrying",
+			Name:        "Storage conflicts of a read-modify-write",
+			Kubesim:     "the server's read-modify-write (an update without a resourceVersion, a patch, a bind) gives up with 409 Conflict after 5 storage conflicts (maxUpdateAttempts); a Lease update without a resourceVersion is refused with 422, as the real Lease strategy does",
+			Real:        "GuaranteedUpdate retries storage conflicts without limit",
+			Consequence: "under heavy contention an unconditional update, patch or bind can fail with 409 where the real server keeps retrying",
 			Where:       "nodes/apiserver update, updateOp.retry",
 		},
 		{

@@ -222,3 +222,27 @@ func TestDuplicateDeliveryServedOnce(t *testing.T) {
 	dup := tw.do(0, update("admin", apiwire.VerbUpdate, v1))
 	assert.Equal(t, 409, dup.Status.Code)
 }
+
+// TestLeaseUpdateNeedsResourceVersion: a Lease's strategy does not
+// AllowUnconditionalUpdate (kubernetes
+// pkg/registry/coordination/lease/strategy.go), so the generic registry's
+// Update refuses one without a resourceVersion with 422 Invalid
+// (k8s.io/apiserver pkg/registry/generic/registry/store.go), while a pod,
+// whose strategy allows it, is updated unconditionally.
+func TestLeaseUpdateNeedsResourceVersion(t *testing.T) {
+	tw := newWorld(t, 3, 1, nil)
+	l := tw.must(0, create(&model.Lease{ObjectMeta: model.ObjectMeta{Name: "l", Namespace: "default"},
+		Spec: model.LeaseSpec{HolderIdentity: model.Ptr("a")}})).Object.(*model.Lease)
+	blind := l.DeepCopy()
+	blind.ResourceVersion = ""
+	blind.Spec.HolderIdentity = model.Ptr("b")
+	resp := tw.do(0, update("admin", apiwire.VerbUpdate, blind))
+	assert.Equal(t, 422, resp.Status.Code)
+	assert.Equal(t, apiwire.ReasonInvalid, resp.Status.Reason)
+	assert.Contains(t, resp.Status.Message, "metadata.resourceVersion: Invalid value: 0x0: must be specified for an update")
+
+	with := l.DeepCopy()
+	with.Spec.HolderIdentity = model.Ptr("b")
+	out := tw.must(0, update("admin", apiwire.VerbUpdate, with)).Object.(*model.Lease)
+	assert.Equal(t, "b", *out.Spec.HolderIdentity)
+}

@@ -39,7 +39,8 @@
 //     precondition (409 on mismatch), as in Kubernetes.
 //   - An update with an empty resourceVersion is unconditional: the server
 //     reads, applies and writes with a Txn on the read mod_revision, and
-//     retries internally on conflict, like GuaranteedUpdate.
+//     retries internally on conflict, like GuaranteedUpdate. A Lease, whose
+//     strategy does not AllowUnconditionalUpdate, refuses one with 422.
 //   - Delete of a scheduled, non-terminal pod with a grace period > 0 only
 //     marks it (deletionTimestamp, deletionGracePeriodSeconds); the kubelet
 //     deletes it with grace 0. An object with finalizers is marked instead

@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"errors"
+
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
@@ -19,6 +21,13 @@ func (s *Server) update(c *call) {
 	m := obj.GetObjectMeta()
 	var precond int64
 	statusOnly := c.req.Verb == apiwire.VerbUpdateStatus
+	if m.ResourceVersion == "" && c.res.NoUnconditionalUpdate {
+		// The generic registry's Update (k8s.io/apiserver
+		// pkg/registry/generic/registry/store.go) refuses a version-less
+		// update where the strategy does not AllowUnconditionalUpdate.
+		c.fail(invalid(c.res, m.Name, errors.New("metadata.resourceVersion: Invalid value: 0x0: must be specified for an update")))
+		return
+	}
 	if rv := m.ResourceVersion; rv != "" && !s.cfg.Ablations.Has(ablation.LastWriteWins) &&
 		!(statusOnly && s.cfg.Ablations.Has(ablation.StatusLastWriteWins)) {
 		v, ok := parseRV(rv)
