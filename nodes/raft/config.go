@@ -63,8 +63,12 @@ const (
 	// it (HeartbeatTick: 1 in raftConfig).
 	DefaultHeartbeatTick = 1
 	// DefaultMaxInflightMsgs caps the MsgApps in flight to one follower.
+	// It is kubesim's own: etcd v3.7.3 allows 512, with a 1 MiB cap on a
+	// message's size instead of an entry count (a known divergence, listed
+	// in docs/fidelity.md; flow control only, never what followers hold).
 	DefaultMaxInflightMsgs = 256
-	// DefaultMaxEntriesPerMsg caps the entries in one MsgApp.
+	// DefaultMaxEntriesPerMsg caps the entries in one MsgApp (kubesim's own;
+	// see DefaultMaxInflightMsgs).
 	DefaultMaxEntriesPerMsg = 64
 )
 
