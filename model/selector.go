@@ -227,21 +227,24 @@ func (r Requirement) Matches(labels map[string]string) bool {
 	return false
 }
 
-// String prints r in the selector string syntax, e.g. "env in (a,b)".
+// String prints r in the selector string syntax, e.g. "env in (a,b)". Like
+// apimachinery's Requirement.String (pkg/labels/selector.go), it never
+// fails: a zero Requirement, with no key, operator or values, prints "".
 func (r Requirement) String() string {
+	values := strings.Join(r.values, ",")
 	switch r.operator {
 	case OpExists:
 		return r.key
 	case OpDoesNotExist:
 		return "!" + r.key
 	case OpIn, OpNotIn:
-		return r.key + " " + string(r.operator) + " (" + strings.Join(r.values, ",") + ")"
+		return r.key + " " + string(r.operator) + " (" + values + ")"
 	case OpGreaterThan:
-		return r.key + ">" + r.values[0]
+		return r.key + ">" + values
 	case OpLessThan:
-		return r.key + "<" + r.values[0]
+		return r.key + "<" + values
 	}
-	return r.key + string(r.operator) + r.values[0]
+	return r.key + string(r.operator) + values
 }
 
 // Selector is a parsed label selector: requirements ANDed, as

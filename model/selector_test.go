@@ -165,3 +165,15 @@ func TestSelectorHelpers(t *testing.T) {
 	_, err = NewRequirement("k", OpEquals, []string{"x", "y"})
 	require.EqualError(t, err, `values: Invalid value: []string{"x", "y"}: exact-match compatibility requires one single value`)
 }
+
+// TestZeroRequirementString: printing never panics. apimachinery's
+// Requirement.String (pkg/labels/selector.go) writes the key, the
+// operator's text and the values, so a zero Requirement prints "", and a
+// selector holding one prints as the others joined.
+func TestZeroRequirementString(t *testing.T) {
+	require.NotPanics(t, func() { _ = Requirement{}.String() })
+	require.Equal(t, "", Requirement{}.String())
+	r, err := NewRequirement("env", OpEquals, []string{"prod"})
+	require.NoError(t, err)
+	require.Equal(t, ",env=prod", Everything().Add(Requirement{}, r).String())
+}
