@@ -3,7 +3,9 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -128,9 +130,12 @@ func (l ResourceList) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
-// UnmarshalJSON decodes quantity strings such as "500m" or "128Mi".
+// UnmarshalJSON decodes quantities such as "500m" or "128Mi". As
+// apimachinery's Quantity.UnmarshalJSON (pkg/api/resource/quantity.go), a
+// value may also be a JSON number (1) or carry surrounding spaces
+// (" 1Gi "): the quotes are stripped, the spaces trimmed, and null is zero.
 func (l *ResourceList) UnmarshalJSON(data []byte) error {
-	var m map[string]string
+	var m map[string]json.RawMessage
 	if err := json.Unmarshal(data, &m); err != nil {
 		return err
 	}
@@ -139,8 +144,16 @@ func (l *ResourceList) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	out := make(ResourceList, len(m))
-	for _, k := range sortedStringKeys(m) {
-		q, err := ParseQuantity(ResourceName(k), m[k])
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v := string(m[k])
+		if v == "null" {
+			out[ResourceName(k)] = 0
+			continue
+		}
+		if n := len(v); n >= 2 && v[0] == '"' && v[n-1] == '"' {
+			v = v[1 : n-1]
+		}
+		q, err := ParseQuantity(ResourceName(k), strings.TrimSpace(v))
 		if err != nil {
 			return err
 		}

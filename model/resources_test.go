@@ -1,6 +1,7 @@
 package model
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -105,4 +106,33 @@ func suffixNames() []string {
 // parseQuantityExact is ParseQuantity without its fast path.
 func parseQuantityExact(name ResourceName, s string) (Quantity, error) {
 	return parseQuantity(name, s, false)
+}
+
+// TestResourceListDecodesLikeQuantity: a resource list's values decode as
+// apimachinery's Quantity.UnmarshalJSON (pkg/api/resource/quantity.go)
+// does: a quoted string, a JSON number, surrounding spaces trimmed, null
+// as zero; anything ParseQuantity refuses is an error.
+func TestResourceListDecodesLikeQuantity(t *testing.T) {
+	cases := []struct {
+		in   string
+		want ResourceList
+		err  bool
+	}{
+		{`{"cpu":"500m","memory":"128Mi"}`, ResourceList{ResourceCPU: 500, ResourceMemory: 128 << 20}, false},
+		{`{"cpu":1}`, ResourceList{ResourceCPU: 1000}, false},
+		{`{"cpu":" 1 ","memory":" 1Gi"}`, ResourceList{ResourceCPU: 1000, ResourceMemory: 1 << 30}, false},
+		{`{"cpu":null}`, ResourceList{ResourceCPU: 0}, false},
+		{`{"cpu":"1 core"}`, nil, true},
+		{`{"cpu":true}`, nil, true},
+	}
+	for _, c := range cases {
+		var got ResourceList
+		err := json.Unmarshal([]byte(c.in), &got)
+		if c.err {
+			require.Error(t, err, c.in)
+			continue
+		}
+		require.NoError(t, err, c.in)
+		require.Equal(t, c.want, got, c.in)
+	}
 }
