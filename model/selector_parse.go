@@ -110,6 +110,11 @@ type selParser struct {
 	l selLexer
 }
 
+// isIdent reports whether t can be a key or a value: as apimachinery's
+// Parser.consume in its Values context, the words "in" and "notin" are
+// identifiers wherever an identifier is expected.
+func isIdent(t selTok) bool { return t == tokIdent || t == tokIn || t == tokNotIn }
+
 func (p *selParser) peek() (selTok, string) {
 	save := p.l.pos
 	t, lit := p.l.next()
@@ -124,7 +129,7 @@ func (p *selParser) parse() ([]Requirement, error) {
 	}
 	for {
 		t, lit := p.peek()
-		if t != tokIdent && t != tokBang {
+		if !isIdent(t) && t != tokBang {
 			return nil, fmt.Errorf("found '%s', expected: !, identifier, or 'end of string'", lit)
 		}
 		r, err := p.parseRequirement()
@@ -137,7 +142,7 @@ func (p *selParser) parse() ([]Requirement, error) {
 		case tokEnd:
 			return reqs, nil
 		case tokComma:
-			if t2, lit2 := p.peek(); t2 != tokIdent && t2 != tokBang {
+			if t2, lit2 := p.peek(); !isIdent(t2) && t2 != tokBang {
 				return nil, fmt.Errorf("found '%s', expected: identifier after ','", lit2)
 			}
 		default:
@@ -150,7 +155,7 @@ func (p *selParser) parseRequirement() (Requirement, error) {
 	t, lit := p.l.next()
 	if t == tokBang {
 		t, lit = p.l.next()
-		if t != tokIdent {
+		if !isIdent(t) {
 			return Requirement{}, fmt.Errorf("found '%s', expected: identifier after '!'", lit)
 		}
 		return NewRequirement(lit, OpDoesNotExist, nil)
@@ -189,7 +194,7 @@ func (p *selParser) parseRequirement() (Requirement, error) {
 	default:
 		t, lit := p.peek()
 		switch {
-		case t == tokIdent:
+		case isIdent(t):
 			p.l.next()
 			vals = []string{lit}
 		case (t == tokEnd || t == tokComma) && op != OpGreaterThan && op != OpLessThan:
@@ -202,7 +207,7 @@ func (p *selParser) parseRequirement() (Requirement, error) {
 }
 
 // parseValueList parses "(v1,v2,...)"; an empty slot ("(a,)") is the empty
-// value.
+// value, and so is "()" (apimachinery's parseValues: sets.NewString("")).
 func (p *selParser) parseValueList() ([]string, error) {
 	if t, lit := p.l.next(); t != tokLParen {
 		return nil, fmt.Errorf("found '%s', expected: '('", lit)
@@ -210,15 +215,15 @@ func (p *selParser) parseValueList() ([]string, error) {
 	vals := []string{}
 	if t, _ := p.peek(); t == tokRParen {
 		p.l.next()
-		return vals, nil
+		return []string{""}, nil
 	}
 	for {
 		t, lit := p.peek()
-		switch t {
-		case tokIdent:
+		switch {
+		case isIdent(t):
 			p.l.next()
 			vals = append(vals, lit)
-		case tokComma, tokRParen:
+		case t == tokComma || t == tokRParen:
 			vals = append(vals, "")
 		default:
 			return nil, fmt.Errorf("found '%s', expected: identifier, ',' or ')'", lit)

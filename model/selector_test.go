@@ -86,7 +86,6 @@ func TestParseSelectorErrors(t *testing.T) {
 		{"app web", `found 'web', expected: '=', '!=', '==', 'in', 'notin', '>' or '<'`},
 		{"env in a", `found 'a', expected: '('`},
 		{"env in (a", `found 'end of string', expected: ',' or ')'`},
-		{"env in ()", `values: Invalid value: []string{}: for 'in', 'notin' operators, values set can't be empty`},
 		{"gen>x", `values[0]: Invalid value: "x": for 'Gt', 'Lt' operators, the value must be an integer`},
 		{"gen>", `found 'end of string', expected: identifier`},
 		{"app=a=b", `found '=', expected: ',' or 'end of string'`},
@@ -176,4 +175,40 @@ func TestZeroRequirementString(t *testing.T) {
 	r, err := NewRequirement("env", OpEquals, []string{"prod"})
 	require.NoError(t, err)
 	require.Equal(t, ",env=prod", Everything().Add(Requirement{}, r).String())
+}
+
+// TestParseSelectorLikeApimachinery: inputs whose meaning comes from
+// apimachinery's parser (pkg/labels/selector.go): "()" is the set {""}
+// (parseValues), an empty slot is the empty value (parseIdentifiersList),
+// and "in" and "notin" are identifiers wherever a key or a value is
+// expected (Parser.consume in the Values context).
+func TestParseSelectorLikeApimachinery(t *testing.T) {
+	cases := []struct {
+		in       string
+		match    []map[string]string
+		mismatch []map[string]string
+	}{
+		{"x in ()", []map[string]string{{"x": ""}}, []map[string]string{{"x": "a"}, {}}},
+		{"x notin ( )", []map[string]string{{}, {"x": "a"}}, []map[string]string{{"x": ""}}},
+		{"a in (x,notin)", []map[string]string{{"a": "notin"}, {"a": "x"}}, []map[string]string{{"a": "in"}}},
+		{"notin=a", []map[string]string{{"notin": "a"}}, []map[string]string{{"notin": "b"}}},
+		{"in in (in)", []map[string]string{{"in": "in"}}, []map[string]string{{"in": "x"}}},
+		{"!in", []map[string]string{{}}, []map[string]string{{"in": ""}}},
+		{"a in (abc,,def)", []map[string]string{{"a": ""}, {"a": "def"}}, []map[string]string{{"a": "x"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.in, func(t *testing.T) {
+			sel, err := ParseSelector(c.in)
+			require.NoError(t, err)
+			for _, l := range c.match {
+				assert.True(t, sel.Matches(l), "%v", l)
+			}
+			for _, l := range c.mismatch {
+				assert.False(t, sel.Matches(l), "%v", l)
+			}
+			back, err := ParseSelector(sel.String())
+			require.NoError(t, err, sel.String())
+			assert.Equal(t, sel.String(), back.String())
+		})
+	}
 }
