@@ -65,23 +65,36 @@ func TestLeaderStallDetection_5_3(t *testing.T) {
 	assert.Equal(t, stateProbe, pr.state, "unanswered for an election timeout")
 }
 
-// Paper §7: a snapshot that the follower's committed log already covers is
-// ignored and answered with the commit index, which is all the follower
-// knows to match the leader; its uncommitted tail may not. go.etcd.io/raft
-// raft.go, handleSnapshot: restore returns false for Index <= committed and
-// the answer carries Index: r.raftLog.committed.
-func TestSnapshotAtCommitIndexAnsweredWithCommit_7(t *testing.T) {
-	n := newTestNode(t, 2, ids(3), PersistentState{
-		HardState: HardState{Term: 2, Commit: 2},
-		Entries:   logOfTerms(1, 1, 2, 2),
-	}, noPreVote)
-	require.NoError(t, n.Step(Message{Type: MsgSnap, From: 1, To: 2, Term: 3,
-		Snapshot: &Snapshot{Index: 2, Term: 1, Peers: ids(3)}}))
-	resps := msgsOfType(drain(n), MsgAppResp)
-	require.Len(t, resps, 1)
-	assert.False(t, resps[0].Reject)
-	assert.Equal(t, uint64(2), resps[0].Index)
-	assert.Equal(t, []uint64{1, 1, 2, 2}, logTerms(n), "the log is kept")
+// Paper §7: a snapshot whose last entry the follower already holds keeps
+// the log, moves the commit index up to the snapshot if it was below, and
+// is answered with the commit index, never the last index: the entries
+// after it may be an older term's, which the leader must not count as
+// replicated. go.etcd.io/raft raft.go, restore: Index <= committed, or
+// matchTerm then commitTo, returns false; handleSnapshot then answers
+// Index: r.raftLog.committed.
+func TestSnapshotTheLogHoldsAnsweredWithCommit_7(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		commit uint64
+	}{
+		{"at the commit index", 2},
+		{"beyond the commit index", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := newTestNode(t, 2, ids(3), PersistentState{
+				HardState: HardState{Term: 2, Commit: tc.commit},
+				Entries:   logOfTerms(1, 1, 2, 2),
+			}, noPreVote)
+			require.NoError(t, n.Step(Message{Type: MsgSnap, From: 1, To: 2, Term: 3,
+				Snapshot: &Snapshot{Index: 2, Term: 1, Peers: ids(3)}}))
+			resps := msgsOfType(drain(n), MsgAppResp)
+			require.Len(t, resps, 1)
+			assert.False(t, resps[0].Reject)
+			assert.Equal(t, uint64(2), resps[0].Index, "only the snapshot is known to match the leader")
+			assert.Equal(t, uint64(2), n.log.committed)
+			assert.Equal(t, []uint64{1, 1, 2, 2}, logTerms(n), "the log is kept")
+		})
+	}
 }
 
 // Restart: Config.Applied may equal the persisted commit index (the
@@ -106,26 +119,4 @@ func TestStepRefusesUnknownMessageType(t *testing.T) {
 		assert.Error(t, n.Step(Message{Type: typ, From: 2, To: 1, Term: 1}), "type %d", typ)
 	}
 	assert.NoError(t, n.Step(Message{Type: MsgHeartbeat, From: 2, To: 1, Term: 1}))
-}
-
-// Paper §7: a snapshot beyond the follower's commit index whose last entry
-// the follower already holds fast-forwards its commit index to the
-// snapshot and keeps the log, but the answer carries the snapshot's index
-// (the new commit index), not the follower's last index: the entries after
-// the snapshot may be an old term's, which the leader must not count as
-// replicated. go.etcd.io/raft raft.go, restore: matchTerm, commitTo and
-// return false; handleSnapshot then answers Index: r.raftLog.committed.
-func TestSnapshotMatchingLogAnsweredWithItsIndex_7(t *testing.T) {
-	n := newTestNode(t, 2, ids(3), PersistentState{
-		HardState: HardState{Term: 2, Commit: 1},
-		Entries:   logOfTerms(1, 1, 2, 2),
-	}, noPreVote)
-	require.NoError(t, n.Step(Message{Type: MsgSnap, From: 1, To: 2, Term: 3,
-		Snapshot: &Snapshot{Index: 2, Term: 1, Peers: ids(3)}}))
-	resps := msgsOfType(drain(n), MsgAppResp)
-	require.Len(t, resps, 1)
-	assert.False(t, resps[0].Reject)
-	assert.Equal(t, uint64(2), resps[0].Index, "only the snapshot is known to match the leader")
-	assert.Equal(t, uint64(2), n.log.committed)
-	assert.Equal(t, []uint64{1, 1, 2, 2}, logTerms(n), "the log is kept")
 }

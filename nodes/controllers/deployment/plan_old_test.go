@@ -3,8 +3,6 @@ package deployment
 import (
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/kubesim/kubesim/model"
 )
 
@@ -18,13 +16,7 @@ import (
 // The first three cases are the worked examples of rolling.go's comments.
 func TestPlanOldReplicaSetsBounds(t *testing.T) {
 	d := rolling(10, model.FromInt(3), model.FromInt(2))
-	cases := []struct {
-		name   string
-		old    []*model.ReplicaSet
-		newRS  *model.ReplicaSet
-		want   map[string]int32
-		wantOK bool
-	}{
+	cases := []planOldCase{
 		// 13 - 8 - 5 = 0: a failed old pod is not cleaned up while the
 		// new pods crash-loop.
 		{"new pods crash-loop: 13-8-5 leaves no room",
@@ -59,16 +51,5 @@ func TestPlanOldReplicaSetsBounds(t *testing.T) {
 			[]*model.ReplicaSet{rsAt("a", 1, 2, 2, 0), rsAt("b", 2, 6, 6, 0)}, rsAt("n", 3, 3, 3, 0),
 			map[string]int32{"a": 0, "b": 5}, true},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			all := append(append([]*model.ReplicaSet{}, tc.old...), tc.newRS)
-			ops, ok := planOldReplicaSets(d, all, tc.old, tc.newRS)
-			got := map[string]int32{}
-			for _, op := range ops {
-				got[op.rs.Name] = op.replicas
-			}
-			require.Equal(t, tc.want, got)
-			require.Equal(t, tc.wantOK, ok)
-		})
-	}
+	runPlanOld(t, d, cases)
 }

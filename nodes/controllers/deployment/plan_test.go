@@ -75,13 +75,7 @@ func TestNewRSNewReplicas(t *testing.T) {
 
 func TestPlanOldReplicaSets(t *testing.T) {
 	d := rolling(10, model.FromInt(3), model.FromInt(2))
-	cases := []struct {
-		name   string
-		old    []*model.ReplicaSet
-		newRS  *model.ReplicaSet
-		want   map[string]int32
-		wantOK bool
-	}{
+	cases := []planOldCase{
 		{"scale down to keep 8 available", []*model.ReplicaSet{rsAt("a", 1, 10, 10, 0)}, rsAt("n", 3, 3, 0, 0),
 			map[string]int32{"a": 8}, true},
 		{"new pods not available: no room", []*model.ReplicaSet{rsAt("a", 1, 8, 8, 0)}, rsAt("n", 3, 5, 0, 0),
@@ -95,18 +89,7 @@ func TestPlanOldReplicaSets(t *testing.T) {
 		{"stale status above size gives up", []*model.ReplicaSet{rsAt("a", 1, 8, 10, 0)}, rsAt("n", 3, 5, 3, 0),
 			map[string]int32{}, false},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			all := append(append([]*model.ReplicaSet{}, tc.old...), tc.newRS)
-			ops, ok := planOldReplicaSets(d, all, tc.old, tc.newRS)
-			got := map[string]int32{}
-			for _, op := range ops {
-				got[op.rs.Name] = op.replicas
-			}
-			require.Equal(t, tc.want, got)
-			require.Equal(t, tc.wantOK, ok)
-		})
-	}
+	runPlanOld(t, d, cases)
 }
 
 // TestPlanScaleProportional follows the proportional scaling example of
@@ -154,4 +137,31 @@ func TestRevisionHistoryAnnotation(t *testing.T) {
 	require.True(t, setNewReplicaSetAnnotations(d, rs, 5, true))
 	require.Equal(t, "1,3", rs.Annotations[RevisionHistoryAnnotation])
 	require.False(t, setNewReplicaSetAnnotations(d, rs, 4, true), "a revision never goes down")
+}
+
+// planOldCase is one case of planOldReplicaSets: the old ReplicaSets and
+// the new one, and the sizes and verdict it must plan.
+type planOldCase struct {
+	name   string
+	old    []*model.ReplicaSet
+	newRS  *model.ReplicaSet
+	want   map[string]int32
+	wantOK bool
+}
+
+// runPlanOld runs each case's planOldReplicaSets for d.
+func runPlanOld(t *testing.T, d *model.Deployment, cases []planOldCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			all := append(append([]*model.ReplicaSet{}, tc.old...), tc.newRS)
+			ops, ok := planOldReplicaSets(d, all, tc.old, tc.newRS)
+			got := map[string]int32{}
+			for _, op := range ops {
+				got[op.rs.Name] = op.replicas
+			}
+			require.Equal(t, tc.want, got)
+			require.Equal(t, tc.wantOK, ok)
+		})
+	}
 }
