@@ -152,16 +152,5 @@ func TestTaintingPassesDoNotWaitForTheMonitor(t *testing.T) {
 	e := newEnv(t, 20, 10, Config{NodeMonitorPeriod: 30 * time.Second})
 	e.stopAfterRenewal("node-1", "node-2", "node-3")
 	e.Run(150 * time.Second)
-	var added []model.Time
-	for _, name := range []string{"node-1", "node-2", "node-3"} {
-		for _, taint := range e.node(name).Spec.Taints {
-			if taint.Key == model.TaintNodeUnreachable && taint.Effect == model.TaintEffectNoExecute {
-				added = append(added, *taint.TimeAdded)
-			}
-		}
-	}
-	require.Len(t, added, 3)
-	slicesSort(added)
-	within(t, added[1].Sub(added[0]), 10*time.Second, 10500*time.Millisecond, "second taint")
-	within(t, added[2].Sub(added[1]), 10*time.Second, 10500*time.Millisecond, "third taint")
+	e.requireUnreachableTaintedTenSecondsApart("node-1", "node-2", "node-3")
 }

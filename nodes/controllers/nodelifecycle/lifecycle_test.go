@@ -1,6 +1,7 @@
 package nodelifecycle
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -97,18 +98,7 @@ func TestEvictionRateLimit(t *testing.T) {
 	e := newEnv(t, 3, 10, Config{})
 	e.stopAfterRenewal("node-1", "node-2", "node-3")
 	e.Run(120 * time.Second)
-	var added []model.Time
-	for _, name := range []string{"node-1", "node-2", "node-3"} {
-		for _, taint := range e.node(name).Spec.Taints {
-			if taint.Key == model.TaintNodeUnreachable && taint.Effect == model.TaintEffectNoExecute {
-				added = append(added, *taint.TimeAdded)
-			}
-		}
-	}
-	require.Len(t, added, 3)
-	slicesSort(added)
-	within(t, added[1].Sub(added[0]), 10*time.Second, 10500*time.Millisecond, "second taint")
-	within(t, added[2].Sub(added[1]), 10*time.Second, 10500*time.Millisecond, "third taint")
+	e.requireUnreachableTaintedTenSecondsApart("node-1", "node-2", "node-3")
 	require.Equal(t, "Normal", e.controller().ZoneStates()[""])
 }
 
@@ -152,5 +142,25 @@ func TestZoneDisruption(t *testing.T) {
 			require.Equal(t, tc.tainted, tainted, "nodes tainted NoExecute")
 			require.Equal(t, tc.tainted, evicted, "pods evicted")
 		})
+	}
+}
+
+// requireUnreachableTaintedTenSecondsApart asserts that the nodes got the
+// unreachable NoExecute taint one after another, 10 s apart (the zone's
+// --node-eviction-rate 0.1).
+func (e *env) requireUnreachableTaintedTenSecondsApart(nodes ...string) {
+	e.t.Helper()
+	var added []model.Time
+	for _, name := range nodes {
+		for _, taint := range e.node(name).Spec.Taints {
+			if taint.Key == model.TaintNodeUnreachable && taint.Effect == model.TaintEffectNoExecute {
+				added = append(added, *taint.TimeAdded)
+			}
+		}
+	}
+	require.Len(e.t, added, len(nodes))
+	slicesSort(added)
+	for i := 1; i < len(added); i++ {
+		within(e.t, added[i].Sub(added[i-1]), 10*time.Second, 10500*time.Millisecond, fmt.Sprintf("taint %d", i+1))
 	}
 }
