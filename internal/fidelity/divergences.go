@@ -44,13 +44,6 @@ func Divergences() []Divergence {
 			Where:       "nodes/scheduler leastAllocatedScore",
 		},
 		{
-			Name:        "Storage conflicts of a read-modify-write",
-			Kubesim:     "the server's read-modify-write (an update without a resourceVersion, a patch, a bind) gives up with 409 Conflict after 5 storage conflicts (maxUpdateAttempts); a Lease update without a resourceVersion is refused with 422, as the real Lease strategy does",
-			Real:        "GuaranteedUpdate retries storage conflicts without limit",
-			Consequence: "under heavy contention an unconditional update, patch or bind can fail with 409 where the real server keeps retrying",
-			Where:       "nodes/apiserver update, updateOp.retry",
-		},
-		{
 			Name:        "The API server's etcd request timeout",
 			Kubesim:     fmt.Sprintf("the API server gives up on an etcd request after %s", Format(apiserver.DefaultEtcdRequestTimeout)),
 			Real:        "not confirmed for 1.34: kube-apiserver bounds a request by --request-timeout (1 min), and no shorter bound on its etcd calls was found",

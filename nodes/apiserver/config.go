@@ -30,9 +30,6 @@ const (
 	// DefaultCompactionInterval is kube-apiserver's
 	// --etcd-compaction-interval.
 	DefaultCompactionInterval = 5 * time.Minute
-	// maxUpdateAttempts bounds the internal retries of an unconditional
-	// update, a patch and a bind on a mod_revision conflict.
-	maxUpdateAttempts = 5
 )
 
 // Config configures one API server replica.

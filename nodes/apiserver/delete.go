@@ -12,9 +12,8 @@ import (
 
 // deleteOp is one delete across its internal retries.
 type deleteOp struct {
-	c        *call
-	key      string
-	attempts int
+	c   *call
+	key string
 	// old is the object the current try read, for the trace.
 	old model.Object
 }
@@ -109,15 +108,14 @@ func (op *deleteOp) done(obj model.Object, r etcd.TxnResult, err error) {
 	if len(r.Responses) > 0 && r.Responses[0].Range != nil {
 		kvs = r.Responses[0].Range.KVs
 	}
-	op.attempts++
-	switch {
-	case len(kvs) == 0:
+	// Try again from the value the Txn's failure branch read, without a
+	// limit, as the real conditionalDelete loops (k8s.io/apiserver,
+	// pkg/storage/etcd3/store.go, conditionalDelete: its `for {}` loop).
+	if len(kvs) == 0 {
 		c.fail(notFound(c.res, nameOfKey(op.key)))
-	case op.attempts >= maxUpdateAttempts:
-		c.fail(conflict(c.res, nameOfKey(op.key)))
-	default:
-		op.try(kvs[0])
+		return
 	}
+	op.try(kvs[0])
 }
 
 // gracePeriod is the grace period of deleting obj: for a pod, the request's

@@ -33,11 +33,10 @@ type updateState struct {
 // write that changes nothing is only answered from current data: from the
 // cache's copy, it reads etcd and tries again.
 type updateOp struct {
-	c        *call
-	key      string
-	precond  int64 // the resourceVersion the caller demands; 0 for none
-	mutate   mutateFunc
-	attempts int
+	c       *call
+	key     string
+	precond int64 // the resourceVersion the caller demands; 0 for none
+	mutate  mutateFunc
 }
 
 // guaranteedUpdate runs an updateOp on key.
@@ -163,22 +162,22 @@ func (op *updateOp) try(state updateState) {
 	})
 }
 
-// retry handles a failed Txn: the key changed since the state was read.
+// retry handles a failed Txn: the key changed since the state was read. It
+// tries again from the value the Txn's failure branch read, with no limit
+// on the number of tries, as the real GuaranteedUpdate loops until it
+// writes or a precondition or the mutation refuses (k8s.io/apiserver,
+// pkg/storage/etcd3/store.go, GuaranteedUpdate: its `for {}` loop).
 func (op *updateOp) retry(r etcd.TxnResult) {
 	c := op.c
 	var kvs []mvcc.KeyValue
 	if len(r.Responses) > 0 && r.Responses[0].Range != nil {
 		kvs = r.Responses[0].Range.KVs
 	}
-	op.attempts++
-	switch {
-	case len(kvs) == 0:
+	if len(kvs) == 0 {
 		c.fail(notFound(c.res, nameOfKey(op.key)))
-	case op.attempts >= maxUpdateAttempts:
-		c.fail(conflict(c.res, nameOfKey(op.key)))
-	default:
-		op.try(updateState{kv: kvs[0], current: true})
+		return
 	}
+	op.try(updateState{kv: kvs[0], current: true})
 }
 
 // readyToDelete reports an object being deleted whose last finalizer is
