@@ -74,9 +74,10 @@ type APITopology struct {
 	// Think is the mean pause between a writer's operations; default
 	// apiload.DefaultThink.
 	Think time.Duration
-	// WatchCacheWindow, when set, overrides the API servers' watch cache
-	// window (75 s).
-	WatchCacheWindow time.Duration
+	// EventFreshDuration, when set, overrides how much history the API
+	// servers' watch caches size their rings for (75 s); the rings keep
+	// at least 100 events whatever it is.
+	EventFreshDuration time.Duration
 	// WatchIdleTimeout is the API clients'; default
 	// DefaultAPIWatchIdleTimeout.
 	WatchIdleTimeout time.Duration
@@ -120,7 +121,7 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 	if top.WatchIdleTimeout <= 0 {
 		top.WatchIdleTimeout = DefaultAPIWatchIdleTimeout
 	}
-	l, servers, err := addAPIServers(c, top.Servers, apiserver.Config{WatchCacheWindow: top.WatchCacheWindow,
+	l, servers, err := addAPIServers(c, top.Servers, apiserver.Config{EventFreshDuration: top.EventFreshDuration,
 		CompactionInterval: top.CompactionInterval, Ablations: abl})
 	if err != nil {
 		return nil, err

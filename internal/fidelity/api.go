@@ -10,8 +10,12 @@ const apiSrc = "kubernetes/kubernetes v1.34 staging/src/k8s.io/apiserver/"
 func apiDefaults() []Entry {
 	const l = "API server"
 	return []Entry{
-		{l, "Watch cache: age of the events kept", apiserver.DefaultWatchCacheWindow, "75 s",
-			apiSrc + "pkg/storage/cacher/watch_cache.go (events kept while younger than 75 s: the bookmark frequency + 15 s; constant name not confirmed for 1.34)", "nodes/apiserver DefaultWatchCacheWindow", ""},
+		{l, "Watch cache: history its ring sizes itself for", apiserver.DefaultEventFreshDuration, "75 s",
+			apiSrc + "pkg/storage/cacher/watch_cache.go eventFreshDuration", "nodes/apiserver DefaultEventFreshDuration", "nodes/apiserver TestEventRingResizes"},
+		{l, "Watch cache: fewest events its ring holds", apiserver.DefaultWatchCacheMinCapacity, "100",
+			apiSrc + "pkg/storage/cacher/watch_cache.go defaultLowerBoundCapacity", "nodes/apiserver DefaultWatchCacheMinCapacity", "nodes/apiserver TestEventRingResizes"},
+		{l, "Watch cache: most events its ring holds", apiserver.DefaultWatchCacheMaxCapacity, "102400",
+			apiSrc + "pkg/storage/cacher/watch_cache.go defaultUpperBoundCapacity", "nodes/apiserver DefaultWatchCacheMaxCapacity", "nodes/apiserver TestEventRingResizes"},
 		{l, "Wait for a fresh enough cache before 504", apiserver.DefaultFreshnessTimeout, "3 s",
 			apiSrc + "pkg/storage/cacher/watch_cache.go blockTimeout", "nodes/apiserver DefaultFreshnessTimeout", "nodes/apiserver TestReadAtRVWaitsForTheCache"},
 		{l, "etcd compaction interval", apiserver.DefaultCompactionInterval, "5 min",

@@ -12,15 +12,15 @@ import (
 // Divergences returns the known differences from the pinned versions. The
 // values kubesim uses are read from the code.
 func Divergences() []Divergence {
-	window, bookmark := Format(apiserver.DefaultWatchCacheWindow), Format(apiserver.DefaultBookmarkInterval)
+	bookmark := Format(apiserver.DefaultBookmarkInterval)
 	progress := apiserver.DefaultCacheProgressInterval
 	return []Divergence{
 		{
-			Name:        "Watch cache size and bookmarks",
-			Kubesim:     fmt.Sprintf("keeps every event younger than %s, however many; sends a bookmark every %s to watches that allow them", window, bookmark),
-			Real:        "a ring of at least 100 events, grown up to 102,400 while its oldest events are younger than 75 s; a bookmark about once a minute",
-			Consequence: "under a heavy write load a watch can resume from further back without 410 Gone than on a real server; clients get bookmarks 60 times as often",
-			Where:       "nodes/apiserver DefaultWatchCacheWindow, DefaultBookmarkInterval",
+			Name:        "Watch cache bookmarks",
+			Kubesim:     fmt.Sprintf("sends a bookmark every %s to watches that allow them", bookmark),
+			Real:        "a bookmark about once a minute",
+			Consequence: "clients get bookmarks 60 times as often",
+			Where:       "nodes/apiserver DefaultBookmarkInterval",
 		},
 		{
 			Name:        "Failed etcd watch of the API server",

@@ -20,7 +20,7 @@ type cacheEvent struct {
 }
 
 // cache is one resource's watch cache on one replica: the current objects,
-// a window of recent events, and the watches served from it. The reflector
+// a ring of recent events, and the watches served from it. The reflector
 // that feeds it from etcd is in reflector.go.
 type cache struct {
 	s      *Server
@@ -29,12 +29,15 @@ type cache struct {
 	client *etcd.Client // shared by the replica's caches: an etcd member tells watches apart by host and stream
 
 	store map[string]model.Object // by storage key; objects carry their resourceVersion
-	// events holds every event with a revision above windowStart, oldest
-	// first, none older than the window.
-	events      []cacheEvent
-	windowStart int64
-	rev         int64 // the revision the cache reflects
-	ready       bool  // the first list has completed
+	// events is the ring of recent events (ring.go), oldest first.
+	events eventRing
+	// listRev is the revision of the last list, and removed says whether
+	// an event has left the ring since: together they give the oldest
+	// revision a watch can resume from (oldestRV).
+	listRev int64
+	removed bool
+	rev     int64 // the revision the cache reflects
+	ready   bool  // the first list has completed
 
 	// reflector state
 	stream    uint64
@@ -48,6 +51,7 @@ type cache struct {
 // newCache makes the cache of res; start begins filling it.
 func newCache(s *Server, res resourceInfo) *cache {
 	c := &cache{s: s, res: res, prefix: resourcePrefix(res), store: make(map[string]model.Object), client: s.cacheEtcd}
+	c.events.reset(s.cfg.WatchCacheMinCapacity)
 	return c
 }
 
@@ -55,37 +59,30 @@ func newCache(s *Server, res resourceInfo) *cache {
 func (c *cache) start() { c.list() }
 
 // add records an event, dispatches it to the watches and wakes readers.
+// The ring first resizes, then, when full, drops its oldest event, as the
+// real watchCache.updateCache does.
 func (c *cache) add(e cacheEvent) {
-	c.events = append(c.events, e)
+	if c.events.push(e, c.s.cfg.EventFreshDuration, c.s.cfg.WatchCacheMinCapacity, c.s.cfg.WatchCacheMaxCapacity) {
+		c.removed = true
+	}
 	c.rev = max(c.rev, e.rev)
+	last := c.events.at(c.events.len() - 1)
 	for _, w := range c.watchers {
-		w.deliver(&e)
+		w.deliver(last)
 	}
 }
 
-// trim drops events older than the window, whole revisions at a time.
-func (c *cache) trim() {
-	cutoff := c.s.h.Now().Add(-c.s.cfg.WatchCacheWindow)
-	i := 0
-	for i < len(c.events) && c.events[i].at < cutoff {
-		i++
+// oldestRV is the oldest resourceVersion a watch can resume from: the
+// last list's revision while no event has left the ring since, else the
+// revision before the ring's oldest event (k8s.io/apiserver,
+// pkg/storage/cacher/watch_cache.go, getAllEventsSinceLocked: a start
+// revision below oldest-1 is 410 Gone).
+func (c *cache) oldestRV() int64 {
+	if !c.removed || c.events.len() == 0 {
+		return c.listRev
 	}
-	for i > 0 && i < len(c.events) && c.events[i].rev == c.events[i-1].rev {
-		i++
-	}
-	if i == 0 {
-		return
-	}
-	c.windowStart = c.events[i-1].rev
-	// Shift in place: the array is reused, and the dropped tail cleared so
-	// that the objects it held can be collected.
-	n := copy(c.events, c.events[i:])
-	clear(c.events[n:])
-	c.events = c.events[:n]
+	return c.events.at(0).rev - 1
 }
-
-// oldestRV is the oldest resourceVersion a watch can start from.
-func (c *cache) oldestRV() int64 { return c.windowStart }
 
 // sortedObjects returns the current objects under prefix that match sel,
 // in key order.

@@ -177,7 +177,7 @@ func TestWatchFromResourceVersion(t *testing.T) {
 func TestWatchTooOld(t *testing.T) {
 	for _, no410 := range []bool{false, true} {
 		tw := newWorld(t, 24, 1, func(c *Config) {
-			c.WatchCacheWindow = 5 * time.Second
+			c.WatchCacheMinCapacity, c.WatchCacheMaxCapacity = 1, 1
 			c.Ablations = ablation.When(no410, ablation.CacheNo410)
 		})
 		a := tw.must(0, create(newPod("a"))).Object
@@ -215,9 +215,10 @@ func distinctFrames(evs []*apiwire.WatchEvent) []*apiwire.WatchEvent {
 // most finalFrameTries times in all.
 func TestWatchFinalFrameRetransmitted(t *testing.T) {
 	for _, cancel := range []bool{false, true} {
-		tw := newWorld(t, 24, 1, func(c *Config) { c.WatchCacheWindow = 5 * time.Second })
+		tw := newWorld(t, 24, 1, func(c *Config) { c.WatchCacheMinCapacity, c.WatchCacheMaxCapacity = 1, 1 })
 		a := tw.must(0, create(newPod("a"))).Object
 		tw.must(0, create(newPod("b")))
+		tw.must(0, create(newPod("c"))) // b's event leaves the ring
 		tw.run(10 * time.Second)
 		id := tw.startWatch(0, a.GetObjectMeta().ResourceVersion, "", false)
 		tw.run(time.Second)
@@ -337,20 +338,20 @@ func TestWatchKnownByItsPort(t *testing.T) {
 	require.Equal(t, []string{"ADDED a", "ADDED a", "ADDED b", "ADDED b"}, kinds(tw.eventsOf(id)), "both streams live")
 }
 
-// TestWatchWithinWindowAfterTrim: the watch cache drops only the events
-// older than its window (the real cacher keeps a window of recent events,
-// staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go), so a
-// watch from a resourceVersion that left it gets 410, while one from a
-// resourceVersion whose successors are all still inside it is served,
-// with nothing missing.
+// TestWatchWithinWindowAfterTrim: a full watch cache ring drops its oldest
+// event for each new one (k8s.io/apiserver,
+// pkg/storage/cacher/watch_cache.go, updateCache), so a watch from a
+// resourceVersion whose successor left the ring gets 410, while one from a
+// resourceVersion whose successors are all still in it is served, with
+// nothing missing (getAllEventsSinceLocked: 410 below oldest-1).
 func TestWatchWithinWindowAfterTrim(t *testing.T) {
-	tw := newWorld(t, 25, 1, func(c *Config) { c.WatchCacheWindow = 5 * time.Second })
+	tw := newWorld(t, 25, 1, func(c *Config) { c.WatchCacheMinCapacity, c.WatchCacheMaxCapacity = 2, 2 })
 	a := tw.must(0, create(newPod("a"))).Object
 	tw.run(10 * time.Second)
 	c := tw.must(0, create(newPod("c"))).Object
 	tw.run(3 * time.Second)
 	tw.must(0, create(newPod("d")))
-	tw.run(3 * time.Second) // c is now older than the window, d is not
+	tw.run(3 * time.Second) // the ring now holds c and d: e pushes c out
 	tw.must(0, create(newPod("e")))
 	old := tw.startWatch(0, a.GetObjectMeta().ResourceVersion, "", false)
 	inWindow := tw.startWatch(0, c.GetObjectMeta().ResourceVersion, "", false)

@@ -9,9 +9,17 @@ import (
 
 // Defaults, as the real kube-apiserver's where it has one.
 const (
-	// DefaultWatchCacheWindow is how much history a watch cache keeps:
-	// kube-apiserver's watch cache holds about 75 s of events.
-	DefaultWatchCacheWindow = 75 * time.Second
+	// DefaultEventFreshDuration is how much history a watch cache tries
+	// to keep: its ring grows while even its oldest event is younger, and
+	// shrinks once its newest quarter is older (k8s.io/apiserver,
+	// pkg/storage/cacher/watch_cache.go, eventFreshDuration: the bookmark
+	// frequency plus 15 s).
+	DefaultEventFreshDuration = 75 * time.Second
+	// DefaultWatchCacheMinCapacity and DefaultWatchCacheMaxCapacity bound
+	// the ring of events of a watch cache (watch_cache.go,
+	// defaultLowerBoundCapacity and defaultUpperBoundCapacity).
+	DefaultWatchCacheMinCapacity = 100
+	DefaultWatchCacheMaxCapacity = 100 * 1024
 	// DefaultEtcdRequestTimeout bounds each etcd request (the etcd client's
 	// request timeout).
 	DefaultEtcdRequestTimeout = 5 * time.Second
@@ -39,9 +47,12 @@ type Config struct {
 	Name string
 	// Etcd lists the etcd members' hosts, tried in order with failover.
 	Etcd []sim.HostID
-	// WatchCacheWindow is how long the watch cache keeps events. Default
-	// 75 s.
-	WatchCacheWindow time.Duration
+	// EventFreshDuration is how much history the watch cache's ring sizes
+	// itself for. Default 75 s.
+	EventFreshDuration time.Duration
+	// WatchCacheMinCapacity and WatchCacheMaxCapacity bound the ring.
+	// Defaults 100 and 102,400.
+	WatchCacheMinCapacity, WatchCacheMaxCapacity int
 	// EtcdRequestTimeout bounds every etcd request. Default 5 s.
 	EtcdRequestTimeout time.Duration
 	// BookmarkInterval is how often bookmarks are sent. Default 1 s.
@@ -78,8 +89,14 @@ func (c Config) withDefaults(h *sim.Host) Config {
 	if c.Name == "" {
 		c.Name = h.Name()
 	}
-	if c.WatchCacheWindow <= 0 {
-		c.WatchCacheWindow = DefaultWatchCacheWindow
+	if c.EventFreshDuration <= 0 {
+		c.EventFreshDuration = DefaultEventFreshDuration
+	}
+	if c.WatchCacheMinCapacity <= 0 {
+		c.WatchCacheMinCapacity = DefaultWatchCacheMinCapacity
+	}
+	if c.WatchCacheMaxCapacity < c.WatchCacheMinCapacity {
+		c.WatchCacheMaxCapacity = max(DefaultWatchCacheMaxCapacity, c.WatchCacheMinCapacity)
 	}
 	if c.EtcdRequestTimeout <= 0 {
 		c.EtcdRequestTimeout = DefaultEtcdRequestTimeout

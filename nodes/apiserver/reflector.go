@@ -53,8 +53,8 @@ func (c *cache) list() {
 			}
 		}
 		c.store = store
-		c.events = nil
-		c.windowStart = r.Revision
+		c.events.clear()
+		c.listRev, c.removed = r.Revision, false
 		c.rev = r.Revision
 		c.ready = true
 		c.open(r.Revision + 1)
@@ -144,10 +144,9 @@ func (c *cache) rewatchLater() {
 	})
 }
 
-// handleTick asks the etcd member for progress, re-watches elsewhere when it
-// has been silent too long, and trims the event window.
+// handleTick asks the etcd member for progress and re-watches elsewhere
+// when it has been silent too long.
 func (c *cache) handleTick() {
-	c.trim()
 	if c.wh == nil {
 		return
 	}

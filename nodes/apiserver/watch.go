@@ -75,9 +75,9 @@ func (ch *cache) serveWatch(w *watcher, synthetic bool, from int64) {
 		ch.s.endStream(w, gone("too old resource version: %d (%d)", from, ch.oldestRV()+1))
 		return
 	default:
-		for i := range ch.events {
-			if ch.events[i].rev > from {
-				w.deliver(&ch.events[i])
+		for i := range ch.events.len() {
+			if e := ch.events.at(i); e.rev > from {
+				w.deliver(e)
 			}
 		}
 	}
