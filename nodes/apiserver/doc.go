@@ -14,9 +14,10 @@
 //
 // Each replica keeps one watch cache per resource, fed by an etcd watch on
 // the resource's prefix (the cacher's reflector). It keeps the current
-// objects and a window of recent events (WatchCacheWindow, 75 s by default);
-// watches are served from it, with 410 Gone for a start revision that has
-// left the window. Replicas share nothing, so a client that switches
+// objects and a ring of recent events sized as the real one (at least 100
+// events, more while they are all younger than 75 s); watches are served
+// from it, with 410 Gone for a start revision whose successor has left the
+// ring. Replicas share nothing, so a client that switches
 // replicas can read older state than it saw, as in reality.
 //
 // Choices where the brief left room, each as the real API server does
