@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"errors"
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
@@ -78,7 +79,20 @@ func (c *cache) handleResp(stream uint64, r etcd.WatchResponse) {
 		return
 	}
 	switch {
+	case r.Err != nil && errors.Is(r.Err, etcd.ErrNoLeader):
+		// The API server's etcd watches require a leader: a member that
+		// lost its leader ends them with "etcdserver: no leader", the
+		// watch's result carries the error, and the Cacher's reflector
+		// returns, so the cache starts over as after a compaction
+		// (k8s.io/apiserver, pkg/storage/etcd3/watcher.go, startWatching:
+		// clientv3.WithRequireLeader and sendError; client-go,
+		// tools/cache/reflector.go, watch: an error ends ListAndWatch).
+		c.client.NextEndpoint()
+		c.reinit(0)
+		return
 	case r.Err != nil:
+		// A broken stream or a restarted member: clientv3 reconnects and
+		// resumes the watch from its last revision by itself.
 		c.rewatchLater()
 		return
 	case r.Canceled:
@@ -110,7 +124,7 @@ func (c *cache) handleResp(stream uint64, r etcd.WatchResponse) {
 // startCaching; client-go, tools/cache/reflector.go, watch: an expired
 // watch returns from ListAndWatch.)
 func (c *cache) reinit(compactRev int64) {
-	if c.s.cfg.Ablations.Has(ablation.CacheResumePastCompaction) {
+	if compactRev > 0 && c.s.cfg.Ablations.Has(ablation.CacheResumePastCompaction) {
 		// The ablation: carry on from the compact revision, as if nothing
 		// had been lost in between.
 		c.open(max(compactRev, c.rev+1))
