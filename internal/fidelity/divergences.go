@@ -5,7 +5,6 @@ import (
 
 	"github.com/kubesim/kubesim/nodes/apiserver"
 	"github.com/kubesim/kubesim/nodes/client"
-	"github.com/kubesim/kubesim/nodes/client/leaderelection"
 	"github.com/kubesim/kubesim/nodes/raft"
 )
 
@@ -65,11 +64,11 @@ func Divergences() []Divergence {
 			Where:       "nodes/client DefaultWatchIdleTimeout, DefaultTimeout",
 		},
 		{
-			Name:        "Startup probes; releasing a lost lease",
-			Kubesim:     "no startup probes; a leader whose renewal fails stops without releasing its Lease, even with ReleaseOnCancel",
-			Real:        "a startupProbe holds off liveness and readiness probes until it succeeds; client-go's renew loop releases the Lease when it ends and ReleaseOnCancel is set",
-			Consequence: fmt.Sprintf("a slow-starting container can only be modelled with initialDelaySeconds; after a failed renewal the next leader waits out the lease (%s) instead of taking over when the old one gives up", Format(leaderelection.DefaultLeaseDuration)),
-			Where:       "model Container; nodes/client/leaderelection LeaderElector",
+			Name:        "Startup probes",
+			Kubesim:     "no startup probes",
+			Real:        "a startupProbe holds off liveness and readiness probes until it succeeds",
+			Consequence: "a slow-starting container can only be modelled with initialDelaySeconds",
+			Where:       "model Container",
 		},
 		{
 			Name:        "Watch progress notifications",
