@@ -72,9 +72,9 @@ func Divergences() []Divergence {
 		},
 		{
 			Name:        "Watch progress notifications",
-			Kubesim:     fmt.Sprintf("etcd sends no periodic progress notification; each API server cache checks its etcd watch every %s, asks its member for progress after %s without a response, and re-watches on another member after %s", Format(progress), Format(progress), Format(3*progress)),
-			Real:        "etcd notifies every watch stream of its progress every 10 min (etcdserver/api/v3rpc/watch.go progressReportInterval, --watch-progress-notify-interval); kube-apiserver requests progress to serve consistent reads from its cache",
-			Consequence: "kubesim's API server leaves a dead or partitioned etcd member within seconds; other etcd watchers learn an idle watch's progress only when they ask",
+			Kubesim:     fmt.Sprintf("etcd notifies a progress_notify watch every 10 min (jittered), as the real one, but kubesim's API server caches do not ask for it yet; each checks its etcd watch every %s, asks its member for progress after %s without a response, and re-watches on another member after %s", Format(progress), Format(progress), Format(3*progress)),
+			Real:        "kube-apiserver's watch cache creates its etcd watches with progress_notify (k8s.io/apiserver pkg/storage/etcd3/watcher.go, WithProgressNotify) and requests progress to serve consistent reads from its cache",
+			Consequence: "kubesim's API server leaves a dead or partitioned etcd member within seconds",
 			Where:       "nodes/apiserver DefaultCacheProgressInterval, cache.handleTick",
 		},
 		{
