@@ -5,7 +5,6 @@ import (
 
 	"github.com/kubesim/kubesim/nodes/apiserver"
 	"github.com/kubesim/kubesim/nodes/client"
-	"github.com/kubesim/kubesim/nodes/client/leaderelection"
 	"github.com/kubesim/kubesim/nodes/raft"
 )
 
@@ -58,17 +57,17 @@ func Divergences() []Divergence {
 			Where:       "nodes/client DefaultWatchIdleTimeout, DefaultTimeout",
 		},
 		{
-			Name:        "Startup probes; releasing a lost lease",
-			Kubesim:     "no startup probes; a leader whose renewal fails stops without releasing its Lease, even with ReleaseOnCancel",
-			Real:        "a startupProbe holds off liveness and readiness probes until it succeeds; client-go's renew loop releases the Lease when it ends and ReleaseOnCancel is set",
-			Consequence: fmt.Sprintf("a slow-starting container can only be modelled with initialDelaySeconds; after a failed renewal the next leader waits out the lease (%s) instead of taking over when the old one gives up", Format(leaderelection.DefaultLeaseDuration)),
-			Where:       "model Container; nodes/client/leaderelection LeaderElector",
+			Name:        "Startup probes",
+			Kubesim:     "no startup probes",
+			Real:        "a startupProbe holds off liveness and readiness probes until it succeeds",
+			Consequence: "a slow-starting container can only be modelled with initialDelaySeconds",
+			Where:       "model Container",
 		},
 		{
 			Name:        "Watch progress notifications",
-			Kubesim:     fmt.Sprintf("etcd sends no periodic progress notification; each API server cache checks its etcd watch every %s, asks its member for progress after %s without a response, and re-watches on another member after %s", Format(progress), Format(progress), Format(3*progress)),
-			Real:        "etcd notifies every watch stream of its progress every 10 min (etcdserver/api/v3rpc/watch.go progressReportInterval, --watch-progress-notify-interval); kube-apiserver requests progress to serve consistent reads from its cache",
-			Consequence: "kubesim's API server leaves a dead or partitioned etcd member within seconds; other etcd watchers learn an idle watch's progress only when they ask",
+			Kubesim:     fmt.Sprintf("etcd notifies a progress_notify watch every 10 min (jittered), as the real one, but kubesim's API server caches do not ask for it yet; each checks its etcd watch every %s, asks its member for progress after %s without a response, and re-watches on another member after %s", Format(progress), Format(progress), Format(3*progress)),
+			Real:        "kube-apiserver's watch cache creates its etcd watches with progress_notify (k8s.io/apiserver pkg/storage/etcd3/watcher.go, WithProgressNotify) and requests progress to serve consistent reads from its cache",
+			Consequence: "kubesim's API server leaves a dead or partitioned etcd member within seconds",
 			Where:       "nodes/apiserver DefaultCacheProgressInterval, cache.handleTick",
 		},
 		{

@@ -36,6 +36,10 @@ func etcdDefaults() []Entry {
 			etcdSrc + "server/embed/config.go DefaultMaxTxnOps (--max-txn-ops)", "nodes/etcd/mvcc DefaultMaxTxnOps", "nodes/etcd/mvcc TestTxnRequestChecks"},
 		{l, "Client command timeout", etcd.DefaultClientTimeout, "5 s",
 			"etcd-io/etcd etcdctl --command-timeout default (the defining constant was not confirmed)", "nodes/etcd DefaultClientTimeout", ""},
+		{l, "Watch progress notify interval", etcd.DefaultWatchProgressNotifyInterval, "10 min",
+			etcdSrc + "server/etcdserver/api/v3rpc/watch.go progressReportInterval (--watch-progress-notify-interval, 0 keeps it)", "nodes/etcd DefaultWatchProgressNotifyInterval", "nodes/etcd TestWatchProgressNotifyIntervalDefaults"},
+		{l, "Least watch progress notify interval", etcd.MinWatchProgressNotifyInterval, "100 ms",
+			etcdSrc + "server/etcdserver/api/v3rpc/watch.go minWatchProgressInterval", "nodes/etcd MinWatchProgressNotifyInterval", "nodes/etcd TestWatchProgressNotifyIntervalDefaults"},
 		{l, "Compaction interval of the etcd workload", kvload.DefaultCompactionInterval, "5 min",
 			"kubernetes/kubernetes staging/src/k8s.io/apiserver --etcd-compaction-interval (kube-apiserver's compactor, which the workload imitates)", "nodes/etcd/kvload DefaultCompactionInterval", ""},
 	}

@@ -17,6 +17,13 @@ type WatchRequest struct {
 	StartRev int64
 	// PrevKV asks for the previous version of each changed key.
 	PrevKV bool
+	// ProgressNotify is WatchCreateRequest.progress_notify: the member
+	// sends the watch a progress notification (no events, the current
+	// revision) every --watch-progress-notify-interval in which it sent
+	// it no events, once it is synced. kube-apiserver's watch cache asks
+	// for it (k8s.io/apiserver pkg/storage/etcd3/watcher.go,
+	// clientv3.WithProgressNotify).
+	ProgressNotify bool
 }
 
 // WatchResponse is one response on a watch stream, or its end (Err set).
@@ -66,7 +73,7 @@ func (c *Client) Watch(req WatchRequest, onResp func(WatchResponse)) *WatchHandl
 	}
 	c.watches = append(c.watches, wh)
 	create := &watchCreate{Stream: wh.stream, Port: c.cfg.ReplyPort + "-watch", Key: []byte(req.Key),
-		StartRev: req.StartRev, PrevKV: req.PrevKV}
+		StartRev: req.StartRev, PrevKV: req.PrevKV, ProgressNotify: req.ProgressNotify}
 	if req.End != "" {
 		create.End = []byte(req.End)
 	}

@@ -30,6 +30,17 @@ const (
 	// CheckQuorum is etcd's raftConfig: members always run Raft with
 	// CheckQuorum.
 	CheckQuorum = true
+	// DefaultWatchProgressNotifyInterval is how often a watch created
+	// with progress_notify gets a progress notification when it had no
+	// events: etcd's progressReportInterval
+	// (server/etcdserver/api/v3rpc/watch.go), which
+	// --watch-progress-notify-interval overrides when set (its zero
+	// default keeps 10 min).
+	DefaultWatchProgressNotifyInterval = 10 * time.Minute
+	// MinWatchProgressNotifyInterval is the least interval etcd accepts;
+	// a shorter one is raised to it (v3rpc/watch.go,
+	// minWatchProgressInterval).
+	MinWatchProgressNotifyInterval = 100 * time.Millisecond
 	// readIndexRetry is how often a pending linearizable read asks Raft for
 	// a read index again (etcd's readIndexRetryTime).
 	readIndexRetry = 500 * time.Millisecond
@@ -67,6 +78,11 @@ type Config struct {
 	// to complete before answering "etcdserver: request timed out". Default
 	// etcd's 5 s + 2 × ElectionTimeout.
 	RequestTimeout time.Duration
+	// WatchProgressNotifyInterval is --watch-progress-notify-interval:
+	// the period of progress notifications to watches created with
+	// ProgressNotify. Zero or less means the default, 10 min; less than
+	// 100 ms is raised to 100 ms, as etcd does.
+	WatchProgressNotifyInterval time.Duration
 	// Ablations are the run's ablation switches (off in the zero value);
 	// the member hands them to its Raft core and its MVCC store unchanged.
 	Ablations ablation.Set
@@ -88,6 +104,12 @@ func (c Config) withDefaults(h *sim.Host) Config {
 	}
 	if c.RequestTimeout <= 0 {
 		c.RequestTimeout = DefaultRequestTimeout(c.ElectionTimeout)
+	}
+	switch {
+	case c.WatchProgressNotifyInterval <= 0:
+		c.WatchProgressNotifyInterval = DefaultWatchProgressNotifyInterval
+	case c.WatchProgressNotifyInterval < MinWatchProgressNotifyInterval:
+		c.WatchProgressNotifyInterval = MinWatchProgressNotifyInterval
 	}
 	return c
 }

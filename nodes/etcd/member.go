@@ -41,6 +41,8 @@ type member struct {
 	reads   []*pendingRead
 	readSeq uint64
 	watches []*watchStream
+	// progressRand jitters each watch's progress ticker.
+	progressRand *sim.Stream
 
 	tick *sim.Timer
 	last raftView

@@ -16,6 +16,11 @@ type watchStream struct {
 	stream uint64 // the watcher's tag
 	id     mvcc.WatchID
 	seq    uint64
+	// With progress_notify: progress says that no events were sent since
+	// the last tick of ticker (etcd's serverWatchStream.progress[id]).
+	progressNotify bool
+	progress       bool
+	ticker         *sim.Timer
 }
 
 // findWatch returns the watch the watcher on host tagged stream, or nil.
@@ -31,6 +36,9 @@ func (m *member) findWatch(host sim.HostID, stream uint64) *watchStream {
 // removeWatch cancels a watch in the store and forgets it.
 func (m *member) removeWatch(ws *watchStream) {
 	_ = m.store.CancelWatch(ws.id)
+	if ws.ticker != nil {
+		ws.ticker.Stop()
+	}
 	for i, x := range m.watches {
 		if x == ws {
 			m.watches = append(m.watches[:i], m.watches[i+1:]...)
@@ -61,7 +69,11 @@ func (m *member) handleWatchCreate(q *sim.Request, c *watchCreate) {
 		q.Reply(&reply{Header: m.newHeader(), Err: err})
 		return
 	}
-	m.watches = append(m.watches, &watchStream{host: q.From, port: c.Port, stream: c.Stream, id: id})
+	ws := &watchStream{host: q.From, port: c.Port, stream: c.Stream, id: id}
+	m.watches = append(m.watches, ws)
+	if c.ProgressNotify {
+		m.startProgressTicker(ws)
+	}
 	q.Reply(&reply{Header: m.newHeader()})
 	m.flushWatches(false)
 }
@@ -111,6 +123,9 @@ func (m *member) flushWatches(forApply bool) []etcdtrace.Change {
 		}
 		if ws == nil {
 			continue // cancelled meanwhile
+		}
+		if len(resp.Events) > 0 {
+			ws.progress = false // events sent: the next tick's notification is elided
 		}
 		ws.seq++
 		m.h.Send(ws.host, ws.port, &watchMessage{Stream: ws.stream, Seq: ws.seq, Member: m.cfg.Name, Resp: resp})

@@ -45,6 +45,8 @@ type (
 		Key, End []byte
 		StartRev int64
 		PrevKV   bool
+		// ProgressNotify is WatchCreateRequest.progress_notify.
+		ProgressNotify bool
 	}
 	// watchProgress asks for a progress notification on a stream.
 	watchProgress struct{ Stream uint64 }

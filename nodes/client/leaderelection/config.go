@@ -4,8 +4,10 @@
 // for LeaseDuration as measured on their own clock from when they last saw
 // it change (client-go's observedTime, not the lease's renewTime). The
 // leader renews every RetryPeriod and steps down when a renewal round has
-// not succeeded within RenewDeadline. The defaults are
-// kube-controller-manager's: 15 s, 10 s, 2 s.
+// not succeeded within RenewDeadline; with ReleaseOnCancel it then clears
+// the Lease's holder, if it last saw itself as holder, before it calls
+// OnStoppedLeading. The defaults are kube-controller-manager's: 15 s,
+// 10 s, 2 s.
 package leaderelection
 
 import (
@@ -62,7 +64,9 @@ type Config struct {
 	RetryPeriod   time.Duration
 	// Callbacks are told of changes.
 	Callbacks LeaderCallbacks
-	// ReleaseOnCancel makes Stop release a held lease (holder cleared).
+	// ReleaseOnCancel makes the end of leading release a held lease
+	// (holder cleared, duration 1 s) before OnStoppedLeading, both when
+	// Stop is called and when a renewal round fails, as client-go's renew.
 	ReleaseOnCancel bool
 	// Ablations are the run's ablation switches; the elector asks for
 	// ablation.LeaderNoStepDown and ablation.LeaderUsesWallClock.

@@ -45,6 +45,7 @@ const (
 	idle phase = iota
 	acquiring
 	leading
+	releasing // renew ended; release() is under way (ReleaseOnCancel)
 	stopped
 )
 
@@ -91,22 +92,34 @@ func (le *LeaderElector) Run() {
 	le.acquireAttempt()
 }
 
-// Stop ends the elector, as cancelling Run's context: a held lease is
-// released when ReleaseOnCancel is set, and OnStoppedLeading is called.
+// Stop ends the elector, as cancelling Run's context. A candidate still
+// acquiring stops at once; a leader ends its renew loop, which releases the
+// lease first when ReleaseOnCancel is set, and OnStoppedLeading is called
+// when that is done (Run defers it). A release under way runs on: client-go
+// gives it its own context (context.Background), not Run's.
 func (le *LeaderElector) Stop() {
-	if le.phase == stopped || le.phase == idle {
+	switch le.phase {
+	case idle, stopped:
 		le.phase = stopped
+	case acquiring:
+		le.finish()
+	case leading:
+		le.endRenew()
+	}
+}
+
+// endRenew is the end of client-go's renew, whether its context was
+// cancelled or a renewal round failed (tools/leaderelection/leaderelection.go,
+// renew: after wait.Until returns, "if le.config.ReleaseOnCancel {
+// le.release() }", then Run's deferred OnStoppedLeading).
+func (le *LeaderElector) endRenew() {
+	le.gen++ // no more renewal rounds
+	if !le.cfg.ReleaseOnCancel {
+		le.finish()
 		return
 	}
-	wasLeading := le.phase == leading
-	le.finish()
-	if wasLeading && le.cfg.ReleaseOnCancel && le.lease != nil {
-		lease := le.lease.DeepCopy()
-		wall := model.MicroTime(le.h.WallClock())
-		lease.Spec = Record{LeaseDurationSeconds: 1, RenewTime: wall,
-			AcquireTime: wall, LeaderTransitions: le.observed.LeaderTransitions}.spec()
-		le.leases.Update(lease, func(model.Object, error) {})
-	}
+	le.phase = releasing
+	le.release(le.finish)
 }
 
 // finish stops every loop and calls OnStoppedLeading.
@@ -153,7 +166,7 @@ func (le *LeaderElector) renewRound() {
 	gen := le.gen
 	deadline := le.h.After(le.cfg.RenewDeadline, "leaderelection-renew-deadline", func() {
 		if le.phase == leading && le.gen == gen && !le.cfg.Ablations.Has(ablation.LeaderNoStepDown) {
-			le.finish() // failed to renew within the deadline: leadership lost
+			le.endRenew() // failed to renew within the deadline: leadership lost
 		}
 	})
 	var poll func()

@@ -37,6 +37,12 @@ func newElection(t *testing.T, seed uint64, n int) *election {
 
 // newElectionWith is newElection with the electors' ablations abl.
 func newElectionWith(t *testing.T, seed uint64, n int, abl ablation.Set) *election {
+	return newElectionOpts(t, seed, n, abl, false)
+}
+
+// newElectionOpts is newElection with the electors' ablations abl and
+// ReleaseOnCancel set to release.
+func newElectionOpts(t *testing.T, seed uint64, n int, abl ablation.Set, release bool) *election {
 	e := &election{Cluster: fakeapi.NewCluster(seed, 1), electors: map[string]*leaderelection.LeaderElector{}, newLeader: map[string][]string{},
 		renewals: map[string]int{}}
 	for i := 1; i <= n; i++ {
@@ -46,7 +52,7 @@ func newElectionWith(t *testing.T, seed uint64, n int, abl ablation.Set) *electi
 				Timeout: leaderelection.DefaultRenewDeadline})
 			var cur *interval
 			le, err := leaderelection.NewLeaderElector(leaderelection.Config{
-				Client: c, Name: "kube-controller-manager", Identity: name, Ablations: abl,
+				Client: c, Name: "kube-controller-manager", Identity: name, Ablations: abl, ReleaseOnCancel: release,
 				Callbacks: leaderelection.LeaderCallbacks{
 					OnStartedLeading: func() {
 						cur = &interval{who: name, start: h.World().Now(), end: -1}

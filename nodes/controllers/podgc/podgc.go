@@ -10,29 +10,44 @@
 // missing for 40 s (quarantineTime, so that a node informer lagging behind
 // a new node's creation cannot cost pods) is confirmed gone with a quorum
 // GET, and then its pods are marked Failed and deleted with a grace period
-// of 0 and a UID precondition. Terminated-pod collection (threshold 12,500
-// pods) is left out: no run comes near it.
+// of 0. Each check also collects, as the real gc does in this order:
+// terminated pods (Succeeded or Failed) beyond --terminated-pod-gc-threshold
+// (12,500), evicted ones first, then oldest first (gcTerminated); pods being
+// deleted on a node that is not Ready and carries the
+// node.kubernetes.io/out-of-service taint (gcTerminating); and pods being
+// deleted that were never scheduled (gcUnscheduledTerminating).
 package podgc
 
 import (
 	"time"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/controllers"
 	"github.com/kubesim/kubesim/sim"
 )
 
-// The real controller's timings.
+// The real controller's timings and threshold.
 const (
 	DefaultCheckPeriod    = 20 * time.Second
 	DefaultQuarantineTime = 40 * time.Second
+	// DefaultTerminatedPodThreshold is kube-controller-manager's
+	// --terminated-pod-gc-threshold.
+	DefaultTerminatedPodThreshold = 12500
+	// TaintNodeOutOfService is corev1.TaintNodeOutOfService: an operator
+	// marks a node shut down for good with it, so that its terminating pods
+	// may be force-deleted.
+	TaintNodeOutOfService = "node.kubernetes.io/out-of-service"
 )
 
 // Config configures the collector; zero values mean the real defaults.
 type Config struct {
 	CheckPeriod, QuarantineTime time.Duration
+	// TerminatedPodThreshold is --terminated-pod-gc-threshold: how many
+	// terminated pods may exist before the oldest are deleted. 0 means the
+	// default, 12,500; a negative value disables the collection, as the
+	// real flag's 0 does.
+	TerminatedPodThreshold int
 }
 
 // Controller is the pod garbage collector.
@@ -54,6 +69,9 @@ func New(ctx *controllers.Context, cfg Config) *Controller {
 	if cfg.QuarantineTime <= 0 {
 		cfg.QuarantineTime = DefaultQuarantineTime
 	}
+	if cfg.TerminatedPodThreshold == 0 {
+		cfg.TerminatedPodThreshold = DefaultTerminatedPodThreshold
+	}
 	return &Controller{ctx: ctx, cfg: cfg, missing: map[string]sim.Time{}}
 }
 
@@ -71,8 +89,10 @@ func (c *Controller) Stop() {
 	}
 }
 
-// check looks for pods on missing nodes, and confirms nodes missing for
-// longer than the quarantine.
+// check is one run of the real gc (pkg/controller/podgc/gc_controller.go,
+// PodGCController.gc): gcTerminated when the threshold is positive, then
+// gcTerminating, gcOrphaned and gcUnscheduledTerminating, on one listing of
+// the informers' pods.
 func (c *Controller) check() {
 	if c.stopped {
 		return
@@ -81,6 +101,18 @@ func (c *Controller) check() {
 	if !c.ctx.Pods.HasSynced() || !c.ctx.Nodes.HasSynced() {
 		return
 	}
+	pods := c.listPods()
+	if c.cfg.TerminatedPodThreshold > 0 {
+		c.gcTerminated(pods)
+	}
+	c.gcTerminating(pods)
+	c.gcOrphaned()
+	c.gcUnscheduledTerminating(pods)
+}
+
+// gcOrphaned looks for pods on missing nodes, and confirms nodes missing
+// for longer than the quarantine.
+func (c *Controller) gcOrphaned() {
 	now := c.ctx.Host.Now()
 	seen := map[string]bool{}
 	for _, obj := range c.ctx.Pods.GetStore().List() {
@@ -117,27 +149,40 @@ func (c *Controller) confirmGone(node string) {
 		}
 		for _, obj := range c.ctx.Pods.GetStore().List() {
 			if pod := obj.(*model.Pod); pod.Spec.NodeName == node {
-				c.deletePod(pod)
+				c.deletePod(pod, &model.PodCondition{Type: "DisruptionTarget", Status: model.ConditionTrue,
+					Reason: "DeletionByPodGC", Message: "PodGC: node no longer exists"})
 			}
 		}
 	})
 }
 
-// deletePod marks the pod Failed (as markFailedAndDeletePod does, so that
-// its last state says why) and force-deletes it.
-func (c *Controller) deletePod(stored *model.Pod) {
-	pod := stored.DeepCopy()
-	now := model.Time(c.ctx.Host.WallClock())
-	pod.Status.Phase = model.PodFailed
-	model.SetPodCondition(&pod.Status, model.PodCondition{Type: "DisruptionTarget", Status: model.ConditionTrue,
-		Reason: "DeletionByPodGC", Message: "PodGC: node no longer exists", LastTransitionTime: now})
-	pods := c.ctx.Client.Pods(pod.Namespace)
-	pods.UpdateStatus(pod, func(model.Object, error) {
+// deletePod is markFailedAndDeletePodWithCondition: a pod not yet
+// Succeeded or Failed is marked Failed (with cond, if any, so that its last
+// state says why: an orphan stays Running forever otherwise), then it is
+// deleted with a grace period of 0 (metav1.NewDeleteOptions(0): no
+// preconditions).
+func (c *Controller) deletePod(stored *model.Pod, cond *model.PodCondition) {
+	pods := c.ctx.Client.Pods(stored.Namespace)
+	del := func() {
 		if c.stopped {
 			return
 		}
 		zero := int64(0)
-		pods.Delete(pod.Name, client.DeleteOptions{GracePeriodSeconds: &zero,
-			Preconditions: &apiwire.Preconditions{UID: pod.UID}}, func(model.Object, error) {})
+		pods.Delete(stored.Name, client.DeleteOptions{GracePeriodSeconds: &zero}, func(model.Object, error) {})
+	}
+	if p := stored.Status.Phase; p == model.PodSucceeded || p == model.PodFailed {
+		del()
+		return
+	}
+	pod := stored.DeepCopy()
+	pod.Status.Phase = model.PodFailed
+	if cond != nil {
+		cond.LastTransitionTime = model.Time(c.ctx.Host.WallClock())
+		model.SetPodCondition(&pod.Status, *cond)
+	}
+	pods.UpdateStatus(pod, func(_ model.Object, err error) {
+		if err == nil {
+			del() // a failed status write skips the delete, as the real one returns its error
+		}
 	})
 }

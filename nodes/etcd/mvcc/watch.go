@@ -94,10 +94,13 @@ const (
 
 // watcher is one registered watch.
 type watcher struct {
-	id       WatchID
-	stream   int64
-	r        keyRange
-	minRev   int64
+	id     WatchID
+	stream int64
+	r      keyRange
+	minRev int64
+	// startRev is the StartRev asked for (0 for "from now on"); etcd's
+	// watcher.startRev, which a progress notification must not precede.
+	startRev int64
 	prevKV   bool
 	noPut    bool
 	noDelete bool
@@ -144,6 +147,7 @@ func (s *Store) NewWatch(req WatchRequest) (WatchID, error) {
 		stream:   req.Stream,
 		r:        newKeyRange(req.Key, req.End),
 		minRev:   req.StartRev,
+		startRev: req.StartRev,
 		prevKV:   req.PrevKV,
 		noPut:    req.NoPut,
 		noDelete: req.NoDelete,
@@ -170,10 +174,11 @@ func (s *Store) CancelWatch(id WatchID) error {
 
 // RequestProgress queues an empty response carrying the current revision for
 // one watch, if it is synced, as etcd's RequestProgress; it reports whether it
-// did. An unsynced watch gets nothing: its catch-up will carry the revision.
+// did. An unsynced watch gets nothing: its catch-up will carry the revision;
+// nor does a watch whose start revision is still ahead.
 func (s *Store) RequestProgress(id WatchID) bool {
 	w := s.watch.find(id)
-	if w == nil || w.state != watcherSynced {
+	if w == nil || !s.progressable(w) {
 		return false
 	}
 	s.watch.queue = append(s.watch.queue, WatchResponse{WatchID: id, Stream: w.stream, Revision: s.rev})
@@ -191,7 +196,7 @@ func (s *Store) RequestProgressAll(stream int64) bool {
 		if w.stream != stream {
 			continue
 		}
-		if w.state != watcherSynced {
+		if !s.progressable(w) {
 			return false
 		}
 		n++
@@ -200,6 +205,15 @@ func (s *Store) RequestProgressAll(stream int64) bool {
 		s.watch.queue = append(s.watch.queue, WatchResponse{WatchID: InvalidWatchID, Stream: stream, Revision: s.rev})
 	}
 	return true
+}
+
+// progressable reports whether a progress notification may be sent for w
+// now, as etcd's watchableStore.progressIfSync (server/storage/mvcc/
+// watchable_store.go): it is synced, and the current revision is not below
+// the revision it asked to start from (a notification must not claim a
+// revision before the watch's start).
+func (s *Store) progressable(w *watcher) bool {
+	return w.state == watcherSynced && s.rev >= w.startRev
 }
 
 // Watching reports the number of registered watches.

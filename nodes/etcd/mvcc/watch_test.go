@@ -171,16 +171,25 @@ func TestWatchFilters(t *testing.T) {
 	}, s.Drain())
 }
 
+// TestWatchFutureStartRevision: a watch from a revision still ahead is
+// synced, but gets no progress notification until the store reaches its
+// start revision (etcd server/storage/mvcc/watchable_store.go,
+// progressIfSync: "if rev < w.startRev { return false }"), for one watch
+// and for its stream alike.
 func TestWatchFutureStartRevision(t *testing.T) {
 	s := New()
-	id := watch(t, s, WatchRequest{Key: b("k"), StartRev: 4})
+	id := watch(t, s, WatchRequest{Stream: 3, Key: b("k"), StartRev: 4})
 	put(t, s, "k", "1") // 2
 	put(t, s, "k", "2") // 3
-	assert.True(t, s.RequestProgress(id), "a future watcher is synced")
+	assert.False(t, s.RequestProgress(id), "revision 3 is before the watch's start")
+	assert.False(t, s.RequestProgressAll(3))
 	put(t, s, "k", "3") // 4
+	assert.True(t, s.RequestProgress(id), "a future watcher is synced")
+	assert.True(t, s.RequestProgressAll(3))
 	assert.Equal(t, []WatchResponse{
-		{WatchID: id, Revision: 3},
-		{WatchID: id, Revision: 4, Events: []Event{putEv("k", "3", 2, 4, 3)}},
+		{WatchID: id, Stream: 3, Revision: 4, Events: []Event{putEv("k", "3", 2, 4, 3)}},
+		{WatchID: id, Stream: 3, Revision: 4},
+		{WatchID: InvalidWatchID, Stream: 3, Revision: 4},
 	}, s.Drain())
 }
 
