@@ -52,3 +52,19 @@ func TestCacheStartsOverWhenItsMemberLosesTheLeader(t *testing.T) {
 	require.Len(t, evs, 1)
 	assert.Equal(t, 410, evs[0].Status.Code, "a resume from before the relist is gone")
 }
+
+// TestIdleCacheKeepsItsMember: etcd sends no progress notification to a
+// watch whose start revision is ahead of the store (etcd
+// server/storage/mvcc/watchable_store.go, progressIfSync), so an idle
+// resource's cache, watching from the revision after its list, hears
+// nothing on its stream. Its member still answers the progress requests,
+// as a real connection answers gRPC keepalives, so the cache stays on it.
+func TestIdleCacheKeepsItsMember(t *testing.T) {
+	tw := newWorld(t, 45, 1, nil)
+	ch := tw.server(0).caches["replicasets"]
+	require.NotNil(t, ch.wh)
+	wh := ch.wh
+	tw.run(20 * time.Second)
+	assert.Same(t, wh, ch.wh, "the same etcd watch after 20 idle seconds")
+	assert.Equal(t, ch.rev, ch.listRev, "nothing happened to replicasets")
+}

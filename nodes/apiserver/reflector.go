@@ -69,7 +69,7 @@ func (c *cache) open(startRev int64) {
 	c.stream++
 	stream := c.stream
 	c.lastHeard = c.s.h.Now()
-	c.wh = c.client.Watch(etcd.WatchRequest{Key: c.prefix, End: prefixEnd(c.prefix), StartRev: startRev},
+	c.wh = c.client.Watch(etcd.WatchRequest{Key: c.prefix, End: prefixEnd(c.prefix), StartRev: startRev, ProgressNotify: true},
 		func(r etcd.WatchResponse) { c.handleResp(stream, r) })
 }
 
@@ -165,7 +165,7 @@ func (c *cache) handleTick() {
 		return
 	}
 	interval := c.s.cfg.CacheProgressInterval
-	quiet := c.s.h.Now().Sub(c.lastHeard)
+	quiet := c.s.h.Now().Sub(max(c.lastHeard, c.wh.Alive()))
 	switch {
 	case quiet >= silentIntervals*interval:
 		c.wh.Cancel()

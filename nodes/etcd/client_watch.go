@@ -58,6 +58,9 @@ type WatchHandle struct {
 	next     uint64 // sequence number of the next response
 	onResp   func(WatchResponse)
 	closed   bool
+	// alive is when the member last showed the stream alive: a response
+	// on it, or an answer to a progress request.
+	alive sim.Time
 }
 
 // Watch opens a watch on the client's current endpoint and calls onResp for
@@ -65,7 +68,7 @@ type WatchHandle struct {
 // cancellation. It does not resume: the resuming watcher is in kvload.
 func (c *Client) Watch(req WatchRequest, onResp func(WatchResponse)) *WatchHandle {
 	c.streams++
-	wh := &WatchHandle{c: c, stream: c.streams, endpoint: c.Endpoint(), next: 1, onResp: onResp}
+	wh := &WatchHandle{c: c, stream: c.streams, endpoint: c.Endpoint(), next: 1, onResp: onResp, alive: c.h.Now()}
 	if wh.endpoint == sim.NoHost {
 		wh.closed = true
 		c.h.After(0, "etcd-watch-no-endpoint", func() { onResp(WatchResponse{Stream: wh.stream, Err: ErrDeadlineExceeded}) })
@@ -98,6 +101,12 @@ func (wh *WatchHandle) Stream() uint64 { return wh.stream }
 // Endpoint returns the member the stream is on.
 func (wh *WatchHandle) Endpoint() sim.HostID { return wh.endpoint }
 
+// Alive returns when the member last showed the stream alive: the stream's
+// creation, a response on it, or an answer to RequestProgress. It stands in
+// for the liveness that gRPC's keepalive gives a real client's connection,
+// which does not depend on the watch having anything to report.
+func (wh *WatchHandle) Alive() sim.Time { return wh.alive }
+
 // Closed reports whether the stream has ended or was cancelled.
 func (wh *WatchHandle) Closed() bool { return wh.closed }
 
@@ -112,9 +121,14 @@ func (wh *WatchHandle) RequestProgress() {
 		if err != nil {
 			return // silence: the watcher notices
 		}
-		if r, ok := resp.(*reply); ok && r.Err != nil &&
-			(errors.Is(r.Err, mvcc.ErrWatcherNotExist) || errors.Is(r.Err, ErrNoLeader)) {
+		r, ok := resp.(*reply)
+		switch {
+		case ok && r.Err != nil && (errors.Is(r.Err, mvcc.ErrWatcherNotExist) || errors.Is(r.Err, ErrNoLeader)):
 			wh.end(r.Err)
+		case ok && r.Err == nil:
+			// The member has the stream; a notification may still not
+			// come (etcd sends none before the watch's start revision).
+			wh.alive = c.h.Now()
 		}
 	})
 }
@@ -173,6 +187,7 @@ func (c *Client) handleWatchMessage(m *sim.Message) {
 		return
 	}
 	wh.next++
+	wh.alive = c.h.Now()
 	r := wm.Resp
 	resp := WatchResponse{
 		Stream: wh.stream, Member: wm.Member, Revision: r.Revision, Events: r.Events,

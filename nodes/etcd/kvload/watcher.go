@@ -150,7 +150,7 @@ func (w *watcher) handleTick() {
 	if w.wh == nil {
 		return
 	}
-	if w.h.Now().Sub(w.lastHeard) >= silentIntervals*w.cfg.ProgressInterval {
+	if w.h.Now().Sub(max(w.lastHeard, w.wh.Alive())) >= silentIntervals*w.cfg.ProgressInterval {
 		w.wh.Cancel()
 		w.wh = nil
 		w.resume()
