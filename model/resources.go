@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math/big"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -163,33 +163,131 @@ func (l *ResourceList) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// FormatQuantity prints q the way Kubernetes prints a canonical quantity of
-// resource name: cpu as whole cores ("2") or millicores ("500m"); memory in
-// the largest binary suffix that divides it exactly ("128Mi", "1Gi"), else
-// plain bytes; anything else as a plain integer.
+// FormatQuantity prints q the way a real API server prints the canonical
+// quantity of resource name (ExactQuantity.String, after apimachinery's
+// Quantity.CanonicalizeBytes). A ResourceList keeps amounts, not the suffix
+// family each was written in, so the family is inferred: memory that is a
+// whole number of KiB prints in BinarySI ("128Mi", "1536Ki"), any other
+// amount in DecimalSI ("1G", "3k", "500m", "2"). See quantityFormatFor.
 func FormatQuantity(name ResourceName, q Quantity) string {
-	switch name {
-	case ResourceCPU:
-		if q%1000 == 0 {
-			return strconv.FormatInt(int64(q)/1000, 10)
-		}
-		return strconv.FormatInt(int64(q), 10) + "m"
-	case ResourceMemory:
-		if q == 0 {
-			return "0"
-		}
-		suffixes := []string{"Ei", "Pi", "Ti", "Gi", "Mi", "Ki"}
-		for i, s := range suffixes {
-			unit := int64(1) << (10 * (6 - i))
-			if int64(q)%unit == 0 {
-				return strconv.FormatInt(int64(q)/unit, 10) + s
-			}
-		}
+	exp := 0
+	if name == ResourceCPU {
+		exp = -3 // millicores
 	}
-	return strconv.FormatInt(int64(q), 10)
+	format := quantityFormatFor(name, q)
+	if s, ok := formatSmallQuantity(int64(q), exp, format); ok {
+		return s
+	}
+	return NewExactQuantity(int64(q), exp, format).String()
 }
 
-// quantitySuffixes are the suffixes resource.Quantity accepts, as exact
+// quantityFormatFor is the suffix family FormatQuantity prints an amount
+// of resource name in: BinarySI for memory that is a nonzero multiple of
+// 1024 bytes (what the kubelet reports and what "Mi"/"Gi" requests give),
+// DecimalSI otherwise. A real Quantity remembers the family it was parsed
+// from, so a memory amount written in decimal that happens to be a
+// multiple of 1024 ("4096") prints "4Ki" here, and cpu written in BinarySI
+// or e-notation prints in DecimalSI (listed in internal/fidelity).
+func quantityFormatFor(name ResourceName, q Quantity) QuantityFormat {
+	if name == ResourceMemory && q != 0 && q%1024 == 0 {
+		return BinarySI
+	}
+	return DecimalSI
+}
+
+// formatSmallQuantity is ExactQuantity.String for v*10^exp in int64
+// arithmetic; ok is false if that could overflow (the caller then uses the
+// exact path). TestFormatQuantityFastPathAgrees holds the two together.
+func formatSmallQuantity(v int64, exp int, format QuantityFormat) (string, bool) {
+	if v == 0 {
+		return "0", true
+	}
+	if v == math.MinInt64 {
+		return "", false
+	}
+	neg := v < 0
+	if neg {
+		v = -v
+	}
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	if format == BinarySI && exp == 0 && v >= 1024 {
+		e := 0
+		for v%1024 == 0 && e < len(binarySuffixes)-1 {
+			v /= 1024
+			e++
+		}
+		return sign + strconv.FormatInt(v, 10) + binarySuffixes[e], true
+	}
+	if format != DecimalSI && format != BinarySI {
+		return "", false
+	}
+	for v%10 == 0 {
+		v /= 10
+		exp++
+	}
+	for exp%3 != 0 {
+		if v > math.MaxInt64/10 {
+			return "", false
+		}
+		v *= 10
+		exp--
+	}
+	i := exp/3 + 3
+	if i < 0 || i >= len(decimalSuffixes) {
+		return "", false
+	}
+	return sign + strconv.FormatInt(v, 10) + decimalSuffixes[i], true
+}
+
+// ParseQuantity parses a Kubernetes quantity string ("500m", "0.5", "2",
+// "128Mi", "1G", "1e3") as ParseExactQuantity and returns it in resource
+// name's canonical unit: cpu as MilliValue, anything else as Value, both
+// rounded up away from zero as apimachinery rounds (0.0001 cpu is 1m). An
+// amount that does not fit that int64 unit is an error here, though a real
+// API server stores it (listed in internal/fidelity).
+func ParseQuantity(name ResourceName, s string) (Quantity, error) {
+	return parseQuantity(name, s, true)
+}
+
+// parseQuantity is ParseQuantity; fast allows the integer fast path.
+func parseQuantity(name ResourceName, s string, fast bool) (Quantity, error) {
+	if fast {
+		if q, ok := parseSmallQuantity(name, s); ok {
+			return q, nil
+		}
+	}
+	eq, err := ParseExactQuantity(s)
+	if err != nil {
+		return 0, err
+	}
+	var v int64
+	var ok bool
+	if name == ResourceCPU {
+		v, ok = eq.MilliValue()
+	} else {
+		v, ok = eq.Value()
+	}
+	if !ok {
+		return 0, fmt.Errorf("quantity %q of %s is out of the range kubesim supports (an int64 count of %s)", s, name, unitOf(name))
+	}
+	return Quantity(v), nil
+}
+
+// unitOf names the unit a Quantity of resource name counts.
+func unitOf(name ResourceName) string {
+	switch name {
+	case ResourceCPU:
+		return "millicores"
+	case ResourceMemory:
+		return "bytes"
+	}
+	return "units"
+}
+
+// quantitySuffixes are the suffixes parseSmallQuantity handles, as exact
 // multipliers.
 var quantitySuffixes = []struct {
 	suffix string
@@ -200,61 +298,33 @@ var quantitySuffixes = []struct {
 	{"n", 1, 1e9}, {"u", 1, 1e6}, {"m", 1, 1e3}, {"k", 1e3, 1}, {"M", 1e6, 1}, {"G", 1e9, 1}, {"T", 1e12, 1}, {"P", 1e15, 1}, {"E", 1e18, 1},
 }
 
-// ParseQuantity parses a Kubernetes quantity string ("500m", "0.5", "2",
-// "128Mi", "1G", "1e3") into resource name's canonical unit. As
-// resource.Quantity's MilliValue and Value do, a fractional result is rounded
-// up (0.0001 cpu is 1m).
-func ParseQuantity(name ResourceName, s string) (Quantity, error) {
-	return parseQuantity(name, s, true)
-}
-
-// parseQuantity is ParseQuantity; fast allows the integer fast path.
-func parseQuantity(name ResourceName, s string, fast bool) (Quantity, error) {
+// parseSmallQuantity is ParseQuantity's fast path for the common case, a
+// plain decimal integer of 1 to 12 digits ("500", "128") with no suffix or
+// a plain one: ceil(digits * multiplier) in int64 arithmetic, without
+// overflow. ok is false for anything else (a sign, a fraction, an
+// exponent, a huge value), which the exact path handles.
+func parseSmallQuantity(name ResourceName, s string) (Quantity, bool) {
 	num := s
 	mulNum, mulDen := int64(1), int64(1)
 	for _, sfx := range quantitySuffixes {
-		if strings.HasSuffix(s, sfx.suffix) && len(s) > len(sfx.suffix) {
+		if strings.HasSuffix(s, sfx.suffix) {
 			num = strings.TrimSuffix(s, sfx.suffix)
 			mulNum, mulDen = sfx.num, sfx.den
 			break
 		}
 	}
-	scale := int64(1) // cpu is counted in millicores
+	if mulNum > (1<<62)/1_000_000_000_000_000 { // d*mulNum*1000 could overflow
+		return 0, false
+	}
 	if name == ResourceCPU {
-		scale = 1000
+		mulNum *= 1000
 	}
-	if fast && mulNum <= (1<<62)/1_000_000_000_000/scale {
-		if q, ok := parseSmallQuantity(num, mulNum*scale, mulDen); ok {
-			return q, nil
-		}
-	}
-	mul := big.NewRat(mulNum, mulDen)
-	if num == "" || strings.ContainsAny(num, " _/") || strings.HasPrefix(num, "0x") {
-		return 0, fmt.Errorf("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': %q", s)
-	}
-	v, ok := new(big.Rat).SetString(num)
-	if !ok {
-		return 0, fmt.Errorf("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$': %q", s)
-	}
-	v.Mul(v, mul)
-	v.Mul(v, big.NewRat(scale, 1))
-	// round up (towards +inf), as Quantity.ScaledValue does
-	q := new(big.Int).Quo(v.Num(), v.Denom())
-	if new(big.Rat).SetInt(q).Cmp(v) < 0 {
-		q.Add(q, big.NewInt(1))
-	}
-	if !q.IsInt64() {
-		return 0, fmt.Errorf("quantity %q is out of range", s)
-	}
-	return Quantity(q.Int64()), nil
+	return parseSmallDigits(num, mulNum, mulDen)
 }
 
-// parseSmallQuantity is ParseQuantity's fast path for the common case, a
-// plain decimal integer of at most 12 digits ("500", "128") times an
-// integer-friendly multiplier: ceil(digits * mulNum / mulDen) in int64
-// arithmetic, without overflow. ok is false for anything else (a sign, a
-// fraction, an exponent, a huge value), which the exact path handles.
-func parseSmallQuantity(num string, mulNum, mulDen int64) (Quantity, bool) {
+// parseSmallDigits is ceil(num * mulNum / mulDen) for num a plain decimal
+// integer of 1 to 12 digits; ok is false for anything else.
+func parseSmallDigits(num string, mulNum, mulDen int64) (Quantity, bool) {
 	if len(num) == 0 || len(num) > 12 {
 		return 0, false
 	}
@@ -265,9 +335,6 @@ func parseSmallQuantity(num string, mulNum, mulDen int64) (Quantity, bool) {
 			return 0, false
 		}
 		d = d*10 + int64(c-'0')
-	}
-	if mulNum > (1<<62)/1_000_000_000_000 { // d*mulNum could overflow (callers check too)
-		return 0, false
 	}
 	p := d * mulNum
 	q := p / mulDen

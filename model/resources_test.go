@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 )
 
 func TestQuantityParseFormat(t *testing.T) {
@@ -21,11 +22,15 @@ func TestQuantityParseFormat(t *testing.T) {
 		{ResourceCPU, "1.5", 1500, "1500m"},
 		{ResourceCPU, "0.0001", 1, "1m"}, // rounded up, as MilliValue
 		{ResourceCPU, "100u", 1, "1m"},
-		{ResourceCPU, "1k", 1000000, "1000"},
+		{ResourceCPU, "1k", 1000000, "1k"},
 		{ResourceMemory, "128Mi", 128 << 20, "128Mi"},
 		{ResourceMemory, "1Gi", 1 << 30, "1Gi"},
-		{ResourceMemory, "1G", 1e9, "1000000000"},
-		{ResourceMemory, "1e3", 1000, "1000"},
+		{ResourceMemory, "1G", 1e9, "1G"},
+		{ResourceMemory, "3k", 3000, "3k"},
+		{ResourceMemory, "1000000000", 1e9, "1G"}, // DecimalSI, largest exact suffix
+		// a real Quantity prints "1e3" (it remembers DecimalExponent); a
+		// ResourceList infers DecimalSI (internal/fidelity divergences)
+		{ResourceMemory, "1e3", 1000, "1k"},
 		{ResourceMemory, "1536Ki", 1536 << 10, "1536Ki"},
 		{ResourceMemory, "0", 0, "0"},
 		{ResourceMemory, "1.5Ki", 1536, "1536"},
@@ -43,7 +48,9 @@ func TestQuantityParseFormat(t *testing.T) {
 			assert.Equal(t, q, back)
 		})
 	}
-	for _, bad := range []string{"", "lots", "1/2", "m", "1 Gi", "0x10"} {
+	// "m" alone is 0 for apimachinery (an empty number before a suffix), so
+	// it is not among these; see TestExactQuantityParseLikeApimachinery.
+	for _, bad := range []string{"", "lots", "1/2", "1 Gi", "0x10", "1Qi", "12345678901234567890123E"} {
 		_, err := ParseQuantity(ResourceMemory, bad)
 		assert.Error(t, err, bad)
 	}
@@ -135,4 +142,29 @@ func TestResourceListDecodesLikeQuantity(t *testing.T) {
 		require.NoError(t, err, c.in)
 		require.Equal(t, c.want, got, c.in)
 	}
+}
+
+// TestFormatQuantityFastPathAgrees: FormatQuantity's int64 path prints what
+// ExactQuantity.String prints for the same amount and inferred format.
+func TestFormatQuantityFastPathAgrees(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		name := rapid.SampledFrom([]ResourceName{ResourceCPU, ResourceMemory, ResourcePods}).Draw(t, "name")
+		q := Quantity(rapid.OneOf(
+			rapid.Int64(),
+			rapid.Map(rapid.Int64Range(-1<<20, 1<<20), func(v int64) int64 { return v << 10 }),
+			rapid.Map(rapid.Int64Range(-100000, 100000), func(v int64) int64 { return v * 1000000 }),
+		).Draw(t, "q"))
+		exp := 0
+		if name == ResourceCPU {
+			exp = -3
+		}
+		want := NewExactQuantity(int64(q), exp, quantityFormatFor(name, q)).String()
+		if got, ok := formatSmallQuantity(int64(q), exp, quantityFormatFor(name, q)); ok {
+			require.Equal(t, want, got)
+		}
+		require.Equal(t, want, FormatQuantity(name, q))
+		back, err := ParseQuantity(name, want)
+		require.NoError(t, err)
+		require.Equal(t, q, back, "printing then parsing gives the amount back")
+	})
 }

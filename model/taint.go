@@ -56,10 +56,16 @@ func (t *Taint) DeepCopyInto(out *Taint) {
 // purposes: same key and effect (a node may not have two such).
 func (t *Taint) MatchTaint(o *Taint) bool { return t.Key == o.Key && t.Effect == o.Effect }
 
-// String formats t as kubectl does: "key=value:Effect" ("key:Effect" when
-// the value is empty).
+// String formats t as corev1.Taint.ToString (k8s.io/api core/v1/taint.go):
+// "key=value:Effect", "key:Effect" without a value, "key=value:" without
+// an effect, and just "key" with neither.
 func (t *Taint) String() string {
-	if t.Value == "" {
+	switch {
+	case t.Effect == "" && t.Value == "":
+		return t.Key
+	case t.Effect == "":
+		return t.Key + "=" + t.Value + ":"
+	case t.Value == "":
 		return t.Key + ":" + string(t.Effect)
 	}
 	return t.Key + "=" + t.Value + ":" + string(t.Effect)
@@ -102,7 +108,10 @@ func (t *Toleration) DeepCopyInto(out *Toleration) {
 // ToleratesTaint reports whether t tolerates taint, as
 // corev1.Toleration.ToleratesTaint: the effects match (or t's is empty), the
 // keys match (or t's is empty), and the operator holds (Exists: any value;
-// Equal or empty: equal values).
+// Equal or empty: equal values). Any other operator never tolerates, as in
+// 1.34: the numeric Gt and Lt operators arrived in 1.35 as alpha, behind
+// the TaintTolerationComparisonOperators feature gate (KEP-5471), and 1.34
+// validation refuses them (ValidateTolerations).
 func (t *Toleration) ToleratesTaint(taint *Taint) bool {
 	if t.Effect != "" && t.Effect != taint.Effect {
 		return false

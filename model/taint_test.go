@@ -87,3 +87,50 @@ func TestTaintEvictionHelpers(t *testing.T) {
 	assert.Equal(t, "k=v:NoSchedule", a.String())
 	assert.Equal(t, "k:NoExecute", (&Taint{Key: "k", Effect: TaintEffectNoExecute}).String())
 }
+
+// TestTaintsLikeUpstream: the facts of k8s.io/api core/v1 toleration_test.go
+// (TestTolerationToleratesTaint) and taint_test.go (TestTaintToString,
+// TestMatchTaint), as kubesim's own table.
+func TestTaintsLikeUpstream(t *testing.T) {
+	ns, ne := TaintEffectNoSchedule, TaintEffectNoExecute
+	tolerates := []struct {
+		name  string
+		tol   Toleration
+		taint Taint
+		want  bool
+	}{
+		{"same key and effect, Exists, taint without value", Toleration{Key: "foo", Operator: TolerationOpExists, Effect: ns}, Taint{Key: "foo", Effect: ns}, true},
+		{"same key and effect, Exists, taint with value", Toleration{Key: "foo", Operator: TolerationOpExists, Effect: ns}, Taint{Key: "foo", Value: "bar", Effect: ns}, true},
+		{"empty key and Exists tolerates any key", Toleration{Operator: TolerationOpExists, Effect: ns}, Taint{Key: "foo", Value: "bar", Effect: ns}, true},
+		{"Equal, same value", Toleration{Key: "foo", Operator: TolerationOpEqual, Value: "bar", Effect: ns}, Taint{Key: "foo", Value: "bar", Effect: ns}, true},
+		{"Equal, different value", Toleration{Key: "foo", Operator: TolerationOpEqual, Value: "value1", Effect: ns}, Taint{Key: "foo", Value: "value2", Effect: ns}, false},
+		{"no operator means Equal", Toleration{Key: "foo", Value: "bar", Effect: ns}, Taint{Key: "foo", Value: "bar", Effect: ns}, true},
+		{"different effect", Toleration{Key: "foo", Operator: TolerationOpExists, Effect: ne}, Taint{Key: "foo", Effect: ns}, false},
+		{"empty effect tolerates any effect", Toleration{Key: "foo", Operator: TolerationOpExists}, Taint{Key: "foo", Effect: ns}, true},
+		{"different key", Toleration{Key: "foo", Operator: TolerationOpExists, Effect: ns}, Taint{Key: "bar", Effect: ns}, false},
+		// 1.34 has no numeric operators: an unknown operator never tolerates
+		{"Gt is unknown in 1.34", Toleration{Key: "foo", Operator: "Gt", Value: "1", Effect: ns}, Taint{Key: "foo", Value: "2", Effect: ns}, false},
+		{"Lt is unknown in 1.34", Toleration{Key: "foo", Operator: "Lt", Value: "3", Effect: ns}, Taint{Key: "foo", Value: "2", Effect: ns}, false},
+	}
+	for _, c := range tolerates {
+		assert.Equal(t, c.want, c.tol.ToleratesTaint(&c.taint), c.name)
+	}
+	for _, c := range []struct {
+		taint Taint
+		want  string
+	}{
+		{Taint{Key: "foo", Value: "bar", Effect: ns}, "foo=bar:NoSchedule"},
+		{Taint{Key: "foo", Effect: ns}, "foo:NoSchedule"},
+		{Taint{Key: "foo"}, "foo"},
+		{Taint{Key: "foo", Value: "bar"}, "foo=bar:"},
+	} {
+		assert.Equal(t, c.want, c.taint.String())
+	}
+	a := Taint{Key: "foo", Value: "bar", Effect: ns}
+	assert.True(t, a.MatchTaint(&Taint{Key: "foo", Value: "other", Effect: ns}), "the value does not count")
+	assert.False(t, a.MatchTaint(&Taint{Key: "foo", Value: "bar", Effect: ne}), "the effect does")
+	assert.False(t, a.MatchTaint(&Taint{Key: "foo2", Value: "bar", Effect: ns}), "the key does")
+	// core validation refuses the operators 1.34 does not know
+	errs := ValidateTolerations([]Toleration{{Key: "foo", Operator: "Gt", Value: "1"}}, "tolerations")
+	assert.NotEmpty(t, errs)
+}

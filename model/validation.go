@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"reflect"
+	"strings"
 )
 
 // Validate checks obj as the API server's validation does on create, after
@@ -117,13 +118,43 @@ func ValidateObjectMeta(meta *ObjectMeta, namespaced bool, nameFn func(string) [
 	errs = append(errs, ValidateLabels(meta.Labels, child(path, "labels"))...)
 	errs = append(errs, ValidateAnnotations(meta.Annotations, child(path, "annotations"))...)
 	errs = append(errs, validateOwnerReferences(meta.OwnerReferences, child(path, "ownerReferences"))...)
-	for i, f := range meta.Finalizers {
+	errs = append(errs, validateFinalizers(meta.Finalizers, child(path, "finalizers"))...)
+	return errs
+}
+
+// The finalizers the garbage collector acts on (metav1.FinalizerOrphanDependents
+// and FinalizerDeleteDependents).
+const (
+	FinalizerOrphanDependents = "orphan"
+	FinalizerDeleteDependents = "foregroundDeletion"
+)
+
+// validateFinalizers is apimachinery's ValidateFinalizers
+// (pkg/api/validation/objectmeta.go): each finalizer is a qualified name,
+// reported at the list's path (not an indexed one, as upstream), and
+// orphan and foregroundDeletion together are refused.
+func validateFinalizers(finalizers []string, path string) ErrorList {
+	var errs ErrorList
+	orphan, foreground := false, false
+	for _, f := range finalizers {
 		for _, msg := range IsQualifiedName(f) {
-			errs = append(errs, invalid(index(child(path, "finalizers"), i), f, msg))
+			errs = append(errs, invalid(path, f, msg))
 		}
+		orphan = orphan || f == FinalizerOrphanDependents
+		foreground = foreground || f == FinalizerDeleteDependents
+	}
+	if orphan && foreground {
+		errs = append(errs, invalid(path, stringList(finalizers),
+			fmt.Sprintf("finalizer %s and %s cannot be both set", FinalizerOrphanDependents, FinalizerDeleteDependents)))
 	}
 	return errs
 }
+
+// stringList prints as Go prints a []string with %#v, as field.Invalid
+// shows a list value.
+type stringList []string
+
+func (l stringList) String() string { return fmt.Sprintf("%#v", []string(l)) }
 
 // maskTrailingDash is apimachinery's: a generateName prefix is checked as a
 // name, except that it may end with a dash (the random suffix follows), so
@@ -135,12 +166,19 @@ func maskTrailingDash(name string) string {
 	return name
 }
 
+// validateOwnerReferences is apimachinery's ValidateOwnerReferences and
+// validateOwnerReference (pkg/api/validation/objectmeta.go): each reference
+// is checked at the list's path (upstream does not index it): a version
+// (its apiVersion parsed as schema.ParseGroupVersion: "", "g/", and
+// anything with two slashes have none), kind, name and uid are required,
+// a core v1 Event may not be an owner, and at most one is the controller.
 func validateOwnerReferences(refs []OwnerReference, path string) ErrorList {
 	var errs ErrorList
 	firstController := ""
-	for i, r := range refs {
-		p := index(path, i)
-		if r.APIVersion == "" || r.APIVersion[len(r.APIVersion)-1] == '/' {
+	for _, r := range refs {
+		p := path
+		group, version := parseGroupVersion(r.APIVersion)
+		if version == "" {
 			errs = append(errs, invalid(child(p, "apiVersion"), r.APIVersion, "version must not be empty"))
 		}
 		if r.Kind == "" {
@@ -151,6 +189,9 @@ func validateOwnerReferences(refs []OwnerReference, path string) ErrorList {
 		}
 		if r.UID == "" {
 			errs = append(errs, invalid(child(p, "uid"), string(r.UID), "uid must not be empty"))
+		}
+		if group == "" && version == "v1" && r.Kind == "Event" { // BannedOwners
+			errs = append(errs, invalid(p, ownerRefValue(r), "v1, Kind=Event is disallowed from being an owner"))
 		}
 		if r.Controller != nil && *r.Controller {
 			name := r.Kind + "/" + r.Name
@@ -163,6 +204,40 @@ func validateOwnerReferences(refs []OwnerReference, path string) ErrorList {
 		}
 	}
 	return errs
+}
+
+// parseGroupVersion splits an apiVersion as schema.ParseGroupVersion: ""
+// and "/" are empty, no slash is a core version, one slash separates group
+// and version, and more than one is an error (an empty version here).
+func parseGroupVersion(gv string) (group, version string) {
+	if gv == "" || gv == "/" {
+		return "", ""
+	}
+	switch strings.Count(gv, "/") {
+	case 0:
+		return "", gv
+	case 1:
+		i := strings.IndexByte(gv, '/')
+		return gv[:i], gv[i+1:]
+	}
+	return "", ""
+}
+
+// ownerRefValue prints an owner reference as field.Invalid shows a
+// metav1.OwnerReference (Go's %#v); a set pointer field prints as
+// (*bool)(0x...) there, an address kubesim cannot reproduce, so it prints
+// the pointed-to value instead.
+type ownerRefValue OwnerReference
+
+func (r ownerRefValue) String() string {
+	ptr := func(b *bool) string {
+		if b == nil {
+			return "(*bool)(nil)"
+		}
+		return fmt.Sprintf("&%t", *b)
+	}
+	return fmt.Sprintf("v1.OwnerReference{APIVersion:%q, Kind:%q, Name:%q, UID:%q, Controller:%s, BlockOwnerDeletion:%s}",
+		r.APIVersion, r.Kind, r.Name, string(r.UID), ptr(r.Controller), ptr(r.BlockOwnerDeletion))
 }
 
 // ownerRefList prints as a list of kind/name, for error values.

@@ -82,7 +82,9 @@ func validateSelectorAndTemplate(sel *LabelSelector, tmpl *PodTemplateSpec, path
 // ValidateLabelSelector checks a structured selector at path, as
 // metav1validation.ValidateLabelSelector: In and NotIn need values, Exists
 // and DoesNotExist forbid them, the operator must be known, keys are
-// qualified names and matchLabels are valid labels.
+// qualified names, values are label values (ValidateLabelSelectorRequirement,
+// pkg/apis/meta/v1/validation/validation.go) and matchLabels are valid
+// labels.
 func ValidateLabelSelector(sel *LabelSelector, path string) ErrorList {
 	if sel == nil {
 		return nil
@@ -103,6 +105,13 @@ func ValidateLabelSelector(sel *LabelSelector, path string) ErrorList {
 			errs = append(errs, invalid(child(p, "operator"), string(r.Operator), "not a valid selector operator"))
 		}
 		errs = append(errs, validateLabelName(r.Key, child(p, "key"))...)
+		// ValidateLabelSelectorRequirement: each value is a label value
+		// (AllowInvalidLabelValueInSelector is false for a new selector).
+		for j, v := range r.Values {
+			for _, msg := range IsValidLabelValue(v) {
+				errs = append(errs, invalid(index(child(p, "values"), j), v, msg))
+			}
+		}
 	}
 	errs = append(errs, ValidateLabels(sel.MatchLabels, child(path, "matchLabels"))...)
 	return errs

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -123,11 +124,31 @@ func TestValidateExactMessages(t *testing.T) {
 			p.OwnerReferences = []OwnerReference{{}}
 			return p
 		}, []string{
-			`metadata.ownerReferences[0].apiVersion: Invalid value: "": version must not be empty`,
-			`metadata.ownerReferences[0].kind: Invalid value: "": kind must not be empty`,
-			`metadata.ownerReferences[0].name: Invalid value: "": name must not be empty`,
-			`metadata.ownerReferences[0].uid: Invalid value: "": uid must not be empty`,
+			// apimachinery's ValidateOwnerReferences passes the list's path,
+			// not an indexed one, to validateOwnerReference
+			`metadata.ownerReferences.apiVersion: Invalid value: "": version must not be empty`,
+			`metadata.ownerReferences.kind: Invalid value: "": kind must not be empty`,
+			`metadata.ownerReferences.name: Invalid value: "": name must not be empty`,
+			`metadata.ownerReferences.uid: Invalid value: "": uid must not be empty`,
 		}},
+		// validateOwnerReference: schema.ParseGroupVersion("a/b/c") fails,
+		// leaving no version; a core v1 Event is in BannedOwners
+		{"owner reference apiVersion with two slashes", func() Object {
+			p := validPod()
+			p.OwnerReferences = []OwnerReference{{APIVersion: "a/b/c", Kind: "Thing", Name: "t", UID: "1"}}
+			return p
+		}, []string{`metadata.ownerReferences.apiVersion: Invalid value: "a/b/c": version must not be empty`}},
+		{"event as owner", func() Object {
+			p := validPod()
+			p.OwnerReferences = []OwnerReference{{APIVersion: "v1", Kind: "Event", Name: "e", UID: "1"}}
+			return p
+		}, []string{`metadata.ownerReferences: Invalid value: v1.OwnerReference{APIVersion:"v1", Kind:"Event", Name:"e", UID:"1", Controller:(*bool)(nil), BlockOwnerDeletion:(*bool)(nil)}: v1, Kind=Event is disallowed from being an owner`}},
+		// ValidateFinalizers: orphan and foregroundDeletion conflict
+		{"orphan and foreground finalizers", func() Object {
+			p := validPod()
+			p.Finalizers = []string{FinalizerOrphanDependents, FinalizerDeleteDependents}
+			return p
+		}, []string{`metadata.finalizers: Invalid value: []string{"orphan", "foregroundDeletion"}: finalizer orphan and foregroundDeletion cannot be both set`}},
 		{"two controllers", func() Object {
 			p := validPod()
 			p.OwnerReferences = []OwnerReference{
@@ -137,7 +158,7 @@ func TestValidateExactMessages(t *testing.T) {
 			return p
 		}, []string{`metadata.ownerReferences: Invalid value: [ReplicaSet/a ReplicaSet/b]: Only one reference can have Controller set to true. Found "true" in references for ReplicaSet/a and ReplicaSet/b`}},
 		{"finalizer", func() Object { p := validPod(); p.Finalizers = []string{"a/b/c"}; return p },
-			[]string{`metadata.finalizers[0]: Invalid value: "a/b/c": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`}},
+			[]string{`metadata.finalizers: Invalid value: "a/b/c": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`}},
 		{"no containers", func() Object { p := validPod(); p.Spec.Containers = nil; return p },
 			[]string{`spec.containers: Required value`}},
 		{"container name", func() Object { p := validPod(); p.Spec.Containers[0].Name = "App"; return p },
@@ -318,4 +339,44 @@ func TestNameHelpers(t *testing.T) {
 	}
 	assert.Equal(t, []string{"name part must be no more than 63 characters"}, IsQualifiedName(long))
 	assert.Equal(t, []string{"must be no more than 63 characters"}, IsValidLabelValue(long))
+}
+
+// TestValidateLabelSelectorRequirements: the facts of apimachinery's
+// ValidateLabelSelectorRequirement (pkg/apis/meta/v1/validation/
+// validation.go) and its table in validation_test.go: In and NotIn need
+// values, Exists and DoesNotExist take none, an unknown operator is
+// invalid, the key is a label key and every value a label value.
+func TestValidateLabelSelectorRequirements(t *testing.T) {
+	cases := []struct {
+		name string
+		req  LabelSelectorRequirement
+		want []string
+	}{
+		{"In with values", LabelSelectorRequirement{Key: "k", Operator: LabelSelectorOpIn, Values: []string{"a", ""}}, nil},
+		{"In without values", LabelSelectorRequirement{Key: "k", Operator: LabelSelectorOpIn},
+			[]string{"s.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"}},
+		{"NotIn without values", LabelSelectorRequirement{Key: "k", Operator: LabelSelectorOpNotIn},
+			[]string{"s.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"}},
+		{"Exists with values", LabelSelectorRequirement{Key: "k", Operator: LabelSelectorOpExists, Values: []string{"a"}},
+			[]string{"s.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"}},
+		{"DoesNotExist without values", LabelSelectorRequirement{Key: "k", Operator: LabelSelectorOpDoesNotExist}, nil},
+		{"unknown operator", LabelSelectorRequirement{Key: "k", Operator: "Gt", Values: []string{"1"}},
+			[]string{`s.matchExpressions[0].operator: Invalid value: "Gt": not a valid selector operator`}},
+		{"invalid value", LabelSelectorRequirement{Key: "k", Operator: LabelSelectorOpIn, Values: []string{"ok", "not ok"}},
+			[]string{`s.matchExpressions[0].values[1]: Invalid value: "not ok": ` + valueMsg}},
+		{"value too long", LabelSelectorRequirement{Key: "k", Operator: LabelSelectorOpNotIn, Values: []string{strings.Repeat("a", 64)}},
+			[]string{`s.matchExpressions[0].values[0]: Invalid value: "` + strings.Repeat("a", 64) + `": must be no more than 63 characters`}},
+		{"invalid key", LabelSelectorRequirement{Key: "a b", Operator: LabelSelectorOpExists},
+			[]string{`s.matchExpressions[0].key: Invalid value: "a b": ` + nameMsg}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			errs := ValidateLabelSelector(&LabelSelector{MatchExpressions: []LabelSelectorRequirement{c.req}}, "s")
+			var got []string
+			for _, e := range errs {
+				got = append(got, e.Error())
+			}
+			assert.Equal(t, c.want, got)
+		})
+	}
 }

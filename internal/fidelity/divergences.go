@@ -71,6 +71,13 @@ func Divergences() []Divergence {
 			Where:       "nodes/apiserver DefaultCacheProgressInterval, cache.handleTick",
 		},
 		{
+			Name:        "Quantity suffix family",
+			Kubesim:     "a resource list keeps amounts (millicores, bytes, counts), not the suffix family each was written in: memory that is a whole number of KiB prints in BinarySI, every other amount in DecimalSI; an amount beyond an int64 of its unit (12E bytes, 9.3P cores) is refused; an e-notation exponent above 1000 is refused",
+			Real:        "resource.Quantity remembers DecimalSI, BinarySI or DecimalExponent from the string it was parsed from and prints its canonical form in that family (pkg/api/resource/quantity.go CanonicalizeBytes); it stores decimal values beyond int64 exactly",
+			Consequence: "memory written as a decimal multiple of 1024 (\"4096\") reads back as \"4Ki\", and \"1e3\" as \"1k\" (real: \"4096\", \"1e3\"); an object with an amount above 2^63-1 of its unit is rejected where a real API server stores it",
+			Where:       "model FormatQuantity, quantityFormatFor, ParseQuantity",
+		},
+		{
 			Name:        "Raft flow control",
 			Kubesim:     fmt.Sprintf("at most %d MsgApps in flight to a follower, at most %d entries in one MsgApp", raft.DefaultMaxInflightMsgs, raft.DefaultMaxEntriesPerMsg),
 			Real:        "etcd sets maxInflightMsgs = 4096/8 = 512 and limits a MsgApp by size, maxSizePerMsg = 1 MiB (server/etcdserver/raft.go)",
