@@ -19,6 +19,7 @@ import (
 type spyClock struct {
 	*testingclock.FakeClock
 	armed     chan time.Duration
+	stop      chan struct{} // with armed: closed when the test stops taking reports
 	mu        sync.Mutex
 	durations []time.Duration
 }
@@ -31,7 +32,10 @@ func newSpyClock(armed chan time.Duration) *spyClock {
 
 func (c *spyClock) report(d time.Duration) {
 	if c.armed != nil {
-		c.armed <- d
+		select {
+		case c.armed <- d:
+		case <-c.stop:
+		}
 		return
 	}
 	c.mu.Lock()
