@@ -33,6 +33,12 @@ var backoffCases = []struct {
 	{"no-steps", wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.3}},
 }
 
+// sided is one side's value, for checking both sides in a fixed order.
+type sided[T any] struct {
+	side string
+	v    T
+}
+
 func simBackoff(b wait.Backoff) client.Backoff {
 	return client.Backoff{Duration: b.Duration, Factor: b.Factor, Jitter: b.Jitter, Steps: b.Steps, Cap: b.Cap}
 }
@@ -57,7 +63,8 @@ func TestBackoffStepMatchesWait(t *testing.T) {
 				require.Equal(t, real.Duration, sb.Duration, "step %d: next duration", i)
 				require.Equal(t, real.Steps, sb.Steps, "step %d: steps left", i)
 				hi := d + time.Duration(c.b.Jitter*float64(d))
-				for side, got := range map[string]time.Duration{"client-go": realJ.Step(), "kubesim": sbJ.Step(rnd)} {
+				for _, w := range []sided[time.Duration]{{"client-go", realJ.Step()}, {"kubesim", sbJ.Step(rnd)}} {
+					side, got := w.side, w.v
 					if c.b.Jitter == 0 {
 						require.Equal(t, d, got, "%s step %d", side, i)
 						continue
@@ -121,7 +128,8 @@ func TestBackoffManagerMatchesWait(t *testing.T) {
 				realJ.Backoff().Stop()
 				d := clk.take()[0]
 				require.Equal(t, d, sb.Next(h.Now()), "backoff %d after %s", i, gap)
-				for side, got := range map[string]time.Duration{"client-go": clkJ.take()[0], "kubesim": sbJ.Next(h.Now())} {
+				for _, w := range []sided[time.Duration]{{"client-go", clkJ.take()[0]}, {"kubesim", sbJ.Next(h.Now())}} {
+					side, got := w.side, w.v
 					require.True(t, got >= d && got < 2*d, "%s backoff %d: %s not in [%s, %s)", side, i, got, d, 2*d)
 				}
 			}

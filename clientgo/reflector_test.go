@@ -53,7 +53,8 @@ func TestReflectorMatchesClientGo(t *testing.T) {
 				require.Equal(t, sc.bases, bases, "jitter-free backoffs")
 			}
 			t.Logf("backoffs: client-go %v, kubesim %v", real.backoffs, sim.backoffs)
-			for side, waits := range map[string][]time.Duration{"client-go": real.backoffs, "kubesim": sim.backoffs} {
+			for _, w := range []sided[[]time.Duration]{{"client-go", real.backoffs}, {"kubesim", sim.backoffs}} {
+				side, waits := w.side, w.v
 				require.Len(t, waits, len(bases), side)
 				for i, d := range waits {
 					require.True(t, d >= bases[i] && d < 2*bases[i], "%s backoff %d: %s not in [%s, %s)", side, i, d, bases[i], 2*bases[i])
