@@ -109,6 +109,12 @@ var (
 	// reinit) relists without first closing the watches served from the
 	// cache: they go on from the new list, missing what it jumped over.
 	CacheRelistKeepsWatchers = declare(Ablation{Name: "cache-relist-keeps-watchers", Mechanism: "a watch cache that relists (after a compaction) keeps its watches open instead of closing them, so they carry on past the changes the relist jumped over", Check: "informer-replay", Scenario: "api-etcd-compaction"})
+	// ConsistentListFromStaleCache (nodes/apiserver, list) serves a list
+	// with resourceVersion "" from the watch cache as it is, without first
+	// reading etcd's current revision and waiting for the cache to reach
+	// it: a "consistent" list can return state older than a write that had
+	// already been acknowledged.
+	ConsistentListFromStaleCache = declare(Ablation{Name: "consistent-list-from-stale-cache", Mechanism: "an API server serves a list with resourceVersion \"\" from its watch cache as it is, without waiting for the cache to reach etcd's current revision: a consistent list (an informer's relist after 410 Gone) can go back in time", Check: "time-travel", Scenario: "api-watch-disconnects"})
 	// CompactorNoLearn (nodes/apiserver, the compactor) ignores the else
 	// branch of a lost compaction Txn, so a replica never learns
 	// compact_rev_key's version from another's win: once the replica that

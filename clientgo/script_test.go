@@ -159,12 +159,10 @@ var scenarios = []scenario{
 	{
 		// A 503 answer to the watch request is not retriable in client-go:
 		// watch() returns the error, and the reflector relists after the
-		// backoff. kubesim treats a 503 as connection refused.
+		// backoff.
 		name:  "watch-request-503-relists-after-backoff",
 		steps: []step{list("10"), watchFails(unavailable)},
 		want:  []string{"list 0", "watch 10", "backoff", "list 10"},
-		skip: "undocumented divergence: kubesim's reflector (nodes/client/cache/reflector.go watchEnded) re-watches after a 503 " +
-			"to the watch request; client-go's isWatchErrorRetriable accepts only connection refused and 429, so it relists",
 	},
 	{
 		// The backoff doubles from 800 ms to the 30 s cap while failures

@@ -42,7 +42,7 @@ func apiCatalogue() []Spec {
 				return s
 			}},
 		{Name: "api-compaction-410",
-			Description: "the API servers' watch caches keep only 5 s of events, and every 20 s the informers lose the API servers for 8 to 15 s: their resumed watches get 410 Gone and they relist; one informer pages its lists (client-go's WatchListPageSize, 2), so its relist from its last resourceVersion reads etcd at exactly that revision, page by page, again and again (its watch from there gets 410 from the cache) until the API servers' compaction every 20 s makes that revision 410 too and it lists afresh",
+			Description: "the API servers' watch caches size their rings for only 5 s of events (100 at least), and every 20 s the informers lose the API servers for 8 to 15 s: their resumed watches get 410 Gone and they relist; one informer pages its lists (client-go's WatchListPageSize, 2), so its relist from its last resourceVersion reads etcd at exactly that revision, page by page, again and again (its watch from there gets 410 from the cache) until the API servers' compaction every 20 s makes that revision 410 too and it lists afresh",
 			API: &APITopology{Counters: 2, CRUD: 2, Informers: 2, Rogue: true, Think: 200 * time.Millisecond, EventFreshDuration: 5 * time.Second, CompactionInterval: 20 * time.Second,
 				InformerPageSize: 2, PagedInformers: 1},
 			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {

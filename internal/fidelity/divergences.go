@@ -29,11 +29,11 @@ func Divergences() []Divergence {
 			Where:       "nodes/apiserver DefaultCacheProgressInterval, cache.handleResp, cache.handleTick",
 		},
 		{
-			Name:        "Consistent lists, paging and WatchList",
-			Kubesim:     "a get or list with resourceVersion \"\" always reads etcd; no resourceVersionMatch; limit and continue are honoured on such lists (410 Gone on a compacted continue), but reflectors page only when PageSize is set (by default a list is one request); no WatchList (sendInitialEvents)",
-			Real:        "ConsistentListFromCache (on by default since 1.31) serves them from the watch cache once it has caught up; resourceVersionMatch; client-go's pager lists 500 items a page; WatchList streams the initial state",
-			Consequence: "quorum reads and relists load etcd more than on a real 1.34 cluster, and a relist arrives as one response",
-			Where:       "nodes/apiserver read.go (get, list); nodes/client/cache ReflectorConfig.PageSize",
+			Name:        "Lists from the cache's snapshots, and WatchList",
+			Kubesim:     "lists follow 1.34's cache delegator (resourceVersion \"\" is a consistent read from the watch cache, resourceVersionMatch, limits and continue tokens from the cache, 429 while it initializes), but a continuation or a list at an exact revision always reads etcd at that revision; no WatchList (sendInitialEvents)",
+			Real:        "ListFromCacheSnapshot (beta, on in 1.34) serves continuations and exact-revision lists from snapshots the cache keeps of recent revisions; the server offers WatchList (beta, on), which client-go 1.34 does not use by default (WatchListClient off)",
+			Consequence: "paged lists past their first page, and lists at an exact revision, load etcd where a 1.34 API server answers many of them from its cache",
+			Where:       "nodes/apiserver list.go (list, listEtcd)",
 		},
 		{
 			Name:        "Scheduling",

@@ -45,6 +45,7 @@ type cache struct {
 	lastHeard sim.Time
 
 	waiters  []*waiter
+	progress *sim.Timer // asks etcd for progress while readers wait (fresh.go)
 	watchers []*watcher
 }
 
@@ -88,12 +89,20 @@ func (c *cache) oldestRV() int64 {
 // in key order.
 func (c *cache) sortedObjects(prefix string, sel model.Selector) []model.Object {
 	var out []model.Object
-	for _, k := range sim.SortedKeys(c.store) {
-		if !hasPrefix(k, prefix) {
-			continue
-		}
+	for _, k := range c.keysUnder(prefix) {
 		if obj := c.store[k]; sel.Matches(obj.GetObjectMeta().Labels) {
 			out = append(out, obj)
+		}
+	}
+	return out
+}
+
+// keysUnder returns the storage keys under prefix, in order.
+func (c *cache) keysUnder(prefix string) []string {
+	var out []string
+	for _, k := range sim.SortedKeys(c.store) {
+		if hasPrefix(k, prefix) {
+			out = append(out, k)
 		}
 	}
 	return out

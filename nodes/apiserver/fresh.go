@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"time"
+
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/sim"
@@ -29,6 +31,7 @@ func (c *cache) waitFresh(rev int64, fn func(*apiwire.Status)) {
 		return
 	}
 	w := &waiter{rev: rev, fn: fn}
+	c.requestProgressWhileWaiting()
 	w.timer = c.s.h.After(c.s.cfg.FreshnessTimeout, "apiserver-fresh-timeout", func() {
 		if !c.dropWaiter(w) {
 			return
@@ -70,5 +73,32 @@ func (c *cache) wake() {
 	for _, w := range ready {
 		w.timer.Stop()
 		w.fn(nil)
+	}
+}
+
+// progressRequestPeriod is how often a cache with readers waiting for a
+// revision asks its etcd member for progress (k8s.io/apiserver,
+// pkg/storage/cacher/progress/watch_progress.go, progressRequestPeriod): on
+// a quiet resource, only a progress notification tells the cache that it
+// has caught up with a revision some other resource's write made.
+const progressRequestPeriod = 100 * time.Millisecond
+
+// requestProgressWhileWaiting arms the progress requester: every
+// progressRequestPeriod, while readers wait, it asks the member of the
+// cache's etcd watch for a progress notification.
+func (c *cache) requestProgressWhileWaiting() {
+	if c.progress == nil {
+		c.progress = c.s.h.NewTimer("apiserver-progress-request", func() {
+			if len(c.waiters) == 0 {
+				return
+			}
+			if c.wh != nil {
+				c.wh.RequestProgress()
+			}
+			c.progress.Reset(progressRequestPeriod)
+		})
+	}
+	if !c.progress.Armed() {
+		c.progress.Reset(progressRequestPeriod)
 	}
 }

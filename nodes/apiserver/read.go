@@ -25,7 +25,8 @@ func readRV(rv string) (quorum bool, rev int64, st *apiwire.Status) {
 }
 
 // get serves get: "" is a quorum read from etcd; "0" and N are served from
-// the cache (N once the cache has seen it).
+// the cache (N once the cache has seen it), or from etcd while the cache is
+// not ready.
 func (s *Server) get(c *call) {
 	quorum, rev, st := readRV(c.req.ResourceVersion)
 	if st != nil {
@@ -33,7 +34,10 @@ func (s *Server) get(c *call) {
 		return
 	}
 	key := storageKey(c.res, c.req.Namespace, c.req.Name)
-	if quorum {
+	// "" reads etcd; so does any get while the cache is not ready
+	// (k8s.io/apiserver, pkg/storage/cacher/delegator.go, Get:
+	// ResilientWatchCacheInitialization, GA in 1.34).
+	if quorum || !s.caches[c.res.Name].ready {
 		s.etcd.Get(key, etcd.GetOptions{}, func(r etcd.GetResult, err error) {
 			switch {
 			case err != nil:
@@ -63,61 +67,6 @@ func (s *Server) get(c *call) {
 			return
 		}
 		c.ok(obj.DeepCopyObject())
-	})
-}
-
-// list serves list: "" is a quorum list from etcd, with Limit and Continue
-// (the continue token pins the list's revision); "0" and N are served from
-// the cache, whole.
-func (s *Server) list(c *call) {
-	sel, err := model.ParseSelector(c.req.LabelSelector)
-	if err != nil {
-		c.fail(badRequest("unable to parse requirement: %v", err))
-		return
-	}
-	prefix := listPrefix(c.res, c.req.Namespace)
-	if c.req.Continue != "" {
-		if c.req.ResourceVersion != "" {
-			c.fail(badRequest("specifying resource version is not allowed when using continue"))
-			return
-		}
-		rev, start, ok := parseContinue(c.req.Continue, prefix)
-		if !ok {
-			c.fail(badRequest("continue key is not valid"))
-			return
-		}
-		s.listEtcd(c, prefix, start, rev, sel, true)
-		return
-	}
-	quorum, rev, st := readRV(c.req.ResourceVersion)
-	if st != nil {
-		c.fail(st)
-		return
-	}
-	if quorum {
-		s.listEtcd(c, prefix, prefix, 0, sel, false)
-		return
-	}
-	if rev > 0 && c.req.Limit > 0 {
-		// The legacy exact match: a resourceVersion other than "0" with a
-		// limit (and no resourceVersionMatch) lists etcd at exactly that
-		// revision, 410 Gone once it is compacted (k8s.io/apiserver,
-		// pkg/storage/etcd3/store.go, GetList; the cacher delegates it,
-		// pkg/storage/cacher/delegator.go, shouldDelegateList).
-		s.listEtcd(c, prefix, prefix, rev, sel, false)
-		return
-	}
-	ch := s.caches[c.res.Name]
-	ch.waitFresh(rev, func(st *apiwire.Status) {
-		if st != nil {
-			c.fail(st)
-			return
-		}
-		var items []model.Object
-		for _, obj := range ch.sortedObjects(prefix, sel) {
-			items = append(items, obj.DeepCopyObject())
-		}
-		c.reply(&apiwire.Response{Status: statusOK, Items: items, ResourceVersion: formatRV(ch.rev)})
 	})
 }
 

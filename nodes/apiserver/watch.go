@@ -48,6 +48,13 @@ func (s *Server) watch(c *call) {
 		from = v
 	}
 	ch := s.caches[c.res.Name]
+	if !ch.ready {
+		// k8s.io/apiserver, pkg/storage/cacher/cacher.go, Watch: a cache
+		// that is (re)initializing refuses at once with 429
+		// (ResilientWatchCacheInitialization, GA in 1.34).
+		c.fail(cacheNotReady())
+		return
+	}
 	ch.waitFresh(from, func(st *apiwire.Status) {
 		if st != nil {
 			c.fail(st)

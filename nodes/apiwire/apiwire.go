@@ -66,6 +66,10 @@ type Request struct {
 	// LabelSelector filters list and watch, in the string form
 	// ("app=web,tier!=db").
 	LabelSelector string
+	// ResourceVersionMatch says how a list's ResourceVersion applies, as
+	// metav1.ListOptions.ResourceVersionMatch: "" (the legacy rules above),
+	// ResourceVersionMatchNotOlderThan or ResourceVersionMatchExact.
+	ResourceVersionMatch string
 	// Limit caps list results (0: no limit); Continue resumes a list.
 	Limit    int64
 	Continue string
@@ -164,3 +168,9 @@ type WatchEvent struct {
 	Status          *Status
 	Server          string
 }
+
+// The values of Request.ResourceVersionMatch (metav1.ResourceVersionMatch).
+const (
+	ResourceVersionMatchNotOlderThan = "NotOlderThan"
+	ResourceVersionMatchExact        = "Exact"
+)

@@ -20,6 +20,10 @@ type ListOptions struct {
 	// watch it is the revision to resume after ("" or "0": the current
 	// state first, as synthetic ADDED events).
 	ResourceVersion string
+	// ResourceVersionMatch says how ResourceVersion applies to a list
+	// (apiwire.ResourceVersionMatchNotOlderThan or
+	// apiwire.ResourceVersionMatchExact; "" for the legacy rules).
+	ResourceVersionMatch string
 	// Limit caps a list (0: no limit); Continue resumes a paged list.
 	Limit    int64
 	Continue string

@@ -137,7 +137,7 @@ func (r *ResourceClient) Bind(name, nodeName string, done ObjectCallback) {
 // List lists the resource.
 func (r *ResourceClient) List(opts ListOptions, done func(*ObjectList, error)) {
 	req := &apiwire.Request{Verb: apiwire.VerbList, Resource: r.resource, Namespace: r.namespace,
-		ResourceVersion: opts.ResourceVersion, LabelSelector: opts.LabelSelector,
+		ResourceVersion: opts.ResourceVersion, ResourceVersionMatch: opts.ResourceVersionMatch, LabelSelector: opts.LabelSelector,
 		Limit: opts.Limit, Continue: opts.Continue}
 	r.c.Do(req, func(resp *apiwire.Response, err error) {
 		if err != nil {

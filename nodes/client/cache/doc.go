@@ -20,9 +20,10 @@
 //     [5 min, 10 min)) is resumed from the last resourceVersion at once,
 //     without a list. A stream that ends within a second with no event, an
 //     ERROR event (410 Gone above all) or a failed watch request leads to a
-//     relist after the backoff; a watch request that got no answer or a 503
-//     (client-go: connection refused) is retried after the backoff without
-//     a list.
+//     relist after the backoff (a 503 answer too: client-go's
+//     isWatchErrorRetriable accepts only connection refused and 429); a
+//     watch request that got no answer (kubesim's connection refused) or a
+//     429 is retried after the backoff without a list.
 //   - Backoff is client-go's: an exponential backoff manager starting at
 //     800 ms, factor 2, jitter 1.0, capped at 30 s (so waits end in
 //     [30 s, 60 s)), reset after 2 min without a backoff. Like

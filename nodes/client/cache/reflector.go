@@ -43,8 +43,11 @@ type ReflectorConfig struct {
 	Resource      string
 	Namespace     string
 	LabelSelector string
-	// PageSize, when positive, pages lists (client-go's pager uses 500; the
-	// default here, 0, lists in one request).
+	// PageSize, when positive, pages every list (client-go's
+	// Reflector.WatchListPageSize). When 0, lists page as client-go's
+	// pager does by default, DefaultPageSize items a page, except lists
+	// from a resourceVersion other than "" and "0", which ask for no limit
+	// so that the watch cache serves them.
 	PageSize int64
 	// ConsistentInitialList makes the first list a quorum read (RV "")
 	// instead of client-go's RV "0".
@@ -68,10 +71,13 @@ type Reflector struct {
 	backoff *BackoffManager
 	rnd     *sim.Stream
 
-	running     bool
-	gen         uint64 // bumps on every (re)start, so stale callbacks do nothing
-	lastRV      string
-	rvGone      bool // the last list with lastRV got 410: list with ""
+	running bool
+	gen     uint64 // bumps on every (re)start, so stale callbacks do nothing
+	lastRV  string
+	rvGone  bool // the last list with lastRV got 410: list with ""
+	// paginated: a list at "0" came back in pages, so the server honours
+	// limits there (no watch cache): keep paging every list.
+	paginated   bool
 	listed      bool
 	watcher     *client.Watcher
 	watchStart  sim.Time
@@ -164,8 +170,9 @@ func (r *Reflector) list(reason string) {
 	var items []model.Object
 	listRV := ""
 	var page func(cont string)
+	limit := r.pageSize(rv)
 	page = func(cont string) {
-		opts := client.ListOptions{ResourceVersion: rv, LabelSelector: r.cfg.LabelSelector, Limit: r.cfg.PageSize, Continue: cont}
+		opts := client.ListOptions{ResourceVersion: rv, LabelSelector: r.cfg.LabelSelector, Limit: limit, Continue: cont}
 		if cont != "" {
 			opts.ResourceVersion = "" // a continue token carries its own revision
 		}
@@ -174,6 +181,14 @@ func (r *Reflector) list(reason string) {
 				return
 			}
 			if err != nil {
+				if cont != "" && client.IsGone(err) {
+					// client-go's pager (tools/pager/pager.go, list,
+					// FullListIfExpired): an expired continuation falls
+					// back to one full list at the same resourceVersion.
+					limit, items, listRV = 0, nil, ""
+					page("")
+					return
+				}
 				if rv != "" && (client.IsGone(err) || isTooLargeResourceVersion(err)) {
 					// client-go: retry at once, from etcd.
 					r.rvGone = true
@@ -189,6 +204,9 @@ func (r *Reflector) list(reason string) {
 			}
 			if listRV == "" {
 				listRV = l.ResourceVersion
+				if rv == "0" && l.Continue != "" {
+					r.paginated = true
+				}
 			}
 			items = append(items, l.Items...)
 			if l.Continue != "" {
@@ -209,6 +227,27 @@ func (r *Reflector) list(reason string) {
 		})
 	}
 	page("")
+}
+
+// DefaultPageSize is client-go's pager's default page size
+// (k8s.io/client-go, tools/pager/pager.go, defaultPageSize).
+const DefaultPageSize = 500
+
+// pageSize is the limit of a list from rv, as client-go's reflector sets
+// its pager (tools/cache/reflector.go, list): WatchListPageSize when set;
+// else the pager's default, unless rv names a revision and no list came
+// back paginated, when paging is switched off so that the watch cache can
+// serve the list (with a limit it would be an exact read of etcd).
+func (r *Reflector) pageSize(rv string) int64 {
+	switch {
+	case r.cfg.PageSize > 0:
+		return r.cfg.PageSize
+	case r.paginated:
+		return DefaultPageSize
+	case rv != "" && rv != "0":
+		return 0
+	}
+	return DefaultPageSize
 }
 
 // schedulePoll lists again after PollInterval (poll mode).
@@ -287,8 +326,10 @@ func (r *Reflector) watchEnded(err error) {
 			return
 		}
 		r.resume()
-	case client.IsNoAnswer(err), client.IsServiceUnavailable(err), client.IsTooManyRequests(err):
-		// client-go: connection refused or 429 - back off, watch again.
+	case client.IsNoAnswer(err), client.IsTooManyRequests(err):
+		// client-go: connection refused or 429 - back off, watch again
+		// (tools/cache/reflector.go, isWatchErrorRetriable; any other
+		// error, a 503 included, ends ListAndWatch: relist).
 		r.stopWatch()
 		r.gen++
 		gen := r.gen

@@ -83,8 +83,13 @@ type Server struct {
 	DropWatchEvents int
 	// Requests counts the requests served, by verb.
 	Requests map[apiwire.Verb]int
-	// ListRVs records the resourceVersion of every list served.
-	ListRVs []string
+	// ListRVs records the resourceVersion of every list served, and
+	// ListLimits its limit.
+	ListRVs    []string
+	ListLimits []int64
+	// ExpireContinues answers the next n lists with a continue token with
+	// 410 Gone (an expired continue).
+	ExpireContinues int
 }
 
 type watch struct {
@@ -147,6 +152,12 @@ func (s *Server) serve(q *sim.Request) {
 		resp.Object = cur.DeepCopyObject()
 	case apiwire.VerbList:
 		s.ListRVs = append(s.ListRVs, req.ResourceVersion)
+		s.ListLimits = append(s.ListLimits, req.Limit)
+		if req.Continue != "" && s.ExpireContinues > 0 {
+			s.ExpireContinues--
+			resp.Status = status(410, apiwire.ReasonGone, "The provided continue parameter is too old")
+			break
+		}
 		s.list(req, resp)
 	case apiwire.VerbUpdate, apiwire.VerbUpdateStatus:
 		if cur == nil {
