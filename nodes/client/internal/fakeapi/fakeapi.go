@@ -77,8 +77,11 @@ type Server struct {
 	watches []*watch
 	// Unavailable answers every request with 503.
 	Unavailable bool
-	// Silent never answers (requests time out).
+	// Silent never answers requests (its process still acknowledges
+	// PINGs: a live server that does not answer).
 	Silent bool
+	// Delay holds every answer back this long (a slow server).
+	Delay time.Duration
 	// DropWatchEvents drops the next n watch events (a Seq gap).
 	DropWatchEvents int
 	// Requests counts the requests served, by verb.
@@ -109,6 +112,14 @@ func status(code int, reason apiwire.StatusReason, msg string) apiwire.Status {
 }
 
 func (s *Server) serve(q *sim.Request) {
+	if s.Delay > 0 {
+		s.h.After(s.Delay, "fakeapi-delay", func() { s.serveNow(q) })
+		return
+	}
+	s.serveNow(q)
+}
+
+func (s *Server) serveNow(q *sim.Request) {
 	req, ok := q.Body.(*apiwire.Request)
 	if !ok || s.Silent {
 		return
