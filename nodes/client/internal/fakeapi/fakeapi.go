@@ -82,6 +82,9 @@ type Server struct {
 	Silent bool
 	// Delay holds every answer back this long (a slow server).
 	Delay time.Duration
+	// WatchLifetime, when positive, closes every watch stream cleanly
+	// (apiwire.Closed) this long after the server received its request.
+	WatchLifetime time.Duration
 	// DropWatchEvents drops the next n watch events (a Seq gap).
 	DropWatchEvents int
 	// Requests counts the requests served, by verb.
@@ -282,6 +285,9 @@ func (s *Server) startWatch(req *apiwire.Request, from sim.HostID) {
 	w := &watch{caller: from, port: req.WatchPort, id: req.WatchID, resource: req.Resource,
 		namespace: req.Namespace, selector: sel, bookmarks: req.AllowWatchBookmarks}
 	b := s.b
+	if s.WatchLifetime > 0 {
+		s.h.After(s.WatchLifetime, "fakeapi-watch-lifetime", func() { s.closeWatch(w) })
+	}
 	if req.ResourceVersion == "" || req.ResourceVersion == "0" {
 		s.watches = append(s.watches, w)
 		for _, k := range sim.SortedKeys(b.Objects) {
@@ -333,6 +339,18 @@ func (s *Server) CloseWatches() {
 		s.h.Send(w.caller, w.port, &apiwire.WatchEvent{WatchID: w.id, Seq: w.seq, Type: apiwire.Closed, Server: s.h.Name()})
 	}
 	s.watches = nil
+}
+
+// closeWatch ends w cleanly, if it is still open.
+func (s *Server) closeWatch(w *watch) {
+	for i, o := range s.watches {
+		if o == w {
+			w.seq++
+			s.h.Send(w.caller, w.port, &apiwire.WatchEvent{WatchID: w.id, Seq: w.seq, Type: apiwire.Closed, Server: s.h.Name()})
+			s.watches = append(s.watches[:i], s.watches[i+1:]...)
+			return
+		}
+	}
 }
 
 func (s *Server) bookmarks() {
