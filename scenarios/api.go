@@ -23,25 +23,25 @@ const (
 // Defaults of APITopology.
 const (
 	DefaultAPIServers = 3
-	// DefaultAPIWatchIdleTimeout is how long the API clients' watch streams
-	// may stay silent before the client presumes the server gone: it
-	// stands in for client-go's HTTP/2 health check (a ping after 30 s
-	// without a frame, failing 15 s later), shortened so that a replica
-	// crash near the end of the faults is noticed within the settle window.
-	DefaultAPIWatchIdleTimeout = 15 * time.Second
 	// APIDuration is the API scenarios' default length, settle window
-	// included: a minute of faults.
-	APIDuration = 195 * time.Second
-	// APISettle is the API scenarios' settle window. A reflector that
-	// failed repeatedly during the faults waits up to a minute before it
-	// lists again (client-go's backoff: capped at 30 s, with jitter up to
-	// as much again, and reset only after two quiet minutes). The wait in
-	// progress when the faults end can be followed by a second one, after
-	// a legitimate 410 on the resumed watch; the window holds both, a
-	// request timeout and the relist. (With 75 s, long runs of
+	// included: a minute of faults, then APISettle.
+	APIDuration = 60*time.Second + APISettle
+	// APISettle is the API scenarios' settle window. A client finds a
+	// connection that died under the faults by its HTTP/2 health check, up
+	// to 45 s after the last frame it read (client.DefaultReadIdleTimeout
+	// 30 s + DefaultPingTimeout 15 s; a restarted server resets it at the
+	// first ping or retransmission, sooner); the call or watch on it fails
+	// then. A reflector that failed repeatedly during the faults waits up
+	// to a minute before it lists again (client-go's backoff: capped at
+	// 30 s, with jitter up to as much again, and reset only after two quiet
+	// minutes), and that wait can be followed by a second one, after a
+	// legitimate 410 on the resumed watch. The window holds the detection,
+	// both waits and the relist: 45 + 60 + 60 + 5 = 170 s. (Before the
+	// health check, a 10 s request timeout stood where the 45 s detection
+	// is: 10 + 60 + 60 + 5 = 135 s. With 75 s, long runs of
 	// api-watch-disconnects ended with informers still waiting: seeds 17
 	// and 23 with --duration 300s.)
-	APISettle = 135 * time.Second
+	APISettle = 45*time.Second + 60*time.Second + 60*time.Second + 5*time.Second
 	// writeAfterFaults is how long the writers go on after the faults end
 	// (at most until QuietWindow before the end): the rest of the settle
 	// window is quiet, and cheap to simulate.
@@ -78,9 +78,6 @@ type APITopology struct {
 	// servers' watch caches size their rings for (75 s); the rings keep
 	// at least 100 events whatever it is.
 	EventFreshDuration time.Duration
-	// WatchIdleTimeout is the API clients'; default
-	// DefaultAPIWatchIdleTimeout.
-	WatchIdleTimeout time.Duration
 	// InformerPageSize, when positive, pages the informers' lists, as
 	// client-go's Reflector.WatchListPageSize does: a relist from a
 	// resourceVersion then reads etcd at exactly that revision (410 once
@@ -118,9 +115,6 @@ var apiResources = []string{model.ResourceLeasesName, model.ResourcePodsName}
 // "api-writers".
 func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.Duration) (*APILayer, error) {
 	w := c.World
-	if top.WatchIdleTimeout <= 0 {
-		top.WatchIdleTimeout = DefaultAPIWatchIdleTimeout
-	}
 	l, servers, err := addAPIServers(c, top.Servers, apiserver.Config{EventFreshDuration: top.EventFreshDuration,
 		CompactionInterval: top.CompactionInterval, Ablations: abl})
 	if err != nil {
@@ -154,7 +148,7 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 		}
 		l.Informers = append(l.Informers, name)
 		if err := add(name, apiload.BootInformers(apiload.InformerConfig{Name: name, Servers: servers, Resources: apiResources,
-			Ablations: abl, WatchIdleTimeout: top.WatchIdleTimeout, EmitAt: emit, PageSize: pageSize})); err != nil {
+			Ablations: abl, EmitAt: emit, PageSize: pageSize})); err != nil {
 			return nil, err
 		}
 	}

@@ -25,18 +25,25 @@ func apiCatalogue() []Spec {
 				})...)
 			}},
 		{Name: "api-watch-disconnects",
-			Description: "an API server loses its clients for 16 to 20 s (at 5 s, and again 30 s later when the minute of faults has room), longer than their 15 s watch idle timeout, so its watches break and fail over to the next replica, which has lost etcd meanwhile (its cache lags); the informers' links lose 3% of messages throughout",
+			Description: "an API server loses its clients for 46 to 50 s (at 7 s), longer than their connections' HTTP/2 health check (a PING after 30 s without a frame, given up 15 s later), so their connections to it close, their watches end and they fail over to the next replica, which has lost etcd meanwhile (its cache lags); the informers' links lose 3% of messages throughout",
 			API:         compacting(base, 20*time.Second),
 			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				s := sim.Schedule{{At: 5 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"api-informers"}}, For: end - 5*time.Second,
 					Loss: 0.03, Reorder: 0.05, Delay: 2 * time.Millisecond}}
 				n := len(c.Servers)
-				for at := 5 * time.Second; at+25*time.Second <= end; at += 30*time.Second + time.Duration(rng.Int64N(int64(3*time.Second))) {
+				// The cut outlasts client.DefaultReadIdleTimeout +
+				// DefaultPingTimeout (45 s) from the clients' last frame
+				// read, just before it; the next replica stays cut
+				// from etcd until the cut ends, past the failover.
+				for at := 5 * time.Second; ; at += 60 * time.Second {
+					d := 46*time.Second + time.Duration(rng.Int64N(int64(4*time.Second)))
+					if at+2*time.Second+d > end {
+						break
+					}
 					i := rng.IntN(n)
 					cut, lag := c.Servers[i], c.Servers[(i+1)%n]
-					d := 16*time.Second + time.Duration(rng.Int64N(int64(4*time.Second)))
 					s = append(s,
-						sim.Fault{At: at, Kind: sim.FaultPartition, Targets: [][]string{{lag}, {"etcd"}}, For: 25 * time.Second},
+						sim.Fault{At: at, Kind: sim.FaultPartition, Targets: [][]string{{lag}, {"etcd"}}, For: d + 2*time.Second},
 						sim.Fault{At: at + 2*time.Second, Kind: sim.FaultPartition, Targets: [][]string{{cut}, {"api-clients"}}, For: d})
 				}
 				return s

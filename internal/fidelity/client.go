@@ -13,12 +13,19 @@ const (
 	reflectorSrc   = clientGo + "tools/cache/reflector.go NewReflectorWithOptions: wait.NewExponentialBackoffManager(800ms, 30s, 2min, 2.0, 1.0)"
 	rateLimitSrc   = clientGo + "util/workqueue/default_rate_limiters.go DefaultTypedControllerRateLimiter"
 	leaderElectSrc = "kubernetes/kubernetes v1.34 staging/src/k8s.io/component-base/config/v1alpha1/defaults.go RecommendedDefaultLeaderElectionConfiguration"
+	http2Src       = "kubernetes/kubernetes v1.34 staging/src/k8s.io/apimachinery/pkg/util/net/http.go configureHTTP2Transport, "
 	leaderTests    = "nodes/controllers/manager TestConfigDefaults, nodes/scheduler TestConfigDefaults"
 )
 
 func clientDefaults() []Entry {
 	const l = "client-go"
 	return []Entry{
+		{l, "HTTP/2 health check: read idle timeout (then PING)", client.DefaultReadIdleTimeout, "30 s",
+			http2Src + "readIdleTimeoutSeconds (HTTP2_READ_IDLE_TIMEOUT_SECONDS)", "nodes/client DefaultReadIdleTimeout", "nodes/client TestHealthCheckDetectsDeadServer"},
+		{l, "HTTP/2 health check: PING timeout (then close)", client.DefaultPingTimeout, "15 s",
+			http2Src + "pingTimeoutSeconds (HTTP2_PING_TIMEOUT_SECONDS)", "nodes/client DefaultPingTimeout", "nodes/client TestHealthCheckDetectsDeadServer"},
+		{l, "Request timeout (rest.Config.Timeout)", client.DefaultTimeout, "0",
+			clientGo + "rest/config.go Config.Timeout (zero means no timeout)", "nodes/client DefaultTimeout", "nodes/client TestSlowServerAnsweringPingsIsNotDropped"},
 		{l, "RetryOnConflict's DefaultRetry", client.DefaultRetry, "5 steps from 10 ms, factor 1, jitter 0.1",
 			clientGo + "util/retry/util.go DefaultRetry", "nodes/client DefaultRetry", "nodes/client TestRetryOnConflictGivesUpAfterFive"},
 		{l, "retry.DefaultBackoff", client.DefaultBackoff, "4 steps from 10 ms, factor 5, jitter 0.1",

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/kubesim/kubesim/nodes/apiserver"
-	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/raft"
 )
 
@@ -48,13 +47,6 @@ func Divergences() []Divergence {
 			Real:        "not confirmed for 1.34: kube-apiserver bounds a request by --request-timeout (1 min), and no shorter bound on its etcd calls was found",
 			Consequence: "during a long etcd election an API request may fail sooner than on a real server",
 			Where:       "nodes/apiserver DefaultEtcdRequestTimeout",
-		},
-		{
-			Name:        "Client connection health and request timeout",
-			Kubesim:     fmt.Sprintf("a watch stream silent for %s (no event, no bookmark) is presumed dead; every request times out after %s", Format(client.DefaultWatchIdleTimeout), Format(client.DefaultTimeout)),
-			Real:        "HTTP/2's health check (ReadIdleTimeout 30 s + PingTimeout 15 s) finds a dead connection in about 45 s; client-go puts no timeout on a request by default",
-			Consequence: "a client behind a silently dead connection notices later than a real one, and a request slower than the timeout fails where client-go would wait",
-			Where:       "nodes/client DefaultWatchIdleTimeout, DefaultTimeout",
 		},
 		{
 			Name:        "Startup probes",

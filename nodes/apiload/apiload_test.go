@@ -179,7 +179,7 @@ func TestInformersMatchServerState(t *testing.T) {
 		tw.add("counter", BootCounter(CounterConfig{Servers: tw.servers, Until: 40 * time.Second}))
 		for i := 1; i <= 2; i++ {
 			tw.add("informer-"+strconv.Itoa(i), BootInformers(InformerConfig{Servers: tw.servers, Resources: []string{"leases", "pods"},
-				WatchIdleTimeout: 10 * time.Second, EmitAt: 59 * time.Second}))
+				EmitAt: 59 * time.Second}))
 		}
 		tw.add("state", BootStateReporter(StateReporterConfig{Servers: tw.servers, Resources: []string{"leases", "pods"}, At: 59 * time.Second}))
 		tw.w.Apply(sim.Schedule{

@@ -29,10 +29,6 @@ type InformerConfig struct {
 	// Ablations are the run's ablation switches, handed to every
 	// reflector (cache.ReflectorConfig).
 	Ablations ablation.Set
-	// WatchIdleTimeout, when set, overrides the client's
-	// (client.DefaultWatchIdleTimeout): how long a silent watch stream lasts
-	// before the client presumes its server gone.
-	WatchIdleTimeout time.Duration
 	// Timeout bounds each request; default the client's.
 	Timeout time.Duration
 	// EmitAt, when set, is the virtual time at which every informer emits
@@ -60,7 +56,7 @@ func BootInformers(cfg InformerConfig) func(h *sim.Host) {
 	}
 	return func(h *sim.Host) {
 		c := client.New(h, client.Config{Name: traceName(h, cfg.Name), User: cfg.User, Servers: cfg.Servers,
-			Timeout: cfg.Timeout, WatchIdleTimeout: cfg.WatchIdleTimeout, Tracing: true, ValueOf: cfg.ValueOf})
+			Timeout: cfg.Timeout, Tracing: true, ValueOf: cfg.ValueOf})
 		var infs []*cache.Informer
 		for _, res := range cfg.Resources {
 			inf := cache.NewInformer(c, cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{

@@ -1,8 +1,6 @@
 package apiserver
 
 import (
-	"time"
-
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/etcd"
@@ -26,53 +24,21 @@ type Server struct {
 	uids      *sim.Stream
 	caches    map[string]*cache // by resource name; looked up, never ranged
 	order     []*cache          // the caches in registry order
-	// seen holds the requests received in the last seenFor, by identity
-	// (looked up, never ranged), and seenQ the same in arrival order.
-	seen  map[*apiwire.Request]bool
-	seenQ []seenRequest
+	// seen remembers the requests received, and their answers, to serve
+	// each once however often it arrives (conn.go): by identity (looked
+	// up, never ranged); answered holds the answered ones in the order
+	// they were answered, to forget them.
+	seen     map[*apiwire.Request]*seenRequest
+	answered []*seenRequest
 	// closing are the streams whose final frame is being retransmitted
 	// (closing.go).
 	closing []*closingStream
 }
 
-// seenRequest is a request received at a time.
-type seenRequest struct {
-	req *apiwire.Request
-	at  sim.Time
-}
-
-// seenFor is how long a request is remembered to drop its duplicates. The
-// fabric delivers a duplicate within a few link latencies; a request from
-// a client that retries is a new request, served again.
-const seenFor = 10 * time.Second
-
-// duplicate reports whether req was already received, and remembers it.
-// The fabric may deliver one message twice (a duplicated packet), but a
-// real API server reads each request once from its TCP connection, so the
-// copy is dropped: serving it would apply a write twice, and could answer
-// the client with the copy's outcome (a 409 for an update whose original
-// applied) when the original's reply is lost.
-func (s *Server) duplicate(req *apiwire.Request) bool {
-	now := s.h.Now()
-	drop := 0
-	for drop < len(s.seenQ) && now.Sub(s.seenQ[drop].at) > seenFor {
-		delete(s.seen, s.seenQ[drop].req)
-		s.seenQ[drop] = seenRequest{}
-		drop++
-	}
-	s.seenQ = s.seenQ[drop:]
-	if s.seen[req] {
-		return true
-	}
-	s.seen[req] = true
-	s.seenQ = append(s.seenQ, seenRequest{req: req, at: now})
-	return false
-}
-
 // Boot returns the Boot function of an API server host.
 func Boot(cfg Config) func(h *sim.Host) {
 	return func(h *sim.Host) {
-		s := &Server{h: h, cfg: cfg.withDefaults(h), caches: make(map[string]*cache), seen: make(map[*apiwire.Request]bool)}
+		s := &Server{h: h, cfg: cfg.withDefaults(h), caches: make(map[string]*cache), seen: make(map[*apiwire.Request]*seenRequest)}
 		s.uids = h.Rand("apiserver/uid")
 		s.etcd = etcd.NewClient(h, etcd.ClientConfig{Name: s.cfg.Name, Endpoints: s.cfg.Etcd,
 			RequestTimeout: s.cfg.EtcdRequestTimeout, ReplyPort: "etcd-reply"})
@@ -116,6 +82,7 @@ type call struct {
 // reply answers the call.
 func (c *call) reply(resp *apiwire.Response) {
 	resp.Server = c.s.cfg.Name
+	c.s.answer(c.req, resp)
 	c.q.Reply(resp)
 }
 
@@ -132,7 +99,7 @@ func (s *Server) serve(q *sim.Request) {
 	var req *apiwire.Request
 	switch b := q.Body.(type) {
 	case *apiwire.Request:
-		if s.duplicate(b) {
+		if s.duplicate(b, q) {
 			return
 		}
 		req = b

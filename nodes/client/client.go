@@ -1,6 +1,8 @@
 package client
 
 import (
+	"errors"
+
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/sim"
@@ -16,6 +18,11 @@ type Client struct {
 	op      uint64
 	watchID uint64
 	watches map[uint64]*Watcher
+	// conns are the live connections by server, and by id (both looked
+	// up, never ranged).
+	conns  map[sim.HostID]*conn
+	byID   map[uint64]*conn
+	connID uint64
 }
 
 // New makes a client on h and installs its reply and watch ports.
@@ -26,6 +33,8 @@ func New(h *sim.Host, cfg Config) *Client {
 		cfg:     cfg,
 		rpc:     sim.NewRPC(h, cfg.ReplyPort),
 		watches: make(map[uint64]*Watcher),
+		conns:   make(map[sim.HostID]*conn),
+		byID:    make(map[uint64]*conn),
 		// Watch IDs carry the incarnation, so that a stream opened before a
 		// crash can never be taken for one opened after it.
 		watchID: h.Incarnation() << 32,
@@ -34,6 +43,7 @@ func New(h *sim.Host, cfg Config) *Client {
 		c.cur = h.Rand("client/" + cfg.Name + "/lb").IntN(n)
 	}
 	h.Handle(cfg.WatchPort, c.handleWatchEvent)
+	c.rpc.OnFrame(func(id uint64, _ sim.HostID, inc uint64) { c.read(id, inc) })
 	return c
 }
 
@@ -56,7 +66,7 @@ func (c *Client) Server() sim.HostID {
 }
 
 // failover moves the load balancer past server, unless another call
-// already did.
+// already did (or its connection's death did).
 func (c *Client) failover(server sim.HostID) {
 	if n := len(c.cfg.Servers); n > 0 && c.cfg.Servers[c.cur] == server {
 		c.cur = (c.cur + 1) % n
@@ -68,9 +78,13 @@ func shouldFailover(err error) bool {
 	return IsNoAnswer(err) || IsServiceUnavailable(err)
 }
 
-// Do sends one raw request to the current replica and calls done with its
-// response, or with an error: a *StatusError for a non-2xx answer,
-// ErrNoAnswer after the timeout. The typed verbs are built on it.
+// Do sends one raw request to the current replica, on the client's
+// connection to it, and calls done with its response, or with an error: a
+// *StatusError for a non-2xx answer, ErrConnectionLost or
+// ErrConnectionReset when the connection died under it, ErrNoAnswer after
+// Config.Timeout (when set). The request is retransmitted until answered,
+// as TCP would; the API server serves it once (see apiserver's conn.go).
+// The typed verbs are built on it.
 func (c *Client) Do(req *apiwire.Request, done func(*apiwire.Response, error)) {
 	server := c.Server()
 	if server == sim.NoHost {
@@ -81,13 +95,27 @@ func (c *Client) Do(req *apiwire.Request, done func(*apiwire.Response, error)) {
 	if c.cfg.OnWrite != nil && isWrite(req.Verb) {
 		c.cfg.OnWrite(req)
 	}
-	c.rpc.Call(server, apiwire.Port, req, c.cfg.Timeout, func(body any, err error) {
+	cn := c.connTo(server)
+	opts := sim.CallOptions{Timeout: c.cfg.Timeout, Retransmit: true, Conn: cn.id, ServerInc: cn.inc}
+	c.rpc.CallWith(server, apiwire.Port, req, opts, func(body any, err error) {
 		var resp *apiwire.Response
-		if err != nil {
-			err = ErrNoAnswer
-		} else if r, ok := body.(*apiwire.Response); !ok {
-			err = ErrNoAnswer // an answer that is not one: treat as none
-		} else {
+		switch {
+		case errors.Is(err, sim.ErrReset):
+			// The server restarted: the connection is gone, and with
+			// it every stream on it.
+			err = ErrConnectionReset
+			cn.close(err)
+		case errors.Is(err, sim.ErrTimeout):
+			err = ErrNoAnswer // Config.Timeout
+		case err != nil:
+			// The connection closed under the call (conn.close): err
+			// says why.
+		default:
+			r, ok := body.(*apiwire.Response)
+			if !ok {
+				err = ErrNoAnswer // an answer that is not one: treat as none
+				break
+			}
 			resp = r
 			if !r.Status.OK() {
 				err = NewStatusError(r.Status, r.Server)

@@ -132,16 +132,22 @@ func TestTracing(t *testing.T) {
 	require.Equal(t, "api-1", rets[1].Server)
 }
 
+// TestFailoverWhenServerDown: a request to a server that is down fails
+// when the new connection's health check gives up (nothing read for 30 s,
+// then no PING acknowledgement for 15 s: golang.org/x/net/http2
+// transport.go healthCheck), and the balancer moves on.
 func TestFailoverWhenServerDown(t *testing.T) {
 	e := newEnv(3, 2, client.Config{User: "admin", Tracing: true})
 	first := e.c.Server()
 	e.World.Host(first).Crash()
 	var r1, r2 result
 	e.at(0, func() { e.c.Pods("default").Create(pod("a", nil, "v"), e.rec(&r1)) })
-	e.World.RunFor(client.DefaultTimeout + time.Second)
+	detect := client.DefaultReadIdleTimeout + client.DefaultPingTimeout
+	e.World.RunFor(detect + time.Second)
 	require.True(t, r1.done)
 	require.True(t, client.IsUnknownOutcome(r1.err), "%v", r1.err)
-	require.Equal(t, client.DefaultTimeout, time.Duration(r1.at))
+	require.ErrorIs(t, r1.err, client.ErrConnectionLost)
+	require.Equal(t, detect, time.Duration(r1.at))
 	require.NotEqual(t, first, e.c.Server(), "the balancer moved on")
 	e.at(0, func() { e.c.Pods("default").Create(pod("a", nil, "v"), e.rec(&r2)) })
 	e.World.RunFor(time.Second)

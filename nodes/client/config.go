@@ -10,15 +10,12 @@ import (
 
 // Defaults of Config.
 const (
-	// DefaultTimeout bounds every request (client-go has none; see the
-	// package documentation for the choice).
-	DefaultTimeout = 10 * time.Second
-	// DefaultWatchIdleTimeout is how long a watch stream may stay silent (no
-	// event, no bookmark) before the client presumes its server dead and
-	// ends the stream. kube-apiserver sends watchers that allow bookmarks one
-	// about every minute; this stands in for HTTP/2's connection health
-	// check, which a simulated message stream does not have.
-	DefaultWatchIdleTimeout = 90 * time.Second
+	// DefaultTimeout is Config.Timeout's default: none. rest.Config.Timeout
+	// defaults to 0 (k8s.io/client-go/rest/config.go: "Zero means no
+	// timeout"), so a client-go request waits as long as its connection
+	// lives; the connection's health check (DefaultReadIdleTimeout,
+	// DefaultPingTimeout) is what ends a request to a dead server.
+	DefaultTimeout time.Duration = 0
 	// ValueAnnotation is the annotation DefaultValueOf reads.
 	ValueAnnotation = "kubesim.io/value"
 )
@@ -33,11 +30,16 @@ type Config struct {
 	// Servers are the API server replicas behind the client-side load
 	// balancer.
 	Servers []sim.HostID
-	// Timeout bounds every request; default DefaultTimeout.
+	// Timeout, when positive, bounds every request, as rest.Config.Timeout:
+	// a request unanswered by then fails with ErrNoAnswer (its connection
+	// lives on). Default none (DefaultTimeout); the real exceptions set it
+	// (a leader-election client, the kubelet's heartbeat client).
 	Timeout time.Duration
-	// WatchIdleTimeout ends a silent watch stream; default
-	// DefaultWatchIdleTimeout.
-	WatchIdleTimeout time.Duration
+	// ReadIdleTimeout and PingTimeout tune the connections' health check;
+	// default DefaultReadIdleTimeout and DefaultPingTimeout (client-go's
+	// HTTP2_READ_IDLE_TIMEOUT_SECONDS and HTTP2_PING_TIMEOUT_SECONDS).
+	ReadIdleTimeout time.Duration
+	PingTimeout     time.Duration
 	// ReplyPort receives RPC replies; default "api-reply:" + Name.
 	ReplyPort string
 	// WatchPort receives watch events; default "api-watch:" + Name.
@@ -70,11 +72,14 @@ func (cfg Config) withDefaults(h *sim.Host) Config {
 	if cfg.Name == "" {
 		cfg.Name = h.Name()
 	}
-	if cfg.Timeout <= 0 {
+	if cfg.Timeout < 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	if cfg.WatchIdleTimeout <= 0 {
-		cfg.WatchIdleTimeout = DefaultWatchIdleTimeout
+	if cfg.ReadIdleTimeout <= 0 {
+		cfg.ReadIdleTimeout = DefaultReadIdleTimeout
+	}
+	if cfg.PingTimeout <= 0 {
+		cfg.PingTimeout = DefaultPingTimeout
 	}
 	if cfg.ReplyPort == "" {
 		cfg.ReplyPort = DefaultReplyPort(cfg.Name)

@@ -15,20 +15,31 @@
 // # Requests and the load balancer
 //
 // Config.Servers lists the API server replicas. The client starts at one
-// drawn from its host's seeded stream and stays there until a call to it
-// times out, or it answers 503 ServiceUnavailable; the next call then goes to
+// drawn from its host's seeded stream and stays there until its connection
+// dies, a call to it times out (Config.Timeout), or it answers 503
+// ServiceUnavailable; the next call then goes to
 // the next replica in the list. A failed call is not retried by the client
 // (like client-go, which retries only on a Retry-After header): callers
 // decide, usually through RetryOnConflict, a workqueue or a reflector's
 // backoff.
 //
-// client-go has no default request timeout; a simulated request needs one,
-// so Config.Timeout defaults to DefaultTimeout (10 s). That is the timeout
-// kube-controller-manager gives its leader-election client (its
-// RenewDeadline), and it is longer than the API server's etcd request
-// timeout (a few seconds), so a slow etcd normally comes back as a 504
-// Timeout from the server rather than as silence. A call that gets no answer
-// fails with an error for which IsUnknownOutcome is true.
+// # Connections
+//
+// A client holds one connection per replica (connTo), as client-go's
+// HTTP/2 transport multiplexes every request and watch to one server on one
+// TCP connection. client-go puts no timeout on a request (rest.Config.Timeout
+// 0; Config.Timeout sets one, as a leader-election or kubelet heartbeat
+// client does). A request is retransmitted with TCP's doubling timeout
+// until answered (a lossy link delays it, never loses it), and the API
+// server serves its copies once. A dead server is found by the connection's
+// HTTP/2 health check (k8s.io/apimachinery/pkg/util/net/http.go
+// configureHTTP2Transport): after DefaultReadIdleTimeout (30 s) without a
+// frame read the client sends a PING, and when no acknowledgement comes
+// within DefaultPingTimeout (15 s) it closes the connection: every call on
+// it fails with ErrConnectionLost, every watch on it ends with
+// ErrWatchIdle, and the balancer moves on. A server whose host restarted
+// resets the connection at its next segment (ErrConnectionReset). A call
+// that fails that way has an unknown outcome (IsUnknownOutcome).
 //
 // # Tracing
 //

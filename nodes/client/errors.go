@@ -29,9 +29,22 @@ func NewStatusError(s apiwire.Status, server string) *StatusError {
 }
 
 // ErrNoAnswer is the error of a call that got no answer before the client's
-// timeout: the server may be down or unreachable, or merely slow. The
-// outcome is unknown.
+// Config.Timeout: the server may be down or unreachable, or merely slow.
+// The outcome is unknown.
 var ErrNoAnswer = errors.New("client: no answer from the API server (timeout)")
+
+// ErrConnectionLost is the error of a call in flight on a connection that
+// failed its health check (nothing read for ReadIdleTimeout, then no PING
+// acknowledgement within PingTimeout), as golang.org/x/net/http2's
+// closeForLostPing fails every stream with "client connection lost". The
+// outcome is unknown; IsNoAnswer is true for it.
+var ErrConnectionLost = errors.New("client: http2: client connection lost")
+
+// ErrConnectionReset is the error of a call on a connection that the API
+// server's restarted host reset: "connection reset by peer". The outcome
+// is unknown (the server's previous incarnation may have applied it);
+// IsNoAnswer is true for it.
+var ErrConnectionReset = errors.New("client: connection reset by peer")
 
 // ErrNoServers is the error of a call made by a client configured with no
 // API servers.
@@ -43,9 +56,11 @@ var (
 	// ErrWatchBroken: the stream lost a message (a gap in its Seq), as a
 	// dropped connection would lose it.
 	ErrWatchBroken = errors.New("client: watch stream broken (lost message)")
-	// ErrWatchIdle: the stream was silent for WatchIdleTimeout: its server
-	// is presumed dead or unreachable.
-	ErrWatchIdle = errors.New("client: watch stream silent (server presumed gone)")
+	// ErrWatchIdle: the stream's connection died: it failed its health
+	// check (ErrConnectionLost) or was reset (ErrConnectionReset). The
+	// name is historical (a silent-stream timer once stood in for the
+	// health check); a reflector resumes after it.
+	ErrWatchIdle = errors.New("client: watch stream's connection lost")
 	// ErrWatchClosed: the server ended the stream cleanly (the end of the
 	// watch response, apiwire.Closed), as client-go's result channel
 	// closes when the API server stops a watch.
@@ -123,8 +138,11 @@ func IsTooManyRequests(err error) bool { return is(err, apiwire.ReasonTooManyReq
 // IsInternalError reports a 500 InternalError.
 func IsInternalError(err error) bool { return is(err, apiwire.ReasonInternalError, 500) }
 
-// IsNoAnswer reports a call that got no answer at all (ErrNoAnswer).
-func IsNoAnswer(err error) bool { return errors.Is(err, ErrNoAnswer) }
+// IsNoAnswer reports a call that got no answer at all: ErrNoAnswer, or its
+// connection died under it (ErrConnectionLost, ErrConnectionReset).
+func IsNoAnswer(err error) bool {
+	return errors.Is(err, ErrNoAnswer) || errors.Is(err, ErrConnectionLost) || errors.Is(err, ErrConnectionReset)
+}
 
 // IsUnknownOutcome reports whether a failed write may nevertheless have
 // taken effect: no answer came (ErrNoAnswer), or the server answered 504

@@ -9,9 +9,10 @@ import (
 // the stream ends other than by Stop, it is called one last time with
 // ev == nil and err set: a *StatusError for an ERROR event or a refused
 // watch (IsGone: resume is impossible, relist), ErrWatchBroken for a lost
-// message, ErrWatchIdle for a silent stream, ErrWatchClosed for a stream the
-// server closed cleanly, ErrNoAnswer when the watch
-// request got no answer. Nothing follows.
+// message, ErrWatchIdle when the stream's connection died (failed its
+// health check or was reset), ErrWatchClosed for a stream the server closed
+// cleanly, an error for which IsNoAnswer is true when the watch request got
+// no answer. Nothing follows.
 type WatchHandler func(ev *apiwire.WatchEvent, err error)
 
 // Watcher is one watch stream on one API server replica, as
@@ -23,7 +24,7 @@ type Watcher struct {
 	server  sim.HostID
 	next    uint64 // Seq of the next event
 	handler WatchHandler
-	idle    *sim.Timer
+	conn    *conn // the connection the stream travels on
 	ended   bool
 }
 
@@ -39,11 +40,7 @@ func (r *ResourceClient) Watch(opts ListOptions, handler WatchHandler) *Watcher 
 		return w
 	}
 	c.watches[w.id] = w
-	w.idle = c.h.NewTimer("api-watch-idle", func() {
-		c.failover(w.server)
-		w.end(ErrWatchIdle)
-	})
-	w.idle.Reset(c.cfg.WatchIdleTimeout)
+	w.conn = c.connTo(w.server)
 	req := &apiwire.Request{Verb: apiwire.VerbWatch, Resource: r.resource, Namespace: r.namespace,
 		ResourceVersion: opts.ResourceVersion, LabelSelector: opts.LabelSelector,
 		WatchPort: c.cfg.WatchPort, WatchID: w.id, AllowWatchBookmarks: opts.AllowWatchBookmarks}
@@ -82,16 +79,23 @@ func (w *Watcher) end(err error) {
 	w.handler(nil, err)
 }
 
-// close forgets the stream and tells its server, if it still has it.
+// close forgets the stream and, while its connection lives, tells its
+// server (an HTTP/2 RST_STREAM on the connection; a dead connection's
+// streams are dropped by conn.close).
 func (w *Watcher) close() {
 	w.ended = true
-	if w.idle != nil {
-		w.idle.Stop()
-	}
 	c := w.c
 	delete(c.watches, w.id)
-	req := &apiwire.Request{User: c.cfg.User, Verb: apiwire.VerbCancelWatch, WatchPort: c.cfg.WatchPort, WatchID: w.id}
-	c.rpc.Call(w.server, apiwire.Port, req, c.cfg.Timeout, func(any, error) {})
+	if w.conn == nil || w.conn.dead {
+		return
+	}
+	opts := sim.CallOptions{Timeout: c.cfg.Timeout, Retransmit: true, Conn: w.conn.id, ServerInc: w.conn.inc}
+	c.rpc.CallWith(w.server, apiwire.Port, w.cancelRequest(), opts, func(any, error) {})
+}
+
+// cancelRequest asks the server to drop the stream.
+func (w *Watcher) cancelRequest() *apiwire.Request {
+	return &apiwire.Request{User: w.c.cfg.User, Verb: apiwire.VerbCancelWatch, WatchPort: w.c.cfg.WatchPort, WatchID: w.id}
 }
 
 // handleWatchEvent delivers a server's watch event to its stream, in
@@ -102,7 +106,13 @@ func (c *Client) handleWatchEvent(m *sim.Message) {
 		return
 	}
 	w := c.watches[ev.WatchID]
-	if w == nil || w.ended || m.From != w.server || ev.Seq < w.next {
+	if w == nil || w.ended || m.From != w.server {
+		return
+	}
+	// A frame read on the stream's connection: the health check's
+	// activity (only frames of the connection's own streams count).
+	c.read(w.conn.id, m.FromInc)
+	if ev.Seq < w.next {
 		return
 	}
 	if ev.Seq > w.next {
@@ -110,7 +120,6 @@ func (c *Client) handleWatchEvent(m *sim.Message) {
 		return
 	}
 	w.next++
-	w.idle.Reset(c.cfg.WatchIdleTimeout)
 	if ev.Type == apiwire.Closed {
 		w.end(ErrWatchClosed)
 		return

@@ -77,7 +77,9 @@ func TestWatchGoneAndIdle(t *testing.T) {
 	e.World.RunFor(2 * time.Minute)
 	require.True(t, client.IsGone(gone.err), "%v", gone.err)
 	require.ErrorIs(t, idle.err, client.ErrWatchIdle)
-	require.InDelta(t, float64(time.Second+client.DefaultWatchIdleTimeout), float64(idle.errAt), float64(10*time.Millisecond))
+	// The connection's last frame was read just after 1 s: the health
+	// check gives up 30 s + 15 s later.
+	require.InDelta(t, float64(time.Second+client.DefaultReadIdleTimeout+client.DefaultPingTimeout), float64(idle.errAt), float64(10*time.Millisecond))
 }
 
 func TestWatchBookmarksKeepStreamAlive(t *testing.T) {

@@ -71,7 +71,9 @@ type process struct {
 	cfg    Config
 	rt     *runtime
 	client *client.Client
-	pods   *cache.Informer
+	// hbClient is the client of the node status and the Lease.
+	hbClient *client.Client
+	pods     *cache.Informer
 	// Jitter streams: the lease and node status loops, probe offsets.
 	leaseRnd, statusRnd, probeRnd *sim.Stream
 	started                       sim.Time
@@ -114,6 +116,18 @@ func newProcess(k *Kubelet) *process {
 		ccfg.WatchPort = "api-watch:" + k.cfg.Node + suffix
 	}
 	p.client = client.New(k.h, ccfg)
+	// The heartbeat client: node status and Lease updates, with a request
+	// timeout of min(nodeStatusUpdateFrequency, nodeLeaseDurationSeconds),
+	// as cmd/kubelet/app/server.go (run) builds heartbeatClientConfig;
+	// every other client of the kubelet has none.
+	hcfg := client.Config{Name: k.cfg.Node + "/heartbeat", User: ccfg.User, Servers: k.cfg.Servers,
+		Timeout: min(k.cfg.NodeStatusUpdateFrequency, k.cfg.LeaseDuration)}
+	if k.gen > 1 {
+		suffix := "#" + strconv.Itoa(k.gen)
+		hcfg.ReplyPort = client.DefaultReplyPort(hcfg.Name) + suffix
+		hcfg.WatchPort = "api-watch:" + hcfg.Name + suffix
+	}
+	p.hbClient = client.New(k.h, hcfg)
 	return p
 }
 

@@ -80,7 +80,7 @@ func (p *process) backoffEnsureLease(done func(lease *model.Lease, created bool)
 
 // ensureLease reads the lease, creating it when missing.
 func (p *process) ensureLease(done func(lease *model.Lease, created bool, err error)) {
-	leases := p.client.Leases(model.NodeLeaseNamespace)
+	leases := p.hbClient.Leases(model.NodeLeaseNamespace)
 	leases.Get(p.cfg.Node, client.GetOptions{}, func(obj model.Object, err error) {
 		if p.stopped {
 			return
@@ -114,7 +114,7 @@ func (p *process) retryUpdateLease(base *model.Lease, try int, done func(ok bool
 		done(false)
 		return
 	}
-	p.client.Leases(model.NodeLeaseNamespace).Update(p.newLease(base), func(obj model.Object, err error) {
+	p.hbClient.Leases(model.NodeLeaseNamespace).Update(p.newLease(base), func(obj model.Object, err error) {
 		if p.stopped {
 			return
 		}

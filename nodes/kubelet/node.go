@@ -147,7 +147,7 @@ func (p *process) tryUpdateNodeStatus(try int) {
 	if try == 0 {
 		opts.ResourceVersion = "0"
 	}
-	nodes := p.client.Nodes()
+	nodes := p.hbClient.Nodes()
 	nodes.Get(p.cfg.Node, opts, func(obj model.Object, err error) {
 		if p.stopped {
 			return

@@ -21,7 +21,8 @@ type Scheduler struct {
 	// connection from the same host (its calls and watches are its own;
 	// the old process's callbacks are all no-ops).
 	c        *client.Client
-	pick     *sim.Stream // tie-breaks of selectHost
+	le       *client.Client // the leader election client
+	pick     *sim.Stream    // tie-breaks of selectHost
 	cur      *instance
 	restarts int
 }
@@ -43,6 +44,13 @@ func newScheduler(h *sim.Host, cfg Config) *Scheduler {
 		ccfg.OnWrite = s.emitWrite
 	}
 	s.c = client.New(h, ccfg)
+	if !cfg.DisableLeaderElection {
+		// The lock's own client, with its request timeout, as
+		// makeLeaderElectionConfig builds it through
+		// resourcelock.NewFromKubeconfig (cmd/kube-scheduler/app/options).
+		s.le = client.New(h, client.Config{Name: cfg.Name + "/leader-election", User: User, Servers: cfg.Servers,
+			Timeout: leaderelection.ClientTimeout(cfg.RenewDeadline)})
+	}
 	s.pick = h.Rand("scheduler/select-host")
 	return s
 }
@@ -127,7 +135,7 @@ func (p *instance) start() {
 		return
 	}
 	le, err := leaderelection.NewLeaderElector(leaderelection.Config{
-		Client:        s.c,
+		Client:        s.le,
 		Namespace:     leaderelection.DefaultNamespace,
 		Name:          s.cfg.LeaseName,
 		Identity:      s.cfg.Name,

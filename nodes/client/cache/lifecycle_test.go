@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/nodes/apiwire"
-	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -88,19 +87,20 @@ func TestStopThenRunDropsTheListInFlight(t *testing.T) {
 // watch" is one that lasted LESS than a second with no event
 // (tools/cache/reflector.go, handleAnyWatch/watchHandler:
 // `if watchDuration < 1*time.Second && eventCount == 0`); only that one
-// makes the reflector relist. Here the streams end silently (the client's
-// idle timeout, counted from the watch's start) after exactly a second,
-// or just under.
+// makes the reflector relist. Here the server closes the streams a second
+// after it received their requests (the client sees at least that, plus
+// the round trip), or 10 ms under.
 func TestWatchOfExactlyOneSecondIsNotVeryShort(t *testing.T) {
 	for _, tc := range []struct {
-		idle    time.Duration
+		life    time.Duration
 		relists bool
 	}{
 		{time.Second, false},
-		{time.Second - time.Nanosecond, true},
+		{time.Second - 10*time.Millisecond, true},
 	} {
-		t.Run(tc.idle.String(), func(t *testing.T) {
-			e := newEnvClient(3, 1, cache.InformerConfig{}, client.Config{WatchIdleTimeout: tc.idle})
+		t.Run(tc.life.String(), func(t *testing.T) {
+			e := newEnv(3, 1, cache.InformerConfig{})
+			e.Server(0).WatchLifetime = tc.life
 			e.do(func() { e.create("a", nil) })
 			e.do(e.inf.Run)
 			e.World.RunFor(5 * time.Second)

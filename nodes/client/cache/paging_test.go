@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
 )
 
@@ -28,7 +27,7 @@ func TestReflectorPaging(t *testing.T) {
 		{name: "WatchListPageSize", pageSize: 2, want: []int64{2, 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := newEnvClient(3, 1, cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{PageSize: tc.pageSize}}, client.Config{WatchIdleTimeout: time.Hour})
+			e := newEnv(3, 1, cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{PageSize: tc.pageSize}})
 			e.do(func() { e.create("a", nil) })
 			e.do(e.inf.Run)
 			e.World.RunFor(time.Second)
@@ -51,7 +50,7 @@ func TestReflectorPaging(t *testing.T) {
 // resourceVersion (k8s.io/client-go, tools/pager/pager.go, list:
 // FullListIfExpired), and the reflector ends up with every object.
 func TestExpiredContinueListsInFull(t *testing.T) {
-	e := newEnvClient(3, 1, cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{PageSize: 2}}, client.Config{WatchIdleTimeout: time.Hour})
+	e := newEnv(3, 1, cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{PageSize: 2}})
 	e.do(func() {
 		for i := range 5 {
 			e.create("p"+strconv.Itoa(i), nil)

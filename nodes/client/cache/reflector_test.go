@@ -53,7 +53,7 @@ func TestVeryShortWatchRelists(t *testing.T) {
 // resumes from its last resourceVersion without a relist.
 func TestWatchTimeout(t *testing.T) {
 	// No idle timeout: the fake servers send no bookmarks.
-	e := newEnvClient(3, 1, cache.InformerConfig{}, client.Config{WatchIdleTimeout: time.Hour})
+	e := newEnvClient(3, 1, cache.InformerConfig{}, client.Config{})
 	e.do(func() { e.create("a", nil) })
 	e.do(e.inf.Run)
 	e.World.RunFor(cache.MinWatchTimeout - 3*time.Second)

@@ -18,6 +18,15 @@ import (
 	"github.com/kubesim/kubesim/nodes/client"
 )
 
+// ClientTimeout is the request timeout of a leader-election client:
+// max(1 s, renewDeadline/2), as client-go's
+// tools/leaderelection/resourcelock/interface.go NewFromKubeconfig sets it
+// ("to keep a single hung request from forcing a leader loss");
+// kube-controller-manager and kube-scheduler build their locks with it.
+func ClientTimeout(renewDeadline time.Duration) time.Duration {
+	return max(time.Second, renewDeadline/2)
+}
+
 // client-go's defaults, as kube-controller-manager and kube-scheduler use
 // them.
 const (

@@ -23,7 +23,7 @@
 // Config.Name (the real one appends a UUID to the host name, so a restarted
 // process waits for its own old lease to expire; kubesim's reuses it at
 // once, which changes nothing for the other replicas), through a client of
-// its own whose requests time out after the renew deadline, as
+// its own whose requests time out after half the renew deadline, as
 // kube-controller-manager's leader-election client.
 //
 // On leading, as the real StartControllers: a fresh controllers.Context is

@@ -93,14 +93,14 @@ func Boot(cfg Config) func(*sim.Host) {
 		m := &Manager{h: h, cfg: cfg}
 		m.c = client.New(h, client.Config{Name: cfg.Name, User: User, Servers: cfg.Servers, OnWrite: m.emitWrite})
 		m.le = client.New(h, client.Config{Name: LeaderElectionClient(cfg.Name), User: User, Servers: cfg.Servers,
-			Timeout: cfg.RenewDeadline})
+			Timeout: leaderelection.ClientTimeout(cfg.RenewDeadline)})
 		h.Expose(ExposeName, m)
 		m.startProcess()
 	}
 }
 
 // LeaderElectionClient names the client of replica name's leader elector
-// (its requests' own connection, with the renew deadline as timeout).
+// (its requests' own connection, with leaderelection.ClientTimeout).
 func LeaderElectionClient(name string) string { return name + "/leader-election" }
 
 // Identity returns the replica's identity (Config.Name).

@@ -19,10 +19,20 @@ import (
 
 const ns = "default"
 
+// kcmRequestTimeout bounds the test controller manager's requests (see
+// newContext).
+const kcmRequestTimeout = 10 * time.Second
+
 // newContext builds what a controller manager gives its controllers;
-// onWrite (if not nil) sees every write request its client sends.
+// onWrite (if not nil) sees every write request its client sends. The
+// client times a request out after kcmRequestTimeout, which the real
+// kube-controller-manager's does not (rest.Config.Timeout 0): the tests
+// cut it off to make its writes fail, and test what the controller does
+// with a failure, not how soon the connection's health check (45 s)
+// would report it.
 func newContext(h *sim.Host, servers []sim.HostID, onWrite func(*apiwire.Request)) *controllers.Context {
-	cl := client.New(h, client.Config{Name: "kcm", User: "system:kube-controller-manager", Servers: servers, OnWrite: onWrite})
+	cl := client.New(h, client.Config{Name: "kcm", User: "system:kube-controller-manager", Servers: servers, OnWrite: onWrite,
+		Timeout: kcmRequestTimeout})
 	return controllers.NewContext(h, cl, nil)
 }
 

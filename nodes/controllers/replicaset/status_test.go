@@ -134,13 +134,20 @@ func TestStatusUpdateRetriesOnceOnAFreshRead(t *testing.T) {
 			})
 			e.Run(5 * time.Second)
 			require.True(t, finished)
-			verbs := map[string]int{}
+			// The calls of updateStatus come first; the controller's own
+			// sync may follow as soon as its informer sees the write (it
+			// puts back the status it computes), racing the write's reply.
+			var verbs []string
 			for _, c := range calls {
 				if c.Resource == model.ResourceReplicaSetsName {
-					verbs[c.Verb]++
+					verbs = append(verbs, c.Verb)
 				}
 			}
-			require.Equal(t, map[string]int{"update-status": 2, "get": 1}, verbs, "one write, one read, one more write")
+			require.GreaterOrEqual(t, len(verbs), 3)
+			require.Equal(t, []string{"update-status", "get", "update-status"}, verbs[:3], "one write, one read, one more write")
+			if len(verbs) > 3 {
+				require.Len(t, verbs, 4, "at most one more write, the controller's own sync")
+			}
 			if tc.forbidden {
 				require.True(t, client.IsForbidden(got), "%v", got)
 				return

@@ -77,8 +77,14 @@ type Server struct {
 	watches []*watch
 	// Unavailable answers every request with 503.
 	Unavailable bool
-	// Silent never answers (requests time out).
+	// Silent never answers requests (its process still acknowledges
+	// PINGs: a live server that does not answer).
 	Silent bool
+	// Delay holds every answer back this long (a slow server).
+	Delay time.Duration
+	// WatchLifetime, when positive, closes every watch stream cleanly
+	// (apiwire.Closed) this long after the server received its request.
+	WatchLifetime time.Duration
 	// DropWatchEvents drops the next n watch events (a Seq gap).
 	DropWatchEvents int
 	// Requests counts the requests served, by verb.
@@ -114,6 +120,14 @@ func status(code int, reason apiwire.StatusReason, msg string) apiwire.Status {
 }
 
 func (s *Server) serve(q *sim.Request) {
+	if s.Delay > 0 {
+		s.h.After(s.Delay, "fakeapi-delay", func() { s.serveNow(q) })
+		return
+	}
+	s.serveNow(q)
+}
+
+func (s *Server) serveNow(q *sim.Request) {
 	req, ok := q.Body.(*apiwire.Request)
 	if !ok || s.Silent {
 		return
@@ -282,6 +296,9 @@ func (s *Server) startWatch(req *apiwire.Request, from sim.HostID) {
 	w := &watch{caller: from, port: req.WatchPort, id: req.WatchID, resource: req.Resource,
 		namespace: req.Namespace, selector: sel, bookmarks: req.AllowWatchBookmarks}
 	b := s.b
+	if s.WatchLifetime > 0 {
+		s.h.After(s.WatchLifetime, "fakeapi-watch-lifetime", func() { s.closeWatch(w) })
+	}
 	if req.ResourceVersion == "" || req.ResourceVersion == "0" {
 		s.watches = append(s.watches, w)
 		for _, k := range sim.SortedKeys(b.Objects) {
@@ -333,6 +350,18 @@ func (s *Server) CloseWatches() {
 		s.h.Send(w.caller, w.port, &apiwire.WatchEvent{WatchID: w.id, Seq: w.seq, Type: apiwire.Closed, Server: s.h.Name()})
 	}
 	s.watches = nil
+}
+
+// closeWatch ends w cleanly, if it is still open.
+func (s *Server) closeWatch(w *watch) {
+	for i, o := range s.watches {
+		if o == w {
+			w.seq++
+			s.h.Send(w.caller, w.port, &apiwire.WatchEvent{WatchID: w.id, Seq: w.seq, Type: apiwire.Closed, Server: s.h.Name()})
+			s.watches = append(s.watches[:i], s.watches[i+1:]...)
+			return
+		}
+	}
 }
 
 func (s *Server) bookmarks() {
