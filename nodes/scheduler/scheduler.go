@@ -1,6 +1,8 @@
 package scheduler
 
 import (
+	"time"
+
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client"
@@ -20,7 +22,12 @@ type Scheduler struct {
 	// c outlives the processes: a new process reusing it is like a new
 	// connection from the same host (its calls and watches are its own;
 	// the old process's callbacks are all no-ops).
-	c        *client.Client
+	c *client.Client
+	// le is the leader elector's own client, as the real lock's
+	// (resourcelock.NewFromKubeconfig: a "leader-election" clientset whose
+	// request timeout is max(1 s, RenewDeadline/2)); it also outlives the
+	// processes.
+	le       *client.Client
 	pick     *sim.Stream // tie-breaks of selectHost
 	cur      *instance
 	restarts int
@@ -43,8 +50,29 @@ func newScheduler(h *sim.Host, cfg Config) *Scheduler {
 		ccfg.OnWrite = s.emitWrite
 	}
 	s.c = client.New(h, ccfg)
+	if !cfg.DisableLeaderElection {
+		s.le = client.New(h, client.Config{Name: LeaderElectionClient(cfg.Name), User: User, Servers: cfg.Servers,
+			Timeout: LeaderElectionTimeout(cfg.RenewDeadline)})
+	}
 	s.pick = h.Rand("scheduler/select-host")
 	return s
+}
+
+// ReleaseOnCancel is kube-scheduler's leader election setting: true, as
+// makeLeaderElectionConfig sets it (cmd/kube-scheduler/app/options/options.go).
+const ReleaseOnCancel = true
+
+// LeaderElectionClient names the client of replica name's leader elector
+// (its requests' own connection).
+func LeaderElectionClient(name string) string { return name + "/leader-election" }
+
+// LeaderElectionTimeout is the request timeout of the leader elector's
+// client: max(1 s, renewDeadline/2), as client-go's
+// resourcelock.NewFromKubeconfig sets it on the lock's clientset
+// (tools/leaderelection/resourcelock/interface.go), which
+// makeLeaderElectionConfig uses (cmd/kube-scheduler/app/options/options.go).
+func LeaderElectionTimeout(renewDeadline time.Duration) time.Duration {
+	return max(time.Second, renewDeadline/2)
 }
 
 // Identity returns the replica's identity (Config.Name).
@@ -126,14 +154,23 @@ func (p *instance) start() {
 		p.run()
 		return
 	}
+	// kube-scheduler's makeLeaderElectionConfig
+	// (cmd/kube-scheduler/app/options/options.go) sets ReleaseOnCancel:
+	// true: when its renewals fail (or it is asked to stop) the elector
+	// first clears the Lease's holder, if it last saw itself as holder,
+	// and only then calls OnStoppedLeading, on which the process exits.
+	// Until then the scheduling loop runs on: OnStartedLeading's context
+	// is Run's, cancelled only once renew (and its release) has returned
+	// (client-go tools/leaderelection/leaderelection.go, Run and renew).
 	le, err := leaderelection.NewLeaderElector(leaderelection.Config{
-		Client:        s.c,
-		Namespace:     leaderelection.DefaultNamespace,
-		Name:          s.cfg.LeaseName,
-		Identity:      s.cfg.Name,
-		LeaseDuration: s.cfg.LeaseDuration,
-		RenewDeadline: s.cfg.RenewDeadline,
-		RetryPeriod:   s.cfg.RetryPeriod,
+		Client:          s.le,
+		ReleaseOnCancel: ReleaseOnCancel,
+		Namespace:       leaderelection.DefaultNamespace,
+		Name:            s.cfg.LeaseName,
+		Identity:        s.cfg.Name,
+		LeaseDuration:   s.cfg.LeaseDuration,
+		RenewDeadline:   s.cfg.RenewDeadline,
+		RetryPeriod:     s.cfg.RetryPeriod,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: p.handleStartedLeading,
 			OnStoppedLeading: p.handleStoppedLeading,

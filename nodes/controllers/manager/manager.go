@@ -93,15 +93,30 @@ func Boot(cfg Config) func(*sim.Host) {
 		m := &Manager{h: h, cfg: cfg}
 		m.c = client.New(h, client.Config{Name: cfg.Name, User: User, Servers: cfg.Servers, OnWrite: m.emitWrite})
 		m.le = client.New(h, client.Config{Name: LeaderElectionClient(cfg.Name), User: User, Servers: cfg.Servers,
-			Timeout: cfg.RenewDeadline})
+			Timeout: LeaderElectionTimeout(cfg.RenewDeadline)})
 		h.Expose(ExposeName, m)
 		m.startProcess()
 	}
 }
 
+// ReleaseOnCancel is kube-controller-manager's leader election setting:
+// false, as leaderElectAndRun leaves it
+// (cmd/kube-controller-manager/app/controllermanager.go).
+const ReleaseOnCancel = false
+
 // LeaderElectionClient names the client of replica name's leader elector
-// (its requests' own connection, with the renew deadline as timeout).
+// (its requests' own connection, with LeaderElectionTimeout).
 func LeaderElectionClient(name string) string { return name + "/leader-election" }
+
+// LeaderElectionTimeout is the request timeout of the leader elector's
+// client: max(1 s, renewDeadline/2), as client-go's
+// resourcelock.NewFromKubeconfig (tools/leaderelection/resourcelock/interface.go)
+// sets it on the lock's own clientset, which kube-controller-manager's
+// leaderElectAndRun (cmd/kube-controller-manager/app/controllermanager.go)
+// builds with its renew deadline.
+func LeaderElectionTimeout(renewDeadline time.Duration) time.Duration {
+	return max(time.Second, renewDeadline/2)
+}
 
 // Identity returns the replica's identity (Config.Name).
 func (m *Manager) Identity() string { return m.cfg.Name }
@@ -166,15 +181,21 @@ type process struct {
 
 func (p *process) start() {
 	m := p.m
+	// kube-controller-manager's leaderElectAndRun
+	// (cmd/kube-controller-manager/app/controllermanager.go) leaves
+	// ReleaseOnCancel false, unlike kube-scheduler: a replica that loses
+	// its leadership exits without clearing the Lease, and the next
+	// leader waits out the lease duration.
 	le, err := leaderelection.NewLeaderElector(leaderelection.Config{
-		Client:        m.le,
-		Namespace:     leaderelection.DefaultNamespace,
-		Name:          LeaseName,
-		Identity:      m.cfg.Name,
-		LeaseDuration: m.cfg.LeaseDuration,
-		RenewDeadline: m.cfg.RenewDeadline,
-		RetryPeriod:   m.cfg.RetryPeriod,
-		Ablations:     m.cfg.Ablations,
+		Client:          m.le,
+		ReleaseOnCancel: ReleaseOnCancel,
+		Namespace:       leaderelection.DefaultNamespace,
+		Name:            LeaseName,
+		Identity:        m.cfg.Name,
+		LeaseDuration:   m.cfg.LeaseDuration,
+		RenewDeadline:   m.cfg.RenewDeadline,
+		RetryPeriod:     m.cfg.RetryPeriod,
+		Ablations:       m.cfg.Ablations,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: p.handleStartedLeading,
 			OnStoppedLeading: p.handleStoppedLeading,

@@ -256,3 +256,38 @@ func TestDeterministicTrace(t *testing.T) {
 		require.Equal(t, churn(t, seed), churn(t, seed), "seed %d", seed)
 	}
 }
+
+// TestLeaderElectionSettings: kube-controller-manager's elector client
+// times out requests at max(1 s, RenewDeadline/2) = 5 s (client-go
+// resourcelock.NewFromKubeconfig, which leaderElectAndRun in
+// cmd/kube-controller-manager/app/controllermanager.go calls with the
+// renew deadline), and leaderElectAndRun leaves ReleaseOnCancel false: a
+// leader cut off for 10 s, whose renew round then fails after the cut has
+// healed, exits without writing the Lease (it still names it, with its
+// 15 s duration), so the other replica waits out the lease duration.
+func TestLeaderElectionSettings(t *testing.T) {
+	require.Equal(t, 5*time.Second, LeaderElectionTimeout(10*time.Second))
+	require.Equal(t, time.Second, LeaderElectionTimeout(time.Second))
+	e := newEnv(t, 5, 2, 0)
+	e.Run(10 * time.Second)
+	require.Len(t, e.leaders(), 1)
+	first := e.leaders()[0]
+	for i := 1; i <= 2; i++ {
+		require.Equal(t, 5*time.Second, e.manager(i).le.Config().Timeout)
+	}
+	var atStop *model.Lease
+	e.W.Subscribe(func(ev *sim.Event) {
+		if d, ok := ev.Data.(*spoketrace.Leading); ok && !d.Leading && atStop == nil {
+			obj, err := e.Get(model.ResourceLeasesName, "kube-system", LeaseName)
+			require.NoError(t, err)
+			atStop = obj.(*model.Lease)
+		}
+	})
+	cuts := e.W.Network().Isolate(e.Host(first).ID())
+	e.Run(10 * time.Second)
+	e.W.Network().Restore(cuts)
+	e.Run(3 * time.Second)
+	require.NotNil(t, atStop, "the cut-off leader stepped down at its renew deadline")
+	require.Equal(t, first, model.Deref(atStop.Spec.HolderIdentity, ""), "no release")
+	require.Equal(t, int32(15), model.Deref(atStop.Spec.LeaseDurationSeconds, 0))
+}
