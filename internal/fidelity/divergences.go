@@ -57,13 +57,6 @@ func Divergences() []Divergence {
 			Where:       "nodes/client DefaultWatchIdleTimeout, DefaultTimeout",
 		},
 		{
-			Name:        "Startup probes",
-			Kubesim:     "no startup probes",
-			Real:        "a startupProbe holds off liveness and readiness probes until it succeeds",
-			Consequence: "a slow-starting container can only be modelled with initialDelaySeconds",
-			Where:       "model Container",
-		},
-		{
 			Name:        "Watch progress notifications",
 			Kubesim:     fmt.Sprintf("etcd notifies a progress_notify watch every 10 min (jittered), as the real one, but kubesim's API server caches do not ask for it yet; each checks its etcd watch every %s, asks its member for progress after %s without a response, and re-watches on another member after %s", Format(progress), Format(progress), Format(3*progress)),
 			Real:        "kube-apiserver's watch cache creates its etcd watches with progress_notify (k8s.io/apiserver pkg/storage/etcd3/watcher.go, WithProgressNotify) and requests progress to serve consistent reads from its cache",
