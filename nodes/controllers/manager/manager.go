@@ -54,6 +54,11 @@ type Config struct {
 	// RestartDelay is how long the process stays down after exiting on a
 	// lost leadership; default DefaultRestartDelay.
 	RestartDelay time.Duration
+	// TerminatedPodThreshold is --terminated-pod-gc-threshold, handed to
+	// the pod garbage collector (podgc.Config.TerminatedPodThreshold): 0
+	// means the default, 12,500; a negative value disables the
+	// collection of terminated pods, as the real flag's 0 does.
+	TerminatedPodThreshold int
 }
 
 func (cfg Config) withDefaults(h *sim.Host) Config {
