@@ -240,4 +240,9 @@ var (
 	// informer of the controller manager in poll mode: a quorum LIST every
 	// 2 s (manager.PollInterval) instead of a watch.
 	PollNotWatch = declare(Ablation{Name: "poll-not-watch", Mechanism: "the controller manager's informers list every 2 s instead of watching", Measure: "reaction_s,cm_requests_per_s", Scenario: "controller-manager-failover"})
+	// LivenessBeforeStartup (nodes/kubelet, the prober's tick) lets a
+	// liveness worker probe a run whose startup probe has not succeeded
+	// yet, instead of passing its ticks until it has (doProbe, "Disable
+	// other probes until container has started").
+	LivenessBeforeStartup = declare(Ablation{Name: "liveness-before-startup", Mechanism: "a kubelet runs a container's liveness probe before its startup probe has succeeded: a slow-starting application is killed while it warms up, which its startup probe was there to allow", Check: "probe-semantics", Scenario: "probe-flaps"})
 )

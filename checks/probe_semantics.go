@@ -25,10 +25,20 @@ import (
 //     row (it is on hold), or the kubelet does not kill that container in
 //     the same instant (a virtual time: the kubelet's pod sync follows the
 //     result at once);
+//   - a liveness or readiness probe runs before the run's startup probe
+//     succeeded, or a startup probe runs again after it succeeded
+//     (doProbe: "Disable other probes until container has started",
+//     "Stop probing for startup once container has started");
+//   - a container is killed for startup (ContainerKill reason Startup)
+//     before its startup probe failed failureThreshold times in a row, or
+//     a startup worker probes again after that (it is on hold), or the
+//     kubelet does not kill that container in the same instant
+//     (computePodActions kills on a startup failure as on a liveness one);
 //   - at the end of an instant in which anything happened to a pod, the
 //     readiness the kubelet reports (PodReady) is not the one its
 //     containers' runs give: ready when every run is running, not being
-//     killed, and past its readiness threshold; not ready otherwise. So a
+//     killed, started (no startup probe, or it succeeded) and past its
+//     readiness threshold; not ready otherwise. So a
 //     pod leaves service only after failureThreshold readiness failures in
 //     a row (or its container stops), and comes back only after
 //     successThreshold successes in a row.
@@ -54,11 +64,12 @@ type ProbeSemantics struct {
 // probePodKey keys a pod on a node.
 func probePodKey(node, uid string) string { return node + "|" + uid }
 
-// probeHeld is a liveness run that reached its failure threshold, at the
-// event of that result.
+// probeHeld is a liveness or startup run that reached its failure
+// threshold, at the event of that result.
 type probeHeld struct {
 	pod       *probePod
 	container string
+	kind      int // probeLive or probeStart
 	at        probeTouch
 }
 
@@ -68,10 +79,25 @@ type probeTouch struct {
 	seq uint64
 }
 
+// The workers of a run, by probe kind.
+const (
+	probeLive = iota
+	probeReady
+	probeStart
+	probeKinds
+)
+
 // probeRun is the current run of one container on one node.
 type probeRun struct {
 	killed, stopped bool
-	workers         [2]*probeCount // liveness, readiness
+	workers         [probeKinds]*probeCount // liveness, readiness, startup
+}
+
+// started reports whether the run has started: no startup worker, or its
+// startup probe succeeded.
+func (r *probeRun) started() bool {
+	w := r.workers[probeStart]
+	return w == nil || w.result
 }
 
 // probeCount is one probe worker as the check replays it.
@@ -80,7 +106,7 @@ type probeCount struct {
 	result           bool // after thresholds
 	last             bool // the last raw outcome
 	run              int  // how many times in a row it came
-	held             bool // liveness past failureThreshold: on hold
+	held             bool // liveness past failureThreshold, startup past either threshold: on hold
 }
 
 // probePod is one pod on one node: what its kubelet reported, and the
@@ -104,10 +130,13 @@ func NewProbeSemantics() *ProbeSemantics {
 func (c *ProbeSemantics) Name() string { return "probe-semantics" }
 
 func probeIndex(kind string) int {
-	if kind == spoketrace.ProbeLiveness {
-		return 0
+	switch kind {
+	case spoketrace.ProbeLiveness:
+		return probeLive
+	case spoketrace.ProbeStartup:
+		return probeStart
 	}
-	return 1
+	return probeReady
 }
 
 func (c *ProbeSemantics) pod(node, uid, key string) *probePod {
@@ -155,7 +184,11 @@ func (c *ProbeSemantics) Observe(e *sim.Event) {
 	case *spoketrace.ProbeWorker:
 		c.learn(e, d.Node)
 		r := c.pod(d.Node, d.UID, d.Pod).run(d.Container)
-		r.workers[probeIndex(d.Probe)] = &probeCount{success: d.SuccessThreshold, failure: d.FailureThreshold, result: d.Initial}
+		kind := probeIndex(d.Probe)
+		// A startup worker that starts out started (an adopted run the API
+		// showed started) has nothing left to probe.
+		r.workers[kind] = &probeCount{success: d.SuccessThreshold, failure: d.FailureThreshold, result: d.Initial,
+			held: kind == probeStart && d.Initial}
 		c.touch(e, d.Node, d.UID)
 	case *spoketrace.ProbeResult:
 		c.learn(e, d.Node)
@@ -204,14 +237,25 @@ func (c *ProbeSemantics) observeResult(e *sim.Event, d *spoketrace.ProbeResult) 
 	if r == nil {
 		return
 	}
-	w := r.workers[probeIndex(d.Probe)]
+	kind := probeIndex(d.Probe)
+	w := r.workers[kind]
 	if w == nil {
 		c.rec.add(e.At, e.Seq, "%s probe of container %s of pod %s on %s without a probe worker", d.Probe, d.Container, d.Pod, d.Node)
 		return
 	}
+	if kind != probeStart && !r.started() {
+		c.rec.add(e.At, e.Seq, "%s probe of container %s of pod %s on %s ran before its startup probe succeeded (%s): the other probes wait until the container has started",
+			d.Probe, d.Container, d.Pod, d.Node, r.workers[probeStart].describe())
+		return
+	}
 	if w.held {
-		c.rec.add(e.At, e.Seq, "liveness probe of container %s of pod %s on %s ran again after %d failures in a row (failureThreshold): the worker must hold until the container runs again",
-			d.Container, d.Pod, d.Node, w.failure)
+		if kind == probeStart && w.result {
+			c.rec.add(e.At, e.Seq, "startup probe of container %s of pod %s on %s ran again after it succeeded: it stops once the container has started",
+				d.Container, d.Pod, d.Node)
+		} else {
+			c.rec.add(e.At, e.Seq, "%s probe of container %s of pod %s on %s ran again after %d failures in a row (failureThreshold): the worker must hold until the container runs again",
+				d.Probe, d.Container, d.Pod, d.Node, w.failure)
+		}
 		return
 	}
 	if w.run > 0 && w.last == d.Success {
@@ -228,9 +272,13 @@ func (c *ProbeSemantics) observeResult(e *sim.Event, d *spoketrace.ProbeResult) 
 	}
 	changed := w.result != d.Success
 	w.result = d.Success
-	if d.Probe == spoketrace.ProbeLiveness && !d.Success {
+	switch {
+	case kind == probeStart && d.Success:
+		w.held = true // started: the startup probe is done
+		changed = true
+	case (kind == probeLive || kind == probeStart) && !d.Success:
 		w.held, w.run = true, 0
-		c.held = append(c.held, probeHeld{p, d.Container, probeTouch{e.At, e.Seq}})
+		c.held = append(c.held, probeHeld{p, d.Container, kind, probeTouch{e.At, e.Seq}})
 	}
 	if changed {
 		c.touch(e, d.Node, d.UID)
@@ -243,18 +291,22 @@ func (c *ProbeSemantics) observeKill(e *sim.Event, d *spoketrace.ContainerKill) 
 	r.killed = true
 	c.touch(e, d.Node, d.UID)
 	switch d.Reason {
-	case spoketrace.StopLiveness:
-		w := r.workers[0]
+	case spoketrace.StopLiveness, spoketrace.StopStartup:
+		kind, what := probeLive, "liveness"
+		if d.Reason == spoketrace.StopStartup {
+			kind, what = probeStart, "startup"
+		}
+		w := r.workers[kind]
 		switch {
 		case w == nil:
-			c.rec.add(e.At, e.Seq, "container %s of pod %s on %s killed for liveness without a liveness probe worker", d.Container, d.Pod, d.Node)
-		case !w.held:
+			c.rec.add(e.At, e.Seq, "container %s of pod %s on %s killed for %s without a %s probe worker", d.Container, d.Pod, d.Node, what, what)
+		case !w.held || w.result:
 			inRow := 0
 			if !w.last {
 				inRow = w.run
 			}
-			c.rec.add(e.At, e.Seq, "container %s of pod %s on %s killed for liveness after %d failure(s) in a row (failureThreshold %d)",
-				d.Container, d.Pod, d.Node, inRow, w.failure)
+			c.rec.add(e.At, e.Seq, "container %s of pod %s on %s killed for %s after %d failure(s) in a row (failureThreshold %d)",
+				d.Container, d.Pod, d.Node, what, inRow, w.failure)
 		}
 	case spoketrace.StopReadiness:
 		c.rec.add(e.At, e.Seq, "container %s of pod %s on %s killed because its readiness probe failed: readiness never kills", d.Container, d.Pod, d.Node)
@@ -292,7 +344,10 @@ func (r *probeRun) ready() (bool, string) {
 	case r.killed:
 		return false, "being killed"
 	}
-	if w := r.workers[1]; w != nil && !w.result {
+	if !r.started() {
+		return false, fmt.Sprintf("not started (startup %s)", r.workers[probeStart].describe())
+	}
+	if w := r.workers[probeReady]; w != nil && !w.result {
 		return false, fmt.Sprintf("readiness not passed (%s)", w.describe())
 	}
 	return true, ""
@@ -315,8 +370,12 @@ func (c *ProbeSemantics) settle() {
 		if r == nil || r.killed || r.stopped || c.faulted[h.pod.node] {
 			continue
 		}
-		c.rec.add(h.at.at, h.at.seq, "liveness probe of container %s of pod %s on %s failed %d times in a row, but the kubelet did not kill the container",
-			h.container, h.pod.key, h.pod.node, r.workers[0].failure)
+		what := "liveness"
+		if h.kind == probeStart {
+			what = "startup"
+		}
+		c.rec.add(h.at.at, h.at.seq, "%s probe of container %s of pod %s on %s failed %d times in a row, but the kubelet did not kill the container",
+			what, h.container, h.pod.key, h.pod.node, r.workers[h.kind].failure)
 	}
 	c.held = c.held[:0]
 	for _, k := range sim.SortedKeys(c.touched) {
@@ -361,7 +420,7 @@ func (p *probePod) describeReadiness(containers []string) string {
 	var parts []string
 	for _, name := range containers {
 		r := p.runs[name]
-		if w := r.workers[1]; w != nil {
+		if w := r.workers[probeReady]; w != nil {
 			parts = append(parts, name+": "+w.describe())
 		} else {
 			parts = append(parts, name+": no readiness probe")

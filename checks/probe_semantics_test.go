@@ -24,7 +24,7 @@ func kill(ms int64, node, pod, reason string) sev {
 	return kev(ms, node, &spoketrace.ContainerKill{Node: node, Pod: "default/" + pod, UID: pod + "-uid", Container: "app", Reason: reason, Grace: 30})
 }
 
-const live, rdy = spoketrace.ProbeLiveness, spoketrace.ProbeReadiness
+const live, rdy, strt = spoketrace.ProbeLiveness, spoketrace.ProbeReadiness, spoketrace.ProbeStartup
 
 // probes is one probe result per second from ms on, F a failure, S a
 // success.
@@ -55,12 +55,7 @@ func TestProbeSemantics(t *testing.T) {
 	running := trace(start(0, "node-1", "a", "rs"), worker(0, "node-1", "a", live, 1, 3, true), worker(0, "node-1", "a", rdy, 2, 2, false))
 	// ... made ready by two successes at 1 s and 2 s.
 	readyAt2 := trace(running, probe(1000, "node-1", "a", rdy, true), probe(2000, "node-1", "a", rdy, true), ready(2000, "node-1", "a", true))
-	cases := []struct {
-		name string
-		evs  []sev
-		ok   bool
-		want string
-	}{
+	cases := []probeCase{
 		{"liveness failing fewer times in a row than its threshold never kills", trace(running, probes(1000, "node-1", "a", live, "FFSFFSFFS")),
 			true, "9 probe result(s), 6 failure(s); 0 kill(s)"},
 		{"the third failure in a row kills at once", trace(running, probes(1000, "node-1", "a", live, "FSFFF"), kill(5000, "node-1", "a", spoketrace.StopLiveness),
@@ -96,6 +91,7 @@ func TestProbeSemantics(t *testing.T) {
 		{"a probe without a worker", trace(start(0, "node-1", "a", "rs"), probe(1000, "node-1", "a", rdy, true)),
 			false, "without a probe worker"},
 	}
+	cases = append(cases, startupCases()...)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := feedSpoke(NewProbeSemantics(), tc.evs...)
@@ -105,5 +101,51 @@ func TestProbeSemantics(t *testing.T) {
 				require.NotEmpty(t, r.Offenses)
 			}
 		})
+	}
+}
+
+// probeCase is one trace of TestProbeSemantics.
+type probeCase struct {
+	name string
+	evs  []sev
+	ok   bool
+	want string
+}
+
+// startupCases: a running pod a with a startup worker (failureThreshold
+// 3), a liveness worker (3) and a readiness worker (success 1, failure 1),
+// as the prober runs them (k8s.io/kubernetes pkg/kubelet/prober/worker.go
+// doProbe: the other probes wait until the container has started, the
+// startup probe stops once it has; kuberuntime_manager.go
+// computePodActions kills on a startup failure at the threshold).
+func startupCases() []probeCase {
+	running := trace(start(0, "node-1", "a", "rs"), worker(0, "node-1", "a", strt, 1, 3, false),
+		worker(0, "node-1", "a", live, 1, 3, true), worker(0, "node-1", "a", rdy, 1, 1, false))
+	started := trace(running, probes(1000, "node-1", "a", strt, "FFS"))
+	return []probeCase{
+		{"startup succeeds, then liveness and readiness run and the pod is ready", trace(started, probe(3000, "node-1", "a", rdy, true),
+			ready(3000, "node-1", "a", true), probes(4000, "node-1", "a", live, "SS")), true, "6 probe result(s), 2 failure(s); 0 kill(s)"},
+		{"the third startup failure in a row kills at once", trace(running, probes(1000, "node-1", "a", strt, "FFF"),
+			kill(3000, "node-1", "a", spoketrace.StopStartup), stop(4000, "node-1", "a", spoketrace.StopStartup, false)), true, "1 kill(s)"},
+		{"an adopted run the API showed started is not probed for startup", trace(start(0, "node-1", "a", "rs"),
+			worker(0, "node-1", "a", strt, 1, 3, true), worker(0, "node-1", "a", live, 1, 3, true), probes(1000, "node-1", "a", live, "S")),
+			true, "1 probe result(s)"},
+
+		{"liveness before startup succeeded", trace(running, probe(1000, "node-1", "a", strt, false), probe(1500, "node-1", "a", live, false)),
+			false, "liveness probe of container app of pod default/a on node-1 ran before its startup probe succeeded (1 failure(es) in a row"},
+		{"readiness before startup succeeded", trace(running, probe(1500, "node-1", "a", rdy, true)),
+			false, "readiness probe of container app of pod default/a on node-1 ran before its startup probe succeeded"},
+		{"startup probed again after it succeeded", trace(started, probe(4000, "node-1", "a", strt, true)),
+			false, "startup probe of container app of pod default/a on node-1 ran again after it succeeded"},
+		{"ready before startup succeeded", trace(running, ready(500, "node-1", "a", true)),
+			false, "reports pod default/a ready, but container app not started (startup 0 failure(es) in a row"},
+		{"killed for startup after two failures", trace(running, probes(1000, "node-1", "a", strt, "FF"), kill(2000, "node-1", "a", spoketrace.StopStartup)),
+			false, "killed for startup after 2 failure(s) in a row (failureThreshold 3)"},
+		{"killed for startup after it succeeded", trace(started, kill(4000, "node-1", "a", spoketrace.StopStartup)),
+			false, "killed for startup after 0 failure(s) in a row"},
+		{"not killed at the startup threshold", trace(running, probes(1000, "node-1", "a", strt, "FFF"), probe(13000, "node-1", "b", live, true)),
+			false, "startup probe of container app of pod default/a on node-1 failed 3 times in a row, but the kubelet did not kill the container"},
+		{"startup probed again while on hold", trace(running, probes(1000, "node-1", "a", strt, "FFF"), kill(3000, "node-1", "a", spoketrace.StopDeleted),
+			probe(4000, "node-1", "a", strt, false)), false, "startup probe of container app of pod default/a on node-1 ran again after 3 failures in a row"},
 	}
 }

@@ -65,6 +65,7 @@ func SetDefaultsPodSpec(spec *PodSpec) {
 		c := &spec.Containers[i]
 		setDefaultsProbe(c.LivenessProbe)
 		setDefaultsProbe(c.ReadinessProbe)
+		setDefaultsProbe(c.StartupProbe)
 		for _, name := range c.Resources.Limits.Names() {
 			if _, ok := c.Resources.Requests[name]; !ok {
 				if c.Resources.Requests == nil {

@@ -11,7 +11,8 @@ func TestSetDefaultsPod(t *testing.T) {
 	p := &Pod{Spec: PodSpec{Containers: []Container{{Name: "a", Image: "x",
 		Resources:      ResourceRequirements{Limits: ResourceListOf("cpu", "1", "memory", "1Gi"), Requests: ResourceListOf("cpu", "250m")},
 		LivenessProbe:  &Probe{},
-		ReadinessProbe: &Probe{PeriodSeconds: 2, FailureThreshold: 7, InitialDelaySeconds: 5}}}}}
+		ReadinessProbe: &Probe{PeriodSeconds: 2, FailureThreshold: 7, InitialDelaySeconds: 5},
+		StartupProbe:   &Probe{FailureThreshold: 30}}}}}
 	SetDefaults(p)
 	assert.Equal(t, RestartPolicyAlways, p.Spec.RestartPolicy)
 	assert.Equal(t, int64(30), *p.Spec.TerminationGracePeriodSeconds)
@@ -19,6 +20,9 @@ func TestSetDefaultsPod(t *testing.T) {
 	c := p.Spec.Containers[0]
 	assert.Equal(t, Probe{PeriodSeconds: 10, TimeoutSeconds: 1, SuccessThreshold: 1, FailureThreshold: 3}, *c.LivenessProbe)
 	assert.Equal(t, Probe{InitialDelaySeconds: 5, PeriodSeconds: 2, TimeoutSeconds: 1, SuccessThreshold: 1, FailureThreshold: 7}, *c.ReadinessProbe)
+	// A startup probe gets the same defaults (pkg/apis/core/v1/defaults.go
+	// SetDefaults_Probe applies to every probe of a container).
+	assert.Equal(t, Probe{PeriodSeconds: 10, TimeoutSeconds: 1, SuccessThreshold: 1, FailureThreshold: 30}, *c.StartupProbe)
 	assert.Equal(t, ResourceListOf("cpu", "250m", "memory", "1Gi"), c.Resources.Requests, "a limit without a request becomes the request")
 	assert.Empty(t, p.Spec.Tolerations, "SetDefaults does not add the admission plugin's tolerations")
 

@@ -56,6 +56,12 @@ type Container struct {
 	LivenessProbe *Probe `json:"livenessProbe,omitempty"`
 	// ReadinessProbe gates the pod's Ready condition.
 	ReadinessProbe *Probe `json:"readinessProbe,omitempty"`
+	// StartupProbe runs first: until it succeeds the liveness and
+	// readiness probes do not run (the container is not ready, and its
+	// liveness passes); once it succeeds it stops; failing
+	// FailureThreshold times in a row kills the container, as a liveness
+	// failure does. Its SuccessThreshold must be 1.
+	StartupProbe *Probe `json:"startupProbe,omitempty"`
 }
 
 // ResourceRequirements are a container's requests (what the scheduler
@@ -75,7 +81,7 @@ type Probe struct {
 	// PeriodSeconds between probes; default 10.
 	PeriodSeconds int32 `json:"periodSeconds,omitempty"`
 	// SuccessThreshold consecutive successes after a failure; default 1
-	// (and must be 1 for liveness).
+	// (and must be 1 for liveness and startup).
 	SuccessThreshold int32 `json:"successThreshold,omitempty"`
 	// FailureThreshold consecutive failures to give up; default 3.
 	FailureThreshold int32 `json:"failureThreshold,omitempty"`
@@ -247,6 +253,7 @@ func (c *Container) DeepCopyInto(out *Container) {
 	out.Resources.Requests = c.Resources.Requests.DeepCopy()
 	out.LivenessProbe = clonePtr(c.LivenessProbe)
 	out.ReadinessProbe = clonePtr(c.ReadinessProbe)
+	out.StartupProbe = clonePtr(c.StartupProbe)
 }
 
 // DeepCopyInto copies s into out, sharing no memory.

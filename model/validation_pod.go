@@ -74,6 +74,12 @@ func validateContainers(containers []Container, path string) ErrorList {
 		if c.LivenessProbe != nil && c.LivenessProbe.SuccessThreshold != 1 {
 			errs = append(errs, invalid(child(p, "livenessProbe", "successThreshold"), c.LivenessProbe.SuccessThreshold, "must be 1"))
 		}
+		// As validateContainerCommon (pkg/apis/core/validation/validation.go):
+		// a startup probe's successThreshold must be 1 too.
+		errs = append(errs, validateProbe(c.StartupProbe, child(p, "startupProbe"))...)
+		if c.StartupProbe != nil && c.StartupProbe.SuccessThreshold != 1 {
+			errs = append(errs, invalid(child(p, "startupProbe", "successThreshold"), c.StartupProbe.SuccessThreshold, "must be 1"))
+		}
 		errs = append(errs, validateResources(&c.Resources, child(p, "resources"))...)
 	}
 	return errs

@@ -194,6 +194,18 @@ func TestValidateExactMessages(t *testing.T) {
 			p.Spec.Containers[0].LivenessProbe = &Probe{PeriodSeconds: 10, TimeoutSeconds: 1, FailureThreshold: 3, SuccessThreshold: 2}
 			return p
 		}, []string{`spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1`}},
+		// pkg/apis/core/validation/validation.go validateContainerCommon:
+		// "must be 1" for a startup probe's successThreshold too.
+		{"startup success threshold", func() Object {
+			p := validPod()
+			p.Spec.Containers[0].StartupProbe = &Probe{PeriodSeconds: 10, TimeoutSeconds: 1, FailureThreshold: 30, SuccessThreshold: 2}
+			return p
+		}, []string{`spec.containers[0].startupProbe.successThreshold: Invalid value: 2: must be 1`}},
+		{"negative startup probe timeout", func() Object {
+			p := validPod()
+			p.Spec.Containers[0].StartupProbe = &Probe{PeriodSeconds: 10, TimeoutSeconds: -1, FailureThreshold: 3, SuccessThreshold: 1}
+			return p
+		}, []string{`spec.containers[0].startupProbe.timeoutSeconds: Invalid value: -1: must be greater than or equal to 0`}},
 		{"negative probe period", func() Object {
 			p := validPod()
 			p.Spec.Containers[0].ReadinessProbe = &Probe{PeriodSeconds: -1, TimeoutSeconds: 1, FailureThreshold: 3, SuccessThreshold: 1}

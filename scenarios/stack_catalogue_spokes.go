@@ -37,10 +37,27 @@ func probeFlaps() Spec {
 	crashy := newReplicaSet("crashy", 2, AppSpec{
 		Annotations: annotations(kubelet.AnnotationLivenessPattern, "40s-100s=FFFS"),
 		Liveness:    &model.Probe{PeriodSeconds: 5, FailureThreshold: 3}})
-	return Spec{Name: "probe-flaps", Description: "three applications whose health endpoints fail now and then from 40 s, while a kubelet restarts every 25 to 35 s (its new prober adopts the running containers and counts from zero): blinky's liveness fails twice in a row then passes (failureThreshold 3: never killed), flappy's readiness fails and passes alone and in pairs (successThreshold 2, failureThreshold 2: its pods leave service only after two failures in a row and come back only after two successes), and crashy's liveness fails three times in a row for a minute (each run is killed at its third failure and restarted after CrashLoopBackOff); every probe result is traced and the kubelet's kills and readiness must follow the thresholds exactly",
+	// slowpoke warms up for 30 s (its endpoints fail until then): its
+	// startup probe allows 60 s (every 5 s, 12 failures), and keeps the
+	// liveness probe (which would kill it after 15 s of failures) and the
+	// readiness probe from running until it has succeeded.
+	slowpoke := newReplicaSet("slowpoke", 2, AppSpec{
+		Annotations: annotations(kubelet.AnnotationWarmup, "30s"),
+		Startup:     &model.Probe{PeriodSeconds: 5, FailureThreshold: 12},
+		Liveness:    &model.Probe{PeriodSeconds: 5, FailureThreshold: 3},
+		Readiness:   &model.Probe{PeriodSeconds: 5}})
+	// stally's startup endpoint fails until 100 s: each run is killed at
+	// its third startup failure (15 s), and restarted after
+	// CrashLoopBackOff, until a run starts after 100 s.
+	stally := newReplicaSet("stally", 1, AppSpec{
+		Annotations: annotations(kubelet.AnnotationStartupPattern, "0s-100s=F"),
+		Startup:     &model.Probe{PeriodSeconds: 5, FailureThreshold: 3},
+		Liveness:    &model.Probe{PeriodSeconds: 5}})
+	return Spec{Name: "probe-flaps", Description: "five applications whose health endpoints fail now and then from 40 s, or while they warm up, while a kubelet restarts every 25 to 35 s (its new prober adopts the running containers and counts from zero): blinky's liveness fails twice in a row then passes (failureThreshold 3: never killed), flappy's readiness fails and passes alone and in pairs (successThreshold 2, failureThreshold 2: its pods leave service only after two failures in a row and come back only after two successes), and crashy's liveness fails three times in a row for a minute (each run is killed at its third failure and restarted after CrashLoopBackOff); slowpoke warms up for 30 s behind a startup probe that allows 60 s (its liveness and readiness probes wait until it succeeded, so it is never killed), and stally's startup endpoint fails until 100 s (each run is killed at its third startup failure, 15 s after it started, and restarted after CrashLoopBackOff); every probe result is traced and the kubelet's kills and readiness must follow the thresholds exactly",
 		Duration: 300 * time.Second, Settle: 150 * time.Second,
 		Stack: &StackTopology{Nodes: 3, Script: func(*StackLayer) []apiload.Step {
-			return []apiload.Step{createStep(15*time.Second, blinky), createStep(15*time.Second, flappy), createStep(15*time.Second, crashy)}
+			return []apiload.Step{createStep(15*time.Second, blinky), createStep(15*time.Second, flappy), createStep(15*time.Second, crashy),
+				createStep(15*time.Second, slowpoke), createStep(15*time.Second, stally)}
 		}},
 		// Kubelets restart now and then: a new prober adopts the running
 		// containers and counts from zero.

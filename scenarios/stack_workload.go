@@ -21,6 +21,7 @@ type AppSpec struct {
 	Annotations map[string]string
 	Liveness    *model.Probe
 	Readiness   *model.Probe
+	Startup     *model.Probe
 }
 
 // podTemplate is the template of app's pods, labelled app=<app>.
@@ -42,6 +43,7 @@ func podTemplate(app string, s AppSpec) model.PodTemplateSpec {
 			Resources:      model.ResourceRequirements{Requests: model.ResourceListOf("cpu", s.CPU, "memory", s.Memory)},
 			LivenessProbe:  s.Liveness,
 			ReadinessProbe: s.Readiness,
+			StartupProbe:   s.Startup,
 		}}},
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/client/leaderelection"
 	"github.com/kubesim/kubesim/nodes/client/workqueue"
+	"github.com/kubesim/kubesim/nodes/controllers/manager"
+	"github.com/kubesim/kubesim/nodes/scheduler"
 )
 
 // The sources in client-go and component-base.
@@ -46,5 +48,12 @@ func clientDefaults() []Entry {
 		{l, "Leader election: retry period", leaderelection.DefaultRetryPeriod, "2 s", leaderElectSrc, "nodes/client/leaderelection DefaultRetryPeriod", leaderTests},
 		{l, "Leader election: jitter factor", leaderelection.JitterFactor, "1.2",
 			clientGo + "tools/leaderelection/leaderelection.go JitterFactor", "nodes/client/leaderelection JitterFactor", ""},
+		{l, "Leader election: the lock client's request timeout (max(1 s, renew deadline / 2))", leaderelection.ClientTimeout(leaderelection.DefaultRenewDeadline), "5 s",
+			clientGo + "tools/leaderelection/resourcelock/interface.go NewFromKubeconfig", "nodes/client/leaderelection ClientTimeout (used by nodes/scheduler and nodes/controllers/manager)",
+			"nodes/scheduler TestLostLeadershipRestartsTheProcess, nodes/controllers/manager TestLeaderElectionSettings"},
+		{l, "Leader election: kube-scheduler releases its Lease on losing leadership (ReleaseOnCancel)", scheduler.ReleaseOnCancel, "true",
+			"kubernetes/kubernetes v1.34 cmd/kube-scheduler/app/options/options.go makeLeaderElectionConfig", "nodes/scheduler ReleaseOnCancel", "nodes/scheduler TestReleasedLeaseIsTakenOverAtOnce"},
+		{l, "Leader election: kube-controller-manager releases its Lease on losing leadership (ReleaseOnCancel)", manager.ReleaseOnCancel, "false",
+			"kubernetes/kubernetes v1.34 cmd/kube-controller-manager/app/controllermanager.go leaderElectAndRun", "nodes/controllers/manager ReleaseOnCancel", "nodes/controllers/manager TestLeaderElectionSettings"},
 	}
 }

@@ -49,17 +49,10 @@ func Divergences() []Divergence {
 			Where:       "nodes/apiserver DefaultEtcdRequestTimeout",
 		},
 		{
-			Name:        "Startup probes",
-			Kubesim:     "no startup probes",
-			Real:        "a startupProbe holds off liveness and readiness probes until it succeeds",
-			Consequence: "a slow-starting container can only be modelled with initialDelaySeconds",
-			Where:       "model Container",
-		},
-		{
 			Name:        "Watch progress notifications",
-			Kubesim:     fmt.Sprintf("etcd notifies a progress_notify watch every 10 min (jittered), as the real one, but kubesim's API server caches do not ask for it yet; each checks its etcd watch every %s, asks its member for progress after %s without a response, and re-watches on another member after %s", Format(progress), Format(progress), Format(3*progress)),
-			Real:        "kube-apiserver's watch cache creates its etcd watches with progress_notify (k8s.io/apiserver pkg/storage/etcd3/watcher.go, WithProgressNotify) and requests progress to serve consistent reads from its cache",
-			Consequence: "kubesim's API server leaves a dead or partitioned etcd member within seconds",
+			Kubesim:     fmt.Sprintf("etcd notifies a progress_notify watch every 10 min (jittered), and the API server caches ask for it, as the real ones; a cache also asks its member for progress after %s without a response, and every 100 ms while reads wait for it", Format(progress)),
+			Real:        "kube-apiserver requests progress only while reads wait for the cache to catch up (pkg/storage/cacher/progress/watch_progress.go)",
+			Consequence: "kubesim's API servers send their etcd members about one progress request a second per idle resource that a real one does not",
 			Where:       "nodes/apiserver DefaultCacheProgressInterval, cache.handleTick",
 		},
 		{

@@ -77,6 +77,7 @@ func nodeDefaults() []Entry {
 		{l, "Pod GC quarantine of a gone node", podgc.DefaultQuarantineTime, "40 s",
 			k8s + "pkg/controller/podgc/gc_controller.go quarantineTime", "nodes/controllers/podgc DefaultQuarantineTime", "nodes/controllers/podgc TestPodsOfAGoneNodeAreDeletedAfterTheQuarantine"},
 		{l, "Pod GC terminated-pod threshold", podgc.DefaultTerminatedPodThreshold, "12500",
-			k8s + "cmd/kube-controller-manager --terminated-pod-gc-threshold (pkg/controller/podgc/config/v1alpha1 defaults)", "nodes/controllers/podgc DefaultTerminatedPodThreshold", "nodes/controllers/podgc TestTerminatedPodThresholdDefault"},
+			k8s + "cmd/kube-controller-manager --terminated-pod-gc-threshold (pkg/controller/podgc/config/v1alpha1 defaults)", "nodes/controllers/podgc DefaultTerminatedPodThreshold (set through nodes/controllers/manager Config.TerminatedPodThreshold)",
+			"nodes/controllers/podgc TestTerminatedPodThresholdDefault, nodes/controllers/manager TestTerminatedPodThresholdReachesPodGC"},
 	}
 }

@@ -36,6 +36,14 @@ const (
 	// AnnotationReadinessPattern is AnnotationLivenessPattern for the
 	// readiness endpoint.
 	AnnotationReadinessPattern = "kubesim.io/readiness-pattern"
+	// AnnotationStartupPattern is AnnotationLivenessPattern for the
+	// startup endpoint.
+	AnnotationStartupPattern = "kubesim.io/startup-pattern"
+	// AnnotationWarmup is how long the application takes to warm up after
+	// it started running (a duration): until then its health endpoints
+	// (startup, liveness and readiness alike) answer with a failure, as a
+	// slow-starting application's do.
+	AnnotationWarmup = "kubesim.io/warmup"
 )
 
 // Application defaults.
@@ -76,9 +84,10 @@ type appSpec struct {
 	exits        bool
 	load         []loadWindow
 	shutdown     time.Duration
-	// patterns are the answers of the liveness and readiness endpoints
-	// (indexed by probeKind).
-	patterns [2][]patternWindow
+	warmup       time.Duration // 0: answers at once
+	// patterns are the answers of the liveness, readiness and startup
+	// endpoints (indexed by probeKind).
+	patterns [numProbeKinds][]patternWindow
 }
 
 // patternWindow is one window of a probe pattern: the probes that start
@@ -118,11 +127,17 @@ func parseApp(ann map[string]string, rnd *sim.Stream) appSpec {
 	if d, ok := parseDuration(ann[AnnotationShutdown]); ok {
 		app.shutdown = d
 	}
+	if d, ok := parseDuration(ann[AnnotationWarmup]); ok {
+		app.warmup = d
+	}
 	if w, ok := parsePattern(ann[AnnotationLivenessPattern]); ok {
 		app.patterns[liveness] = w
 	}
 	if w, ok := parsePattern(ann[AnnotationReadinessPattern]); ok {
 		app.patterns[readiness] = w
+	}
+	if w, ok := parsePattern(ann[AnnotationStartupPattern]); ok {
+		app.patterns[startup] = w
 	}
 	return app
 }

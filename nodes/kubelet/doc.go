@@ -47,6 +47,9 @@
 //     start in the window are answered in turn by the pattern's letters,
 //     cyclically and counted per container run (F: a failure, as an HTTP
 //     500; S: a success). Outside every window the endpoint succeeds.
+//     AnnotationStartupPattern is the same for the startup endpoint.
+//   - AnnotationWarmup: how long the application warms up after it started
+//     running: until then every health endpoint answers with a failure.
 //
 // A probe fails when the application hangs, its answer time exceeds the
 // probe's timeoutSeconds, or its answer is a failure; it is answered after
@@ -69,7 +72,12 @@
 // one container run: the first probe runs initialDelaySeconds after the
 // container started running (for an adopted container, after a random part
 // of the period, as the real prober does after a kubelet restart), then every
-// periodSeconds. Once the kubelet decided to stop a container, the container
+// periodSeconds. A container with a startupProbe is probed only for
+// startup until that succeeds (its liveness and readiness ticks pass; it
+// is neither started nor ready); then the startup worker stops, readiness
+// is probed at once and liveness at its next tick; failureThreshold
+// startup failures in a row kill it, as a liveness failure does.
+// Once the kubelet decided to stop a container, the container
 // is not ready and no longer probed. Container restarts on image updates
 // are not modelled.
 //

@@ -14,29 +14,40 @@ type probeKind uint8
 const (
 	liveness probeKind = iota
 	readiness
+	startup
+	numProbeKinds
 )
 
 // String is the kind's name in the trace.
 func (k probeKind) String() string {
-	if k == liveness {
+	switch k {
+	case liveness:
 		return spoketrace.ProbeLiveness
+	case startup:
+		return spoketrace.ProbeStartup
 	}
 	return spoketrace.ProbeReadiness
 }
 
 // containerProbes are the probe workers of one container run.
 type containerProbes struct {
-	inst                *instance
-	liveness, readiness *probeWorker
+	inst                         *instance
+	liveness, readiness, startup *probeWorker
 }
 
 func (cp *containerProbes) stop() {
-	if cp.liveness != nil {
-		cp.liveness.stop()
+	for _, w := range []*probeWorker{cp.startup, cp.liveness, cp.readiness} {
+		if w != nil {
+			w.stop()
+		}
 	}
-	if cp.readiness != nil {
-		cp.readiness.stop()
-	}
+}
+
+// started reports whether the run counts as started: it has no startup
+// probe, or its startup probe succeeded (prober_manager.go
+// isContainerStarted; the API's containerStatuses[].started).
+func (cp *containerProbes) started() bool {
+	return cp.startup == nil || cp.startup.result
 }
 
 // probeWorker probes one container run periodically, as the prober's
@@ -46,6 +57,7 @@ func (cp *containerProbes) stop() {
 type probeWorker struct {
 	p      *process
 	ps     *podState
+	cp     *containerProbes
 	in     *instance
 	kind   probeKind
 	spec   model.Probe
@@ -61,6 +73,7 @@ type probeWorker struct {
 	failures int
 	failed   bool // the failure that kills the container was set
 	stopped  bool
+	inFlight bool // a probe was started and its result is not in yet
 }
 
 // defaultedProbe applies the API's probe defaults (period 10 s, timeout
@@ -96,30 +109,39 @@ func (p *process) ensureProbes(ps *podState, in *instance, c *model.Container) {
 	}
 	cp = &containerProbes{inst: in}
 	adopted := in.startedAt < p.started
+	if c.StartupProbe != nil {
+		// A run a restarted kubelet adopts keeps the started the API
+		// server shows for it, as isContainerStarted does while the
+		// ChangeContainerStatusOnKubeletRestart gate is off (its default).
+		started := adopted && apiContainerStatus(ps.pod, c.Name, in.startedAt, func(cs *model.ContainerStatus) bool {
+			return model.Deref(cs.Started, false)
+		})
+		cp.startup = p.newProbeWorker(ps, cp, in, startup, *c.StartupProbe, adopted, started)
+	}
 	if c.LivenessProbe != nil {
-		cp.liveness = p.newProbeWorker(ps, in, liveness, *c.LivenessProbe, adopted, true)
+		cp.liveness = p.newProbeWorker(ps, cp, in, liveness, *c.LivenessProbe, adopted, true)
 	}
 	if c.ReadinessProbe != nil {
-		ready := adopted && apiContainerReady(ps.pod, c.Name, in.startedAt)
-		cp.readiness = p.newProbeWorker(ps, in, readiness, *c.ReadinessProbe, adopted, ready)
+		ready := adopted && apiContainerStatus(ps.pod, c.Name, in.startedAt, func(cs *model.ContainerStatus) bool { return cs.Ready })
+		cp.readiness = p.newProbeWorker(ps, cp, in, readiness, *c.ReadinessProbe, adopted, ready)
 	}
 	ps.probes[c.Name] = cp
 }
 
-// apiContainerReady reports whether the API server's status shows the
-// container run that started at startedAt as ready.
-func apiContainerReady(pod *model.Pod, name string, startedAt sim.Time) bool {
+// apiContainerStatus reads field of the API server's status of the
+// container run that started at startedAt; false when it shows none.
+func apiContainerStatus(pod *model.Pod, name string, startedAt sim.Time, field func(*model.ContainerStatus) bool) bool {
 	for i := range pod.Status.ContainerStatuses {
 		cs := &pod.Status.ContainerStatuses[i]
 		if cs.Name == name && cs.State.Running != nil && cs.State.Running.StartedAt == model.Time(startedAt) {
-			return cs.Ready
+			return field(cs)
 		}
 	}
 	return false
 }
 
-func (p *process) newProbeWorker(ps *podState, in *instance, kind probeKind, spec model.Probe, adopted, initial bool) *probeWorker {
-	w := &probeWorker{p: p, ps: ps, in: in, kind: kind, spec: defaultedProbe(spec), result: initial}
+func (p *process) newProbeWorker(ps *podState, cp *containerProbes, in *instance, kind probeKind, spec model.Probe, adopted, initial bool) *probeWorker {
+	w := &probeWorker{p: p, ps: ps, cp: cp, in: in, kind: kind, spec: defaultedProbe(spec), result: initial}
 	w.timer = p.newTimer("kubelet-probe", func() {
 		if fn := w.next; fn != nil && !w.stopped {
 			w.next = nil
@@ -162,12 +184,24 @@ func (w *probeWorker) alive() bool {
 }
 
 // tick starts a probe: it is answered after the application's answer time,
-// or fails at the timeout if the application hangs or is slower.
+// or fails at the timeout if the application hangs or is slower. As
+// doProbe (pkg/kubelet/prober/worker.go), a startup worker probes only
+// until the run has started, and the liveness and readiness workers only
+// once it has: until then their ticks pass without a probe.
 func (w *probeWorker) tick() {
 	if !w.alive() {
 		w.stop()
 		return
 	}
+	if w.kind == startup && w.result {
+		w.stop() // started: the startup probe has done its work
+		return
+	}
+	if w.kind != startup && !w.cp.started() && !(w.kind == liveness && w.p.cfg.Ablations.Has(ablation.LivenessBeforeStartup)) {
+		w.armNextTick()
+		return
+	}
+	w.inFlight = true
 	timeout := time.Duration(w.spec.TimeoutSeconds) * time.Second
 	answer, answered, success := w.in.probe(w.kind)
 	wait := timeout
@@ -182,6 +216,7 @@ func (w *probeWorker) tick() {
 // handleResult applies one probe's outcome and schedules the next probe
 // at the next tick of the period.
 func (w *probeWorker) handleResult(success bool) {
+	w.inFlight = false
 	if !w.alive() {
 		w.stop()
 		return
@@ -208,6 +243,11 @@ func (w *probeWorker) handleResult(success bool) {
 			return
 		}
 	}
+	w.armNextTick()
+}
+
+// armNextTick schedules the next probe at the next tick of the period.
+func (w *probeWorker) armNextTick() {
 	now := w.p.h.Now()
 	period := w.period()
 	k := now.Sub(w.grid)/period + 1 // the first tick after now, as a ticker drops missed ticks
@@ -219,7 +259,23 @@ func (w *probeWorker) handleResult(success bool) {
 func (w *probeWorker) set(success bool) {
 	changed := w.result != success
 	w.result = success
-	kills := w.kind == liveness || w.p.cfg.Ablations.Has(ablation.LivenessAsReadiness)
+	if w.kind == startup && success {
+		// Started: the startup worker holds (doProbe's onHold), the pod is
+		// synced (the startup result's update), and the status update's
+		// UpdatePodStatus triggers the readiness worker at once
+		// (prober_manager.go, "Trigger an immediate run of the
+		// readinessProbe"); liveness waits for its next tick.
+		w.stop()
+		if r := w.cp.readiness; r != nil && !r.stopped && !r.inFlight {
+			r.arm(0, r.tick)
+		}
+		w.p.enqueue(w.ps.uid)
+		return
+	}
+	// A liveness or startup failure at the threshold kills the container
+	// (kuberuntime_manager.go computePodActions: "failed liveness probe",
+	// "failed startup probe").
+	kills := w.kind == liveness || w.kind == startup || w.p.cfg.Ablations.Has(ablation.LivenessAsReadiness)
 	if !success && kills {
 		// The container must be killed: hold until it runs again.
 		w.failed = true
@@ -243,16 +299,30 @@ func (ps *podState) probeKill(name string, in *instance) string {
 	if cp.liveness != nil && cp.liveness.failed {
 		return spoketrace.StopLiveness
 	}
+	if cp.startup != nil && cp.startup.failed {
+		return spoketrace.StopStartup
+	}
 	if cp.readiness != nil && cp.readiness.failed {
 		return spoketrace.StopReadiness
 	}
 	return ""
 }
 
+// containerStarted reports the Started of a running container's run: it
+// has no startup probe, or that probe succeeded (isContainerStarted).
+func (ps *podState) containerStarted(c *model.Container, in *instance) bool {
+	if c.StartupProbe == nil {
+		return true
+	}
+	cp := ps.probes[c.Name]
+	return cp != nil && cp.inst == in && cp.started()
+}
+
 // containerReady reports the Ready of a container's run: running, not
-// being stopped, and its readiness probe (if any) passing.
+// being stopped, started, and its readiness probe (if any) passing
+// (UpdatePodStatus leaves Ready false until the container started).
 func (ps *podState) containerReady(c *model.Container, in *instance) bool {
-	if in == nil || in.state != stateRunning || in.stopping {
+	if in == nil || in.state != stateRunning || in.stopping || !ps.containerStarted(c, in) {
 		return false
 	}
 	if c.ReadinessProbe == nil {

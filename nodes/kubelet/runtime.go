@@ -81,7 +81,7 @@ type instance struct {
 
 	// patternNext counts, per probe kind and pattern window, the probes
 	// answered from the window so far.
-	patternNext [2][]int
+	patternNext [numProbeKinds][]int
 	// failingLiveness: the liveness endpoint's last answer was a
 	// failure (a pattern's F): the application says it is unhealthy.
 	failingLiveness bool
@@ -244,7 +244,10 @@ func (in *instance) probe(kind probeKind) (answer time.Duration, answered, succe
 		return 0, false, false
 	}
 	success = true
-	if w := in.app.patternWindowAt(kind, now); w >= 0 {
+	if now < in.startedAt.Add(in.app.warmup) {
+		// Still warming up: every endpoint answers with a failure.
+		success = false
+	} else if w := in.app.patternWindowAt(kind, now); w >= 0 {
 		if in.patternNext[kind] == nil {
 			in.patternNext[kind] = make([]int, len(in.app.patterns[kind]))
 		}

@@ -115,7 +115,7 @@ func (p *process) containerStatus(ps *podState, sb *sandbox, c *model.Container)
 	case in.state == stateRunning:
 		cs.RestartCount = int32(in.restarts)
 		cs.State.Running = &model.ContainerStateRunning{StartedAt: model.Time(in.startedAt)}
-		cs.Started = model.Ptr(true)
+		cs.Started = model.Ptr(ps.containerStarted(c, in))
 		cs.Ready = ps.containerReady(c, in)
 	default: // exited
 		cs.RestartCount = int32(in.restarts)

@@ -27,7 +27,11 @@
 // polled every 100 ms): the real kube-scheduler starts them before it
 // leads, which makes a takeover a little faster; starting them on
 // leadership keeps standbys from loading the API server and makes every
-// leader start from a fresh list. A leader that loses its lease exits, as
+// leader start from a fresh list. The elector has its own client, whose
+// requests time out after max(1 s, RenewDeadline/2) (5 s), and releases
+// the Lease when its renewals fail (ReleaseOnCancel, as the real
+// makeLeaderElectionConfig): the scheduling loop runs on until that
+// release has succeeded or given up. A leader that loses its lease exits, as
 // the real one does (klog.Fatal in OnStoppedLeading): every callback of
 // that process becomes a no-op, and a fresh process, with new informers,
 // queue and cache, starts after Config.RestartDelay (1 s) and runs for

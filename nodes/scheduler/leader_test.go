@@ -8,6 +8,8 @@ import (
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client/leaderelection"
+	"github.com/kubesim/kubesim/nodes/spoketrace"
+	"github.com/kubesim/kubesim/sim"
 )
 
 // leaders returns the identities whose last Leading event says leading.
@@ -104,6 +106,22 @@ func TestFailoverAfterLeaderCrash(t *testing.T) {
 	}
 }
 
+// TestLostLeadershipRestartsTheProcess: an isolated leader keeps leading
+// until its renew round's deadline, then tries to release the Lease
+// (kube-scheduler sets ReleaseOnCancel: true, cmd/kube-scheduler/app/options/options.go,
+// makeLeaderElectionConfig), and only when the release has given up does
+// OnStoppedLeading run and the process exit (client-go
+// tools/leaderelection/leaderelection.go: Run defers OnStoppedLeading
+// after renew, and renew calls release after its wait.Until loop). The
+// release's read hangs until the elector client's timeout,
+// max(1 s, RenewDeadline/2) = 5 s (resourcelock.NewFromKubeconfig), so the
+// old leader steps down 15 to 17 s after the cut: its round started at most
+// a RetryPeriod after it (RetryPeriod after its last renewal, answered
+// before the cut), failed 10 s later, and its release timed out 5 s after
+// that. Meanwhile the standby takes the Lease once it has not changed for
+// the lease duration since it saw it change (13 to 24 s after the cut):
+// client-go has no fencing, and the two may both lead for a moment, the
+// isolated one unable to reach the API server.
 func TestLostLeadershipRestartsTheProcess(t *testing.T) {
 	tc := twoReplicas(t, 11)
 	old := tc.leaders()[0]
@@ -112,17 +130,33 @@ func TestLostLeadershipRestartsTheProcess(t *testing.T) {
 	tc.Run(30 * time.Second)
 	tc.W.Network().Restore(cuts)
 
-	// The isolated leader stepped down after RenewDeadline (10 s, give or
-	// take a retry) and before the other took over (15 s after the last
-	// renewal it saw).
-	require.GreaterOrEqual(t, len(tc.leading), 3)
-	stop, next := tc.leading[1], tc.leading[2]
+	require.Len(t, tc.leading, 3)
+	var stop, next leadingAt
+	for _, l := range tc.leading[1:] {
+		if l.Identity == old {
+			stop = l
+		} else {
+			next = l
+		}
+	}
 	require.Equal(t, old, stop.Identity)
 	require.False(t, stop.Leading.Leading)
-	require.Less(t, stop.at.Sub(isolatedAt), leaderelection.DefaultRenewDeadline+leaderelection.DefaultRetryPeriod+time.Second)
-	require.NotEqual(t, old, next.Identity)
+	timeout := leaderelection.ClientTimeout(leaderelection.DefaultRenewDeadline)
+	require.Equal(t, 5*time.Second, timeout)
+	stepDown := stop.at.Sub(isolatedAt)
+	require.GreaterOrEqual(t, stepDown, leaderelection.DefaultRenewDeadline+timeout, "renew deadline, then the release's read times out")
+	require.Less(t, stepDown, leaderelection.DefaultRetryPeriod+leaderelection.DefaultRenewDeadline+timeout+time.Second)
+	require.NotEmpty(t, next.Identity)
 	require.True(t, next.Leading.Leading)
-	require.LessOrEqual(t, stop.at, next.at, "no two leaders at once")
+	maxRetry := time.Duration(float64(leaderelection.DefaultRetryPeriod) * (1 + leaderelection.JitterFactor))
+	took := next.at.Sub(isolatedAt)
+	require.GreaterOrEqual(t, took, leaderelection.DefaultLeaseDuration-leaderelection.DefaultRetryPeriod, "the release never reached the API server: the standby waited out the lease")
+	require.Less(t, took, leaderelection.DefaultLeaseDuration+2*maxRetry)
+
+	// The release never landed: the Lease names the new leader.
+	obj, err := tc.Get(model.ResourceLeasesName, leaderelection.DefaultNamespace, "kube-scheduler")
+	require.NoError(t, err)
+	require.Equal(t, next.Identity, *obj.(*model.Lease).Spec.HolderIdentity)
 
 	// The process exited and was restarted as a standby: a fresh state.
 	s := tc.scheduler(old)
@@ -136,6 +170,54 @@ func TestLostLeadershipRestartsTheProcess(t *testing.T) {
 	require.Equal(t, next.Identity, tc.bound[len(tc.bound)-1].Scheduler)
 	require.Equal(t, []string{next.Identity}, tc.leaders())
 	tc.requireBoundOnce()
+}
+
+// TestReleasedLeaseIsTakenOverAtOnce: a leader cut off for 10 s fails its
+// renew round at its deadline, after the cut has healed, so its release
+// (ReleaseOnCancel, as kube-scheduler's makeLeaderElectionConfig) reaches
+// the API server: the Lease is written with no holder and a 1 s duration
+// (client-go tools/leaderelection/leaderelection.go, release), the process
+// exits only after that (Run's deferred OnStoppedLeading), and the standby
+// takes the free Lease at its next retry (tryAcquireOrRenew takes a Lease
+// with an empty holder at once) instead of waiting out the 15 s lease
+// duration, unless the old replica's restarted process (up RestartDelay
+// later, its first try at once) takes it first: either way the old leader
+// steps down before the next one starts.
+func TestReleasedLeaseIsTakenOverAtOnce(t *testing.T) {
+	for _, seed := range []uint64{11, 14, 15} {
+		tc := twoReplicas(t, seed)
+		old := tc.leaders()[0]
+		cuts := tc.W.Network().Isolate(tc.Host(old).ID())
+		isolatedAt := tc.W.Now()
+		var released *model.Lease
+		tc.W.Subscribe(func(e *sim.Event) {
+			if d, ok := e.Data.(*spoketrace.Leading); ok && !d.Leading && released == nil {
+				obj, err := tc.Get(model.ResourceLeasesName, leaderelection.DefaultNamespace, "kube-scheduler")
+				require.NoError(t, err)
+				released = obj.(*model.Lease)
+			}
+		})
+		tc.Run(10 * time.Second)
+		tc.W.Network().Restore(cuts)
+		tc.Run(20 * time.Second)
+
+		require.Len(t, tc.leading, 3, "seed %d", seed)
+		stop, next := tc.leading[1], tc.leading[2]
+		require.Equal(t, old, stop.Identity, "seed %d", seed)
+		require.False(t, stop.Leading.Leading)
+		require.True(t, next.Leading.Leading)
+		t.Logf("seed %d: %s stepped down %v after the cut, %s led %v after that", seed, old, stop.at.Sub(isolatedAt), next.Identity, next.at.Sub(stop.at))
+		require.NotNil(t, released)
+		require.Empty(t, model.Deref(released.Spec.HolderIdentity, ""), "seed %d: released before OnStoppedLeading", seed)
+		require.Equal(t, int32(1), model.Deref(released.Spec.LeaseDurationSeconds, 0))
+		stepDown := stop.at.Sub(isolatedAt)
+		require.Greater(t, stepDown, leaderelection.DefaultRenewDeadline, "seed %d", seed)
+		require.Less(t, stepDown, leaderelection.DefaultRetryPeriod+leaderelection.DefaultRenewDeadline+time.Second, "seed %d", seed)
+		maxRetry := time.Duration(float64(leaderelection.DefaultRetryPeriod) * (1 + leaderelection.JitterFactor))
+		require.Less(t, next.at.Sub(stop.at), maxRetry+time.Second, "seed %d: the released Lease was taken at the next retry", seed)
+		require.Less(t, next.at.Sub(isolatedAt), leaderelection.DefaultLeaseDuration, "seed %d: sooner than the lease duration", seed)
+		require.Equal(t, 1, tc.scheduler(old).Restarts())
+	}
 }
 
 // runHash runs a small scheduling scenario and returns the trace hash.

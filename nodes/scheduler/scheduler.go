@@ -20,9 +20,13 @@ type Scheduler struct {
 	// c outlives the processes: a new process reusing it is like a new
 	// connection from the same host (its calls and watches are its own;
 	// the old process's callbacks are all no-ops).
-	c        *client.Client
-	le       *client.Client // the leader election client
-	pick     *sim.Stream    // tie-breaks of selectHost
+	c *client.Client
+	// le is the leader elector's own client, as the real lock's
+	// (resourcelock.NewFromKubeconfig: a "leader-election" clientset whose
+	// request timeout is leaderelection.ClientTimeout); it also outlives the
+	// processes.
+	le       *client.Client
+	pick     *sim.Stream // tie-breaks of selectHost
 	cur      *instance
 	restarts int
 }
@@ -54,6 +58,14 @@ func newScheduler(h *sim.Host, cfg Config) *Scheduler {
 	s.pick = h.Rand("scheduler/select-host")
 	return s
 }
+
+// ReleaseOnCancel is kube-scheduler's leader election setting: true, as
+// makeLeaderElectionConfig sets it (cmd/kube-scheduler/app/options/options.go).
+const ReleaseOnCancel = true
+
+// LeaderElectionClient names the client of replica name's leader elector
+// (its requests' own connection).
+func LeaderElectionClient(name string) string { return name + "/leader-election" }
 
 // Identity returns the replica's identity (Config.Name).
 func (s *Scheduler) Identity() string { return s.cfg.Name }
@@ -134,14 +146,23 @@ func (p *instance) start() {
 		p.run()
 		return
 	}
+	// kube-scheduler's makeLeaderElectionConfig
+	// (cmd/kube-scheduler/app/options/options.go) sets ReleaseOnCancel:
+	// true: when its renewals fail (or it is asked to stop) the elector
+	// first clears the Lease's holder, if it last saw itself as holder,
+	// and only then calls OnStoppedLeading, on which the process exits.
+	// Until then the scheduling loop runs on: OnStartedLeading's context
+	// is Run's, cancelled only once renew (and its release) has returned
+	// (client-go tools/leaderelection/leaderelection.go, Run and renew).
 	le, err := leaderelection.NewLeaderElector(leaderelection.Config{
-		Client:        s.le,
-		Namespace:     leaderelection.DefaultNamespace,
-		Name:          s.cfg.LeaseName,
-		Identity:      s.cfg.Name,
-		LeaseDuration: s.cfg.LeaseDuration,
-		RenewDeadline: s.cfg.RenewDeadline,
-		RetryPeriod:   s.cfg.RetryPeriod,
+		Client:          s.le,
+		ReleaseOnCancel: ReleaseOnCancel,
+		Namespace:       leaderelection.DefaultNamespace,
+		Name:            s.cfg.LeaseName,
+		Identity:        s.cfg.Name,
+		LeaseDuration:   s.cfg.LeaseDuration,
+		RenewDeadline:   s.cfg.RenewDeadline,
+		RetryPeriod:     s.cfg.RetryPeriod,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: p.handleStartedLeading,
 			OnStoppedLeading: p.handleStoppedLeading,

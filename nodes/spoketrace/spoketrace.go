@@ -25,6 +25,10 @@ const (
 	// StopReadiness: the kubelet killed it because its readiness probe
 	// failed; only the liveness-as-readiness ablation does this.
 	StopReadiness = "Readiness"
+	// StopStartup: the kubelet killed it after its startup probe failed
+	// FailureThreshold times in a row (computePodActions, "failed startup
+	// probe").
+	StopStartup = "Startup"
 )
 
 // ContainerStart is emitted by a kubelet's runtime when a container starts
@@ -77,6 +81,7 @@ type PodReady struct {
 const (
 	ProbeLiveness  = "liveness"
 	ProbeReadiness = "readiness"
+	ProbeStartup   = "startup"
 )
 
 // ProbeWorker is emitted by a kubelet when it starts probing one run of a
@@ -84,7 +89,11 @@ const (
 // or a restarted kubelet adopted it. A worker counts consecutive results
 // from zero. Initial is the result before the first probe: true for
 // liveness; false for readiness, except for a run a restarted kubelet
-// adopted while the API server showed it ready (KEP-4781).
+// adopted while the API server showed it ready (KEP-4781); for startup,
+// whether the run counts as started (false, except for a run a restarted
+// kubelet adopted while the API server showed it started). Until a run's
+// startup worker has succeeded, its liveness and readiness workers do not
+// probe.
 //
 //trace:kind KindProbeWorker kubelet.probe-worker
 type ProbeWorker struct {
@@ -99,7 +108,7 @@ type ProbeWorker struct {
 }
 
 // ProbeResult is emitted by a kubelet for every probe of a container's
-// liveness or readiness, with its raw outcome before any threshold: a
+// liveness, readiness or startup, with its raw outcome before any threshold: a
 // failure is an answer that says so, or none within timeoutSeconds.
 //
 //trace:kind KindProbeResult kubelet.probe

@@ -20,7 +20,7 @@ func newControllers(ctx *controllers.Context, cfg Config) []controllers.Controll
 		gc.New(ctx, gc.Config{Ablations: cfg.Ablations}),
 	}
 	if !cfg.Ablations.Has(ablation.NoPodGC) {
-		cs = append(cs, podgc.New(ctx, podgc.Config{}))
+		cs = append(cs, podgc.New(ctx, podgc.Config{TerminatedPodThreshold: cfg.TerminatedPodThreshold}))
 	}
 	return cs
 }

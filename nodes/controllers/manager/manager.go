@@ -54,6 +54,11 @@ type Config struct {
 	// RestartDelay is how long the process stays down after exiting on a
 	// lost leadership; default DefaultRestartDelay.
 	RestartDelay time.Duration
+	// TerminatedPodThreshold is --terminated-pod-gc-threshold, handed to
+	// the pod garbage collector (podgc.Config.TerminatedPodThreshold): 0
+	// means the default, 12,500; a negative value disables the
+	// collection of terminated pods, as the real flag's 0 does.
+	TerminatedPodThreshold int
 }
 
 func (cfg Config) withDefaults(h *sim.Host) Config {
@@ -98,6 +103,11 @@ func Boot(cfg Config) func(*sim.Host) {
 		m.startProcess()
 	}
 }
+
+// ReleaseOnCancel is kube-controller-manager's leader election setting:
+// false, as leaderElectAndRun leaves it
+// (cmd/kube-controller-manager/app/controllermanager.go).
+const ReleaseOnCancel = false
 
 // LeaderElectionClient names the client of replica name's leader elector
 // (its requests' own connection, with leaderelection.ClientTimeout).
@@ -166,15 +176,21 @@ type process struct {
 
 func (p *process) start() {
 	m := p.m
+	// kube-controller-manager's leaderElectAndRun
+	// (cmd/kube-controller-manager/app/controllermanager.go) leaves
+	// ReleaseOnCancel false, unlike kube-scheduler: a replica that loses
+	// its leadership exits without clearing the Lease, and the next
+	// leader waits out the lease duration.
 	le, err := leaderelection.NewLeaderElector(leaderelection.Config{
-		Client:        m.le,
-		Namespace:     leaderelection.DefaultNamespace,
-		Name:          LeaseName,
-		Identity:      m.cfg.Name,
-		LeaseDuration: m.cfg.LeaseDuration,
-		RenewDeadline: m.cfg.RenewDeadline,
-		RetryPeriod:   m.cfg.RetryPeriod,
-		Ablations:     m.cfg.Ablations,
+		Client:          m.le,
+		ReleaseOnCancel: ReleaseOnCancel,
+		Namespace:       leaderelection.DefaultNamespace,
+		Name:            LeaseName,
+		Identity:        m.cfg.Name,
+		LeaseDuration:   m.cfg.LeaseDuration,
+		RenewDeadline:   m.cfg.RenewDeadline,
+		RetryPeriod:     m.cfg.RetryPeriod,
+		Ablations:       m.cfg.Ablations,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: p.handleStartedLeading,
 			OnStoppedLeading: p.handleStoppedLeading,

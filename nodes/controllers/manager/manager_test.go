@@ -11,6 +11,8 @@ import (
 	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client/cache"
+	"github.com/kubesim/kubesim/nodes/client/leaderelection"
+	"github.com/kubesim/kubesim/nodes/controllers/podgc"
 	"github.com/kubesim/kubesim/nodes/internal/apitest"
 	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
@@ -34,6 +36,12 @@ type env struct {
 }
 
 func newEnv(t *testing.T, seed uint64, n int, abl ablation.Set) *env {
+	return newEnvConfig(t, seed, n, Config{Ablations: abl})
+}
+
+// newEnvConfig is newEnv with every replica configured as cfg (its
+// Servers set here).
+func newEnvConfig(t *testing.T, seed uint64, n int, cfg Config) *env {
 	e := &env{Cluster: apitest.New(seed, 1, 1, nil), t: t}
 	e.W.Subscribe(func(ev *sim.Event) {
 		switch d := ev.Data.(type) {
@@ -49,7 +57,9 @@ func newEnv(t *testing.T, seed uint64, n int, abl ablation.Set) *env {
 	})
 	e.Settle()
 	for i := 1; i <= n; i++ {
-		e.AddHost(name(i), Boot(Config{Servers: e.Servers, Ablations: abl}))
+		c := cfg
+		c.Servers = e.Servers
+		e.AddHost(name(i), Boot(c))
 	}
 	return e
 }
@@ -254,5 +264,79 @@ func churn(t *testing.T, seed uint64) uint64 {
 func TestDeterministicTrace(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		require.Equal(t, churn(t, seed), churn(t, seed), "seed %d", seed)
+	}
+}
+
+// TestLeaderElectionSettings: kube-controller-manager's elector client
+// times out requests at max(1 s, RenewDeadline/2) = 5 s (client-go
+// resourcelock.NewFromKubeconfig, which leaderElectAndRun in
+// cmd/kube-controller-manager/app/controllermanager.go calls with the
+// renew deadline), and leaderElectAndRun leaves ReleaseOnCancel false: a
+// leader cut off for 10 s, whose renew round then fails after the cut has
+// healed, exits without writing the Lease (it still names it, with its
+// 15 s duration), so the other replica waits out the lease duration.
+func TestLeaderElectionSettings(t *testing.T) {
+	require.Equal(t, 5*time.Second, leaderelection.ClientTimeout(10*time.Second))
+	require.Equal(t, time.Second, leaderelection.ClientTimeout(time.Second))
+	e := newEnv(t, 5, 2, 0)
+	e.Run(10 * time.Second)
+	require.Len(t, e.leaders(), 1)
+	first := e.leaders()[0]
+	for i := 1; i <= 2; i++ {
+		require.Equal(t, 5*time.Second, e.manager(i).le.Config().Timeout)
+	}
+	var atStop *model.Lease
+	e.W.Subscribe(func(ev *sim.Event) {
+		if d, ok := ev.Data.(*spoketrace.Leading); ok && !d.Leading && atStop == nil {
+			obj, err := e.Get(model.ResourceLeasesName, "kube-system", LeaseName)
+			require.NoError(t, err)
+			atStop = obj.(*model.Lease)
+		}
+	})
+	cuts := e.W.Network().Isolate(e.Host(first).ID())
+	e.Run(10 * time.Second)
+	e.W.Network().Restore(cuts)
+	e.Run(3 * time.Second)
+	require.NotNil(t, atStop, "the cut-off leader stepped down at its renew deadline")
+	require.Equal(t, first, model.Deref(atStop.Spec.HolderIdentity, ""), "no release")
+	require.Equal(t, int32(15), model.Deref(atStop.Spec.LeaseDurationSeconds, 0))
+}
+
+// TestTerminatedPodThresholdReachesPodGC: Config.TerminatedPodThreshold
+// is kube-controller-manager's --terminated-pod-gc-threshold
+// (cmd/kube-controller-manager/app/core.go startPodGCController hands
+// TerminatedPodGCThreshold to podgc.NewPodGC): with 2, the leader's pod
+// garbage collector deletes the oldest of 4 terminated pods at its next
+// check (pkg/controller/podgc/gc_controller.go gcTerminated); with the
+// default (12,500) it deletes none.
+func TestTerminatedPodThresholdReachesPodGC(t *testing.T) {
+	for _, tc := range []struct {
+		threshold int
+		left      []string
+	}{{2, []string{"t2", "t3"}}, {0, []string{"t0", "t1", "t2", "t3"}}} {
+		e := newEnvConfig(t, 6, 1, Config{TerminatedPodThreshold: tc.threshold})
+		e.mustCreate(&model.Node{ObjectMeta: model.ObjectMeta{Name: "n"}})
+		for i := 0; i < 4; i++ {
+			obj, err := e.Create(&model.Pod{ObjectMeta: model.ObjectMeta{Name: "t" + string(rune('0'+i)), Namespace: ns},
+				Spec: model.PodSpec{NodeName: "n", Containers: []model.Container{{Name: "c", Image: "nginx:1"}}}})
+			require.NoError(t, err)
+			p := obj.(*model.Pod).DeepCopy()
+			p.Status.Phase = model.PodSucceeded
+			done := false
+			e.Admin().Pods(ns).UpdateStatus(p, func(_ model.Object, err error) { require.NoError(t, err); done = true })
+			for !done {
+				e.Run(100 * time.Millisecond)
+			}
+			e.Run(time.Second) // distinct creation timestamps
+		}
+		e.Run(podgc.DefaultCheckPeriod + 20*time.Second)
+		var left []string
+		for i := 0; i < 4; i++ {
+			n := "t" + string(rune('0'+i))
+			if _, err := e.Get(model.ResourcePodsName, ns, n); err == nil {
+				left = append(left, n)
+			}
+		}
+		require.Equal(t, tc.left, left, "threshold %d", tc.threshold)
 	}
 }
