@@ -16,6 +16,8 @@ func apiDefaults() []Entry {
 			apiSrc + "pkg/storage/cacher/watch_cache.go defaultLowerBoundCapacity", "nodes/apiserver DefaultWatchCacheMinCapacity", "nodes/apiserver TestEventRingResizes"},
 		{l, "Watch cache: most events its ring holds", apiserver.DefaultWatchCacheMaxCapacity, "102400",
 			apiSrc + "pkg/storage/cacher/watch_cache.go defaultUpperBoundCapacity", "nodes/apiserver DefaultWatchCacheMaxCapacity", "nodes/apiserver TestEventRingResizes"},
+		{l, "Watch cache: time between bookmarks", apiserver.DefaultBookmarkFrequency, "1 min",
+			apiSrc + "pkg/storage/cacher/cacher.go defaultBookmarkFrequency", "nodes/apiserver DefaultBookmarkFrequency", "nodes/apiserver TestBookmarksAboutEveryMinute"},
 		{l, "Wait for a fresh enough cache before 504", apiserver.DefaultFreshnessTimeout, "3 s",
 			apiSrc + "pkg/storage/cacher/watch_cache.go blockTimeout", "nodes/apiserver DefaultFreshnessTimeout", "nodes/apiserver TestReadAtRVWaitsForTheCache"},
 		{l, "etcd compaction interval", apiserver.DefaultCompactionInterval, "5 min",

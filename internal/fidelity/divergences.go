@@ -10,16 +10,8 @@ import (
 // Divergences returns the known differences from the pinned versions. The
 // values kubesim uses are read from the code.
 func Divergences() []Divergence {
-	bookmark := Format(apiserver.DefaultBookmarkInterval)
 	progress := apiserver.DefaultCacheProgressInterval
 	return []Divergence{
-		{
-			Name:        "Watch cache bookmarks",
-			Kubesim:     fmt.Sprintf("sends a bookmark every %s to watches that allow them", bookmark),
-			Real:        "a bookmark about once a minute",
-			Consequence: "clients get bookmarks 60 times as often",
-			Where:       "nodes/apiserver DefaultBookmarkInterval",
-		},
 		{
 			Name:        "How the API server finds a failed etcd watch",
 			Kubesim:     fmt.Sprintf("a cache asks its etcd member for progress after %s without a response; a member without a leader then ends the watch (\"etcdserver: no leader\") and the cache closes every client watch it serves and relists, as the real Cacher does; a member silent for %s is left for the next one, resuming from the cache's revision", Format(progress), Format(3*progress)),

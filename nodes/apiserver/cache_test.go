@@ -240,14 +240,32 @@ func TestWatchFinalFrameRetransmitted(t *testing.T) {
 	}
 }
 
-func TestBookmarks(t *testing.T) {
+// TestBookmarksAboutEveryMinute: a watch that allows bookmarks gets its
+// first one a minute after it started and then one a minute after the last,
+// found by the cacher's one-second bookmark tick (k8s.io/apiserver,
+// pkg/storage/cacher/cacher.go, defaultBookmarkFrequency and
+// dispatchEvents; cache_watcher.go, nextBookmarkTime), each at the cache's
+// revision; a watch that does not allow them gets none.
+func TestBookmarksAboutEveryMinute(t *testing.T) {
 	tw := newWorld(t, 25, 1, nil)
 	p := tw.must(0, create(newPod("a"))).Object
+	start := tw.w.Now()
 	id := tw.startWatch(0, p.GetObjectMeta().ResourceVersion, "", true)
 	plain := tw.startWatch(0, p.GetObjectMeta().ResourceVersion, "", false)
-	tw.run(3500 * time.Millisecond)
+	var at []time.Duration
+	for range 200 {
+		tw.run(time.Second)
+		if n := len(tw.eventsOf(id)); n > len(at) {
+			at = append(at, tw.w.Now().Sub(start))
+		}
+	}
 	evs := tw.eventsOf(id)
-	require.GreaterOrEqual(t, len(evs), 3)
+	require.Len(t, evs, 3, "bookmarks at about 1, 2 and 3 minutes")
+	for i, d := range at {
+		want := time.Duration(i+1) * DefaultBookmarkFrequency
+		assert.GreaterOrEqual(t, d, want, "bookmark %d", i)
+		assert.Less(t, d, want+time.Duration(i+2)*bookmarkTick, "bookmark %d", i)
+	}
 	for _, e := range evs {
 		assert.Equal(t, apiwire.Bookmark, e.Type)
 		rv, _ := parseRV(e.ResourceVersion)
@@ -303,6 +321,7 @@ func TestCacheSurvivesEtcdMemberCrash(t *testing.T) {
 
 func TestAPIServerCrashEndsWatches(t *testing.T) {
 	tw := newWorld(t, 27, 1, nil)
+	tw.must(0, create(newPod("a")))
 	id := tw.startWatch(0, "0", "", true)
 	tw.run(1500 * time.Millisecond)
 	n := len(tw.eventsOf(id))
@@ -315,7 +334,7 @@ func TestAPIServerCrashEndsWatches(t *testing.T) {
 	assert.Len(t, tw.eventsOf(id), n, "the restarted replica has forgotten the watch")
 	p := tw.must(0, create(newPod("after")))
 	assert.Equal(t, "apiserver-1", p.Server)
-	assert.Len(t, tw.must(0, &apiwire.Request{User: "admin", Verb: apiwire.VerbList, Resource: "pods", ResourceVersion: p.Object.GetObjectMeta().ResourceVersion}).Items, 1)
+	assert.Len(t, tw.must(0, &apiwire.Request{User: "admin", Verb: apiwire.VerbList, Resource: "pods", ResourceVersion: p.Object.GetObjectMeta().ResourceVersion}).Items, 2)
 }
 
 // TestWatchKnownByItsPort: a stream is known by its host, port and id, as a

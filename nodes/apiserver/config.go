@@ -23,9 +23,11 @@ const (
 	// DefaultEtcdRequestTimeout bounds each etcd request (the etcd client's
 	// request timeout).
 	DefaultEtcdRequestTimeout = 5 * time.Second
-	// DefaultBookmarkInterval is how often a watch that allows bookmarks
-	// gets one (see the package documentation for why it is not a minute).
-	DefaultBookmarkInterval = time.Second
+	// DefaultBookmarkFrequency is how long a watch that allows bookmarks
+	// waits for its next one: about a minute (k8s.io/apiserver,
+	// pkg/storage/cacher/cacher.go, defaultBookmarkFrequency; the cacher
+	// looks for watches due one every second, bookmarkTimer).
+	DefaultBookmarkFrequency = time.Minute
 	// DefaultFreshnessTimeout is how long a read or watch at a
 	// resourceVersion newer than the cache waits for the cache to catch up
 	// before failing with 504 "Too large resource version" (the cacher's
@@ -55,8 +57,9 @@ type Config struct {
 	WatchCacheMinCapacity, WatchCacheMaxCapacity int
 	// EtcdRequestTimeout bounds every etcd request. Default 5 s.
 	EtcdRequestTimeout time.Duration
-	// BookmarkInterval is how often bookmarks are sent. Default 1 s.
-	BookmarkInterval time.Duration
+	// BookmarkFrequency is how long a watch that allows bookmarks waits
+	// for its next one. Default 1 min.
+	BookmarkFrequency time.Duration
 	// FreshnessTimeout is how long a read at a too new resourceVersion
 	// waits for the cache. Default 3 s.
 	FreshnessTimeout time.Duration
@@ -101,8 +104,8 @@ func (c Config) withDefaults(h *sim.Host) Config {
 	if c.EtcdRequestTimeout <= 0 {
 		c.EtcdRequestTimeout = DefaultEtcdRequestTimeout
 	}
-	if c.BookmarkInterval <= 0 {
-		c.BookmarkInterval = DefaultBookmarkInterval
+	if c.BookmarkFrequency <= 0 {
+		c.BookmarkFrequency = DefaultBookmarkFrequency
 	}
 	if c.FreshnessTimeout <= 0 {
 		c.FreshnessTimeout = DefaultFreshnessTimeout

@@ -49,11 +49,10 @@
 //   - The controller manager may also update Nodes (the real node
 //     controller's ClusterRole allows it), besides update-status, patch and
 //     delete.
-//   - Bookmarks are sent every BookmarkInterval (default 1 s) to watches
-//     that allow them. The real API server sends one about every minute,
-//     but its watches also ride on HTTP/2 connections with keepalive pings;
-//     in kubesim the bookmarks are the only heartbeat a client gets, so they
-//     are frequent by default.
+//   - A watch that allows bookmarks gets one about every minute
+//     (BookmarkFrequency), as from the real cacher; kubesim sends none just
+//     before a watch's deadline, since its clients end their watches
+//     themselves.
 //   - Each replica runs kube-apiserver's etcd compactor (every 5 min,
 //     coordinated through the compact_rev_key Txn, compacting to the
 //     revision seen one interval earlier). When a compaction passes the

@@ -161,11 +161,11 @@ func (s *Server) startTimers() {
 		}
 	})
 	bookmark = s.h.NewTimer("apiserver-bookmark", func() {
-		bookmark.Reset(s.cfg.BookmarkInterval)
+		bookmark.Reset(bookmarkTick)
 		for _, c := range s.order {
 			c.sendBookmarks()
 		}
 	})
 	tick.Reset(s.cfg.CacheProgressInterval)
-	bookmark.Reset(s.cfg.BookmarkInterval)
+	bookmark.Reset(bookmarkTick)
 }

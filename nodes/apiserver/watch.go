@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
@@ -20,6 +21,8 @@ type watcher struct {
 	prefix    string // the namespace's (or resource's) key prefix
 	sel       model.Selector
 	bookmarks bool
+	// nextBookmark is when the watch is due its next bookmark.
+	nextBookmark sim.Time
 }
 
 // watch serves a watch: it waits until the cache has the start revision,
@@ -88,6 +91,7 @@ func (ch *cache) serveWatch(w *watcher, synthetic bool, from int64) {
 			}
 		}
 	}
+	w.nextBookmark = ch.s.h.Now().Add(ch.s.cfg.BookmarkFrequency)
 	ch.watchers = append(ch.watchers, w)
 }
 
@@ -136,18 +140,28 @@ func (w *watcher) emit(ev *apiwire.WatchEvent) {
 	w.c.s.h.Send(w.to, w.port, ev)
 }
 
+// bookmarkTick is how often the cache looks for watches due a bookmark
+// (k8s.io/apiserver, pkg/storage/cacher/cacher.go, dispatchEvents: its
+// bookmarkTimer of about a second).
+const bookmarkTick = time.Second
+
 // sendBookmarks sends a BOOKMARK with the cache's revision to every watch
-// that allows them: every event up to that revision has been sent.
+// that allows them and is due one: BookmarkFrequency after it started or
+// after its last bookmark, as the real cacher's nextBookmarkTime (its
+// watches without a deadline; cache_watcher.go). Every event up to that
+// revision has been sent.
 func (ch *cache) sendBookmarks() {
 	if !ch.ready {
 		return
 	}
+	now := ch.s.h.Now()
 	rv := formatRV(ch.rev)
 	for _, w := range ch.watchers {
-		if w.bookmarks {
+		if w.bookmarks && now >= w.nextBookmark {
 			obj := ch.res.New()
 			obj.GetObjectMeta().ResourceVersion = rv
 			w.emit(&apiwire.WatchEvent{Type: apiwire.Bookmark, Object: obj, ResourceVersion: rv})
+			w.nextBookmark = now.Add(ch.s.cfg.BookmarkFrequency)
 		}
 	}
 }
