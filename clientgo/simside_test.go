@@ -49,13 +49,21 @@ type scriptedServer struct {
 	out     *run
 	done    bool
 	trigger bool // the next message sent may start a backoff
+	// seen holds the requests served: the client retransmits an
+	// unanswered request (TCP's retransmission), and a copy is the same
+	// request, not a new one, as a real server reads it once.
+	seen map[*apiwire.Request]bool
 }
 
 func (s *scriptedServer) serve(q *sim.Request) {
 	req, ok := q.Body.(*apiwire.Request)
-	if !ok || s.done {
+	if !ok || s.done || s.seen[req] {
 		return
 	}
+	if s.seen == nil {
+		s.seen = map[*apiwire.Request]bool{}
+	}
+	s.seen[req] = true
 	resp := &apiwire.Response{Server: s.h.Name(), Status: apiwire.Status{Code: 200}}
 	if req.Verb != apiwire.VerbList && req.Verb != apiwire.VerbWatch {
 		q.Reply(resp) // cancel-watch
@@ -133,9 +141,12 @@ func runSim(t *testing.T, sc scenario, ablations ablation.Set) run {
 	}})
 	var refl *kcache.Reflector
 	cl := w.MustAddHost(sim.HostSpec{Name: "informer", Role: "client", Boot: func(h *sim.Host) {
-		// No idle end of a quiet stream within a scenario: the real
-		// reflector's connection has no such timer.
-		c := client.New(h, client.Config{Servers: []sim.HostID{api.ID()}, WatchIdleTimeout: time.Hour})
+		// A request timeout stands in for connection refused: the
+		// scripted server answers a refused request with nothing, and
+		// the call ends when the timeout fires (rpc-timeout, below).
+		// Quiet streams live on: the server answers the health check's
+		// pings.
+		c := client.New(h, client.Config{Servers: []sim.HostID{api.ID()}, Timeout: 10 * time.Second})
 		refl = kcache.NewReflector(c, kcache.ReflectorConfig{Name: "differential", Resource: "pods", Ablations: ablations}, nopStore{})
 	}})
 	var triggerMsg uint64
