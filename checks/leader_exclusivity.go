@@ -29,14 +29,23 @@ const (
 type LeaderComponent struct {
 	Component string
 	Lease     string
+	// ReleaseOnCancel is the component's leader election setting: when
+	// set, a leader whose renew round ended releases its Lease before it
+	// stops, and acts on while it does (see LeaderExclusivity).
+	ReleaseOnCancel bool
 }
 
 // DefaultLeaderComponents are the control plane's: kube-controller-manager
 // and kube-scheduler, on the Leases of the same names in kube-system.
 func DefaultLeaderComponents() []LeaderComponent {
 	return []LeaderComponent{
-		{"kube-controller-manager", "kube-system/kube-controller-manager"},
-		{"kube-scheduler", "kube-system/kube-scheduler"},
+		// kube-controller-manager leaves ReleaseOnCancel off
+		// (cmd/kube-controller-manager/app/controllermanager.go,
+		// leaderElectAndRun); kube-scheduler turns it on
+		// (cmd/kube-scheduler/app/options/options.go,
+		// makeLeaderElectionConfig).
+		{"kube-controller-manager", "kube-system/kube-controller-manager", false},
+		{"kube-scheduler", "kube-system/kube-scheduler", true},
 	}
 }
 
@@ -70,6 +79,12 @@ type LeaderExclusivityOptions struct {
 //     acts on, though its first try finds another holder: a round ends
 //     on success or at its deadline only), and one frozen within a round
 //     sends its overdue work at the instant it resumes, then steps down.
+//     A component with ReleaseOnCancel (kube-scheduler) then releases
+//     its Lease before it stops, and its work goes on meanwhile: Run
+//     cancels OnStartedLeading's context only once renew has returned,
+//     and renew calls release last, which is bounded by a context of
+//     RenewDeadline; so its writes may go on RenewDeadline (10 s) past
+//     the renew deadline, on its clock.
 //   - a candidate waits: a replica takes a Lease that another holds (its
 //     record, committed in etcd, names it after naming the other) only
 //     once its own clock has advanced the record's leaseDurationSeconds
@@ -98,6 +113,7 @@ type LeaderExclusivity struct {
 // lxComponent is what the check knows of one component.
 type lxComponent struct {
 	name, lease string
+	release     bool     // ReleaseOnCancel
 	rec         lxRecord // the Lease as last committed
 	hasRec      bool
 	replicas    map[string]*lxReplica
@@ -155,7 +171,7 @@ func NewLeaderExclusivity(opts LeaderExclusivityOptions) *LeaderExclusivity {
 	c := &LeaderExclusivity{opts: opts, clocks: newHostClocks(), byKey: map[string]*lxComponent{},
 		byName: map[string]*lxComponent{}, pauses: map[sim.HostID][]lxPause{}, overlap: -1}
 	for _, lc := range opts.Components {
-		comp := &lxComponent{name: lc.Component, lease: lc.Lease, replicas: map[string]*lxReplica{}}
+		comp := &lxComponent{name: lc.Component, lease: lc.Lease, release: lc.ReleaseOnCancel, replicas: map[string]*lxReplica{}}
 		c.comps = append(c.comps, comp)
 		c.byKey[registryRoot+model.ResourceLeasesName+"/"+lc.Lease] = comp
 		c.byName[lc.Component] = comp
@@ -319,7 +335,7 @@ func (c *LeaderExclusivity) write(e *sim.Event, comp *lxComponent, d *spoketrace
 	case !r.leading:
 		c.rec.add(e.At, e.Seq, "%s sent %s as leader of %s after it stopped leading at %v (%s)%s", d.Identity, what, comp.name, r.stoppedAt, r.stopWhy, other)
 	default:
-		if dl, ok := c.deadline(e.Host, r); ok && e.At-sim.Time(leaderClockSlack) > dl {
+		if dl, ok := c.writeDeadline(e.Host, comp, r); ok && e.At-sim.Time(leaderClockSlack) > dl {
 			el, _ := c.clocks.elapsed(e.Host, r.renewAt, e.At)
 			last := "acquisition"
 			if r.renewed {
@@ -348,6 +364,19 @@ func (c *LeaderExclusivity) deadline(host sim.HostID, r *lxReplica) (sim.Time, b
 	}
 	due, ok := c.clocks.after(host, start, c.opts.RenewDeadline)
 	return c.firesAt(host, due), ok
+}
+
+// writeDeadline is the last instant r may write as leader of comp: its
+// renew deadline, or, for a component that releases its Lease on
+// stopping, RenewDeadline later on its clock, the bound of release's
+// context (client-go tools/leaderelection/leaderelection.go, Run, renew
+// and release).
+func (c *LeaderExclusivity) writeDeadline(host sim.HostID, comp *lxComponent, r *lxReplica) (sim.Time, bool) {
+	dl, ok := c.deadline(host, r)
+	if !ok || !comp.release || dl == sim.Time(math.MaxInt64) {
+		return dl, ok
+	}
+	return c.clocks.after(host, dl, c.opts.RenewDeadline)
 }
 
 // firesAt is when a timer of host due at t fires: at t, or when the host

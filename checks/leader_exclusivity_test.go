@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/controllers/manager"
 	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/nodes/scheduler"
 	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -194,4 +196,45 @@ func TestHostClocks(t *testing.T) {
 	require.Equal(t, -1.0, after(2, 55, 10), "past the ambiguous end")
 	require.Equal(t, 90.0, after(2, 70, 20))
 	require.Equal(t, 7.0, after(9, 5, 2), "a host without drifts")
+}
+
+// TestLeaderExclusivityReleaseWindow: a component that releases its Lease
+// on stopping (ReleaseOnCancel, as kube-scheduler) acts on while its
+// release runs: client-go's Run cancels OnStartedLeading's context only
+// after renew, which calls release last, bounded by a context of
+// RenewDeadline (tools/leaderelection/leaderelection.go, Run, renew,
+// release). Its writes may go on RenewDeadline past the renew deadline;
+// one without release may not, and no write may follow the step-down.
+func TestLeaderExclusivityReleaseWindow(t *testing.T) {
+	cases := []struct {
+		name    string
+		release bool
+		evs     []sev
+		ok      bool
+		want    string
+	}{
+		{"released: a write during the release", true, lxLeads(lxWrite(24000, 1)), true, "1 leader writes"},
+		{"released: a write past the release's bound", true, lxLeads(lxWrite(25002, 1)), false,
+			"past its renew deadline at 25.000000s: 22.002 s (on its clock) after its last renewal at 3.000000s"},
+		{"released: a write after the step-down", true, lxLeads(lxLead(18000, 1, false), lxWrite(19000, 1)), false, "after it stopped leading at 18.000000s"},
+		{"not released: a write past the renew deadline", false, lxLeads(lxWrite(16000, 1)), false, "past its renew deadline at 15.000000s"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewLeaderExclusivity(LeaderExclusivityOptions{Components: []LeaderComponent{
+				{Component: lxComp, Lease: "kube-system/kube-controller-manager", ReleaseOnCancel: tc.release}}})
+			r := feedSpoke(c, tc.evs...)
+			require.Equal(t, tc.ok, r.OK, r.String())
+			require.Contains(t, r.String(), tc.want)
+		})
+	}
+}
+
+// TestDefaultLeaderComponentsRelease: the check's release settings are
+// the components' own.
+func TestDefaultLeaderComponentsRelease(t *testing.T) {
+	want := map[string]bool{"kube-controller-manager": manager.ReleaseOnCancel, "kube-scheduler": scheduler.ReleaseOnCancel}
+	for _, lc := range DefaultLeaderComponents() {
+		require.Equal(t, want[lc.Component], lc.ReleaseOnCancel, lc.Component)
+	}
 }
