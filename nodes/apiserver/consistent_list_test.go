@@ -94,6 +94,16 @@ func TestListLimitFromCache(t *testing.T) {
 		}
 		assert.Equal(t, []string{"p0", "p1", "p2", "p3", "p4"}, all, "rv %q match %q", tc.rv, tc.match)
 	}
+
+	// A page that ends with the last object carries no continue token
+	// (cacher.go, GetList: hasMoreListItems).
+	exact := list("", "", 5, "")
+	require.True(t, exact.Status.OK())
+	assert.Len(t, exact.Items, 5)
+	assert.Empty(t, exact.Continue, "nothing more to list")
+	short := list("", "", 4, "")
+	assert.Len(t, short.Items, 4)
+	assert.NotEmpty(t, short.Continue)
 }
 
 // TestResourceVersionMatch: Exact lists the state at exactly that
