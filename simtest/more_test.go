@@ -87,9 +87,11 @@ type recorder struct {
 	errors []string
 }
 
-func (r *recorder) Helper()                           {}
-func (r *recorder) Errorf(format string, args ...any) { r.errors = append(r.errors, fmt.Sprintf(format, args...)) }
-func (r *recorder) Fatal(args ...any)                 { r.errors = append(r.errors, fmt.Sprint(args...)) }
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Fatal(args ...any) { r.errors = append(r.errors, fmt.Sprint(args...)) }
 
 // TestCheckDeterminism: the guard, run on a user's packages, reports the
 // goroutine and the unexplained map range planted in one and accepts a
