@@ -41,6 +41,7 @@ type Violation struct {
 	Msg string
 }
 
+// String prints the violation as the guard reports it: "pos: msg".
 func (v Violation) String() string { return v.Pos + ": " + v.Msg }
 
 // goPackage is the subset of `go list -json` the guard needs.
