@@ -159,11 +159,7 @@ func Lookup(name string) (Spec, error) {
 	for _, s := range all {
 		names = append(names, s.Name)
 	}
-	hint := "run `kubesim scenarios` to list them"
-	if name != "" && len(registered) == 0 {
-		hint += ", or register a spec of your own with scenarios.Register"
-	}
-	return Spec{}, fmt.Errorf("unknown scenario %q: %s (%s)", name, hint, strings.Join(names, ", "))
+	return Spec{}, fmt.Errorf("unknown scenario %q: run `kubesim scenarios` to list them (%s)", name, strings.Join(names, ", "))
 }
 
 // GCPercent is the GOGC kubesim runs worlds with (kubesim run and sweep
