@@ -147,10 +147,23 @@ func (r *ArtifactRecorder) Finish(p *Prepared, res Result) (Artifacts, error) {
 // WriteArtifacts replays the run of opts (it is deterministic, so the replay
 // is the same run) with the trace recorded, and writes the trace as JSONL
 // and as a timeline under dir, plus porcupine's visualization when a
-// linearizability check fails.
+// linearizability check fails. opts.Scenario names a catalogue scenario or
+// a registered one (Register); WriteArtifactsSpec takes any spec.
 func WriteArtifacts(opts Options, dir string) (Artifacts, error) {
+	spec, err := Lookup(opts.Scenario)
+	if err != nil {
+		return Artifacts{Dir: dir}, err
+	}
+	return WriteArtifactsSpec(spec, opts, dir)
+}
+
+// WriteArtifactsSpec is WriteArtifacts for a spec that need not be
+// registered (as PrepareSpec is Prepare's): a user's own, built in the
+// test that runs it. opts.Scenario is ignored; the files are named after
+// spec.Name.
+func WriteArtifactsSpec(spec Spec, opts Options, dir string) (Artifacts, error) {
 	opts.Trace, opts.Timeline = nil, nil
-	p, err := Prepare(opts)
+	p, err := PrepareSpec(spec, opts)
 	if err != nil {
 		return Artifacts{Dir: dir}, err
 	}
@@ -166,23 +179,59 @@ func WriteArtifacts(opts Options, dir string) (Artifacts, error) {
 	return a, err
 }
 
+// ArtifactDir is where a failing test writes its artifacts: the directory
+// $KUBESIM_ARTIFACTS names, or kubesim-failures under the system's
+// temporary directory (it outlives the test, unlike testing.T.TempDir).
+func ArtifactDir() string {
+	if d := os.Getenv("KUBESIM_ARTIFACTS"); d != "" {
+		return d
+	}
+	return filepath.Join(os.TempDir(), "kubesim-failures")
+}
+
 // FailureReport is the text a failing run prints: each failed check with
 // its first offending events, the commands that replay it, and the files
-// written.
+// written. A catalogue scenario's commands are GoTestCommand's and
+// ReplayCommand's; kubesim knows no command that replays a spec outside
+// the catalogue (only the test that ran it can), so for one the report
+// says so: simtest.Run passes its own test's command to FailureReportWith.
 func FailureReport(r Result, o Options, a Artifacts) string {
+	if !InCatalogue(r.Scenario) {
+		return FailureReportWith(r, a)
+	}
+	return FailureReportWith(r, a, GoTestCommand(r), ReplayCommand(r))
+}
+
+// FailureReportWith is FailureReport with the replay commands given: the
+// caller's, for a spec kubesim cannot replay by itself. With none, the
+// report says how a spec outside the catalogue is replayed.
+func FailureReportWith(r Result, a Artifacts, replay ...string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s with %d members, seed %d: FAIL\n", r.Scenario, r.Members, r.Seed)
 	for _, c := range r.Failed() {
 		b.WriteString("  " + strings.ReplaceAll(c.String(), "\n", "\n  ") + "\n")
 	}
-	fmt.Fprintf(&b, "replay with:\n  %s\n  %s\n", GoTestCommand(r), ReplayCommand(r))
+	if len(replay) == 0 {
+		fmt.Fprintf(&b, "replay: %s is not a catalogue scenario, so no kubesim command replays it: rerun the test that ran it with this seed (simtest.Run prints the command)\n", r.Scenario)
+	} else {
+		b.WriteString("replay with:\n")
+		for _, c := range replay {
+			fmt.Fprintf(&b, "  %s\n", c)
+		}
+	}
 	for _, p := range a.Paths() {
 		fmt.Fprintf(&b, "wrote %s\n", p)
 	}
 	return b.String()
 }
 
-// GoTestCommand is the `go test` command that replays r.
+// GoTestCommand is the `go test` command that replays r, a run of a
+// catalogue scenario, through kubesim's TestChaos. It is "" for a spec
+// outside the catalogue: kubesim's test binary does not hold it (simtest's
+// ReplayCommand gives the user's own test's command).
 func GoTestCommand(r Result) string {
+	if !InCatalogue(r.Scenario) {
+		return ""
+	}
 	return "go test ./scenarios -run 'TestChaos$'" + replayFlags(r, "-")
 }

@@ -146,15 +146,17 @@ func (r *Result) Failed() []checks.Result {
 	return out
 }
 
-// Lookup finds a named scenario.
+// Lookup finds a named scenario: a catalogue scenario, or a spec a package
+// added with Register.
 func Lookup(name string) (Spec, error) {
-	for _, s := range Catalogue() {
+	all := append(Catalogue(), registered...)
+	for _, s := range all {
 		if s.Name == name {
 			return s, nil
 		}
 	}
 	var names []string
-	for _, s := range Catalogue() {
+	for _, s := range all {
 		names = append(names, s.Name)
 	}
 	return Spec{}, fmt.Errorf("unknown scenario %q: run `kubesim scenarios` to list them (%s)", name, strings.Join(names, ", "))
@@ -367,8 +369,10 @@ func Run(opts Options) (Result, error) {
 	return p.Run()
 }
 
-// ReplayCommand returns the `kubesim run` command line that replays r.
-// (An explicit schedule is not part of a Result: a caller that ran one adds
+// ReplayCommand returns the `kubesim run` command line that replays r. A
+// registered spec (Register) is known only to binaries that register it,
+// so for one the command works in a binary of the user's own that runs the
+// same flags, not in kubesim's. (An explicit schedule is not part of a Result: a caller that ran one adds
 // its --schedule FILE.)
 func ReplayCommand(r Result) string {
 	return "kubesim run" + replayFlags(r, "--")

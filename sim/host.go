@@ -152,6 +152,13 @@ func (h *Host) start() {
 
 // Crash stops the host at once: handlers, timers, pending RPC continuations
 // and unsynced disk writes are lost; deferred work from a pause is dropped.
+//
+// It is the mechanism under a fault, not a fault: it traces nothing, so
+// the checks, which read only the trace, and the timeline never see it, and
+// nothing restarts it (a crash fault's For does).
+// To crash a host from a scenario, a nemesis, a controller's test or a
+// Spec's Build, inject a fault instead: World.Inject, a schedule
+// (ScheduleBuilder, World.Apply) or simtest.Crash, which are traced.
 func (h *Host) Crash() { h.crash(crashPlain) }
 
 type crashMode uint8
@@ -188,6 +195,12 @@ func (h *Host) crash(mode crashMode) {
 }
 
 // Restart boots a crashed host again from its durable disk.
+//
+// It is the mechanism under a fault, not a fault: it traces nothing, so
+// the checks, which read only the trace, and the timeline never see it.
+// To restart a host from a scenario, a nemesis, a controller's test or a
+// Spec's Build, inject a fault instead: World.Inject, a schedule
+// (ScheduleBuilder, World.Apply) or simtest.Restart, which are traced.
 func (h *Host) Restart() {
 	if h.state != hostDown {
 		return
@@ -196,6 +209,13 @@ func (h *Host) Restart() {
 }
 
 // Pause freezes the host: its timers and deliveries wait until Resume.
+//
+// It is the mechanism under a fault, not a fault: it traces nothing, so
+// the checks, which read only the trace, and the timeline never see it, and
+// nothing resumes it (a pause fault's For does).
+// To pause a host from a scenario, a nemesis, a controller's test or a
+// Spec's Build, inject a fault instead: World.Inject, a schedule
+// (ScheduleBuilder, World.Apply) or simtest.Pause, which are traced.
 func (h *Host) Pause() {
 	if h.state == hostUp {
 		h.paused = true
