@@ -61,6 +61,7 @@ type Admit struct {
 	OldNode   string `json:"old_node,omitempty" trace:"old-node,omitempty"` // for updates: the node of the stored object
 	Subresrc  string `json:"subresource,omitempty" trace:"sub,omitempty"`
 	Namespace string `json:"namespace,omitempty" trace:"-"`
+	Group     string `json:"group,omitempty" trace:"-"` // the API group, for the access check's policy
 }
 
 // InformerEvent is emitted by an informer when its store changes: a watch
