@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
 	"github.com/kubesim/kubesim/nodes/apiserver/rbac"
 	"github.com/kubesim/kubesim/nodes/apiwire"
 )
@@ -15,6 +16,12 @@ const (
 	userScheduler         = rbac.UserScheduler
 	userControllerManager = rbac.UserControllerManager
 	nodeUserPrefix        = rbac.NodeUserPrefix
+)
+
+// The authorizers that refuse, as apitrace.Forbidden.By names them.
+const (
+	byRBAC            = "RBAC"
+	byNodeRestriction = "NodeRestriction"
 )
 
 // isRead reports a read-only verb.
@@ -65,7 +72,7 @@ func attributes(req *apiwire.Request, res resourceInfo) rbac.Attributes {
 // --authorization-mode=Node,RBAC does (the union authorizer: the first
 // allow wins, a refusal is every authorizer's lack of one): the Node
 // authorizer, code, for kubelets; then the policy (Config.Policy). A
-// refusal is answered 403.
+// refusal is traced (apitrace.Forbidden) and answered 403.
 func (s *Server) authorize(req *apiwire.Request, res resourceInfo) *apiwire.Status {
 	if s.cfg.Ablations.Has(ablation.SkipAuthz) || nodeAuthorized(req, res) {
 		return nil
@@ -74,7 +81,9 @@ func (s *Server) authorize(req *apiwire.Request, res resourceInfo) *apiwire.Stat
 	if ok, _ := s.cfg.Policy.Allows(a); ok {
 		return nil
 	}
-	return forbidden(a, res)
+	st := forbidden(a, res)
+	s.traceForbidden(req, res, byRBAC, st)
+	return st
 }
 
 // nodeAuthorized is the Node authorizer's allow, for a kubelet
@@ -128,9 +137,15 @@ func forbidden(a rbac.Attributes, res resourceInfo) *apiwire.Status {
 		subject, a.User, a.Verb, resource, a.APIGroup, scope)
 }
 
+// traceForbidden emits apitrace.Forbidden for a refused request.
+func (s *Server) traceForbidden(req *apiwire.Request, res resourceInfo, by string, st *apiwire.Status) {
+	s.h.Emit(&apitrace.Forbidden{Server: s.cfg.Name, User: req.User, Verb: string(req.Verb), Group: res.Group,
+		Resource: res.Name, Namespace: requestNamespace(req, res), Name: requestName(req), By: by, Message: st.Message})
+}
+
 // nodeRestriction is the NodeRestriction admission plugin for pods: a
 // kubelet may update the status of, or delete, only pods bound to its node
-// (stored is the pod as stored).
+// (stored is the pod as stored). A refusal is traced.
 func (s *Server) nodeRestriction(req *apiwire.Request, res resourceInfo, stored model.Object) *apiwire.Status {
 	if s.cfg.Ablations.Has(ablation.SkipAuthz) || !strings.HasPrefix(req.User, nodeUserPrefix) || res.Name != model.ResourcePodsName {
 		return nil
@@ -144,6 +159,8 @@ func (s *Server) nodeRestriction(req *apiwire.Request, res resourceInfo, stored 
 	if req.Verb == apiwire.VerbDelete {
 		what = "delete"
 	}
-	return errStatus(403, apiwire.ReasonForbidden, "pods %q is forbidden: node %q can only %s pods with spec.nodeName set to itself",
+	st := errStatus(403, apiwire.ReasonForbidden, "pods %q is forbidden: node %q can only %s pods with spec.nodeName set to itself",
 		pod.Name, node, what)
+	s.traceForbidden(req, res, byNodeRestriction, st)
+	return st
 }
