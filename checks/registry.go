@@ -93,7 +93,7 @@ func Registry() []Info {
 			apiLayer, func(e Env) Check { return NewCompactionProgress(e.CompactionInterval, e.FaultEnd) }},
 		{"time-travel", "api", "no informer's view goes back to an older resourceVersion",
 			apiLayer, func(Env) Check { return NewTimeTravel() }},
-		{"access", "api", "only API servers reached etcd, and no write that the roles and the node restriction forbid was admitted",
+		{"access", "api", "only API servers reached etcd, and no write that the authorization policy (roles and bindings, rbac.Default unless the scenario gives its own) and the node rules and restriction forbid was admitted",
 			[]string{"api", "stack"}, func(e Env) Check {
 				return NewAccess(AccessOptions{AllowedSenders: func(host string) bool { return slices.Contains(e.APIServers, host) }, HostName: e.HostName,
 					Policy: e.Policy})
