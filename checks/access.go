@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
+	"github.com/kubesim/kubesim/nodes/apiserver/rbac"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -22,6 +23,9 @@ type AccessOptions struct {
 	AllowedSenders func(hostName string) bool
 	// HostName names a host (e.g. (*sim.World).HostName); nil prints ids.
 	HostName func(sim.HostID) string
+	// Policy is the authorization policy the API servers were given
+	// (apiserver.Config.Policy); nil means rbac.Default(), as for them.
+	Policy *rbac.Policy
 }
 
 // Access checks the two claims on who may touch what:
@@ -33,19 +37,19 @@ type AccessOptions struct {
 //
 // (b) No unauthorized write was accepted. Every write an API server admitted
 // (apitrace.Admit: it passed authorization and admission and went to etcd)
-// is judged by the check's own copy of the documented policy, independent
-// of the server's authorizer:
-//   - "admin": everything;
-//   - "system:kube-scheduler": bind and update-status of pods; create and
-//     update of leases in kube-system;
-//   - "system:kube-controller-manager": every write of pods, replicasets,
-//     deployments and leases; update, update-status, patch and delete of
-//     nodes;
-//   - "system:node:<n>" (the node restriction): create, update,
-//     update-status and patch of its own Node n; update-status and delete of
-//     pods bound to n (the stored pod's node, and the written one's, is n);
-//     create and update of the Lease n in kube-node-lease;
-//   - anyone else: no write.
+// is judged by the check's own reading of the policy, independent of the
+// server's authorizer (policy.go):
+//   - a kubelet "system:node:<n>" may not write a pod that is not bound to n
+//     (the stored pod's node, and the written one's, is n), whatever else
+//     allows it (NodeRestriction);
+//   - a kubelet may create, update, update-status and patch its own Node n,
+//     update-status and delete pods, and create and update the Lease n in
+//     kube-node-lease (the Node authorizer);
+//   - anything else only when a rule of AccessOptions.Policy grants it to
+//     the user in the object's namespace (rbac.Default: admin everything,
+//     the scheduler binding and updating the status of pods and leases in
+//     kube-system, the controller manager pods, ReplicaSets, Deployments,
+//     Leases and all but create of nodes).
 type Access struct {
 	opts       AccessOptions
 	rec        Recorder
@@ -58,6 +62,9 @@ type Access struct {
 func NewAccess(opts AccessOptions) *Access {
 	if opts.EtcdPort == "" {
 		opts.EtcdPort = DefaultEtcdClientPort
+	}
+	if opts.Policy == nil {
+		opts.Policy = rbac.Default()
 	}
 	return &Access{opts: opts, byVerb: map[string]int{}}
 }
@@ -95,100 +102,10 @@ func (c *Access) Observe(e *sim.Event) {
 		}
 		c.admits++
 		c.byVerb[d.Verb]++
-		if why := forbidWrite(d); why != "" {
+		if why := c.forbidWrite(d); why != "" {
 			c.rec.Add(e, "access: %s admitted %s of %s %q by user %q: %s", d.Server, d.Verb, d.Resource, d.Key, d.User, why)
 		}
 	}
-}
-
-// The policy's identities and namespaces.
-const (
-	policyAdmin             = "admin"
-	policyScheduler         = "system:kube-scheduler"
-	policyControllerManager = "system:kube-controller-manager"
-	policyNodePrefix        = "system:node:"
-	policySystemNamespace   = "kube-system"
-	policyNodeLeaseNS       = "kube-node-lease"
-)
-
-// forbidWrite applies the policy to an admitted write: "" when allowed,
-// otherwise why not.
-func forbidWrite(d *apitrace.Admit) string {
-	ns, name := d.Namespace, d.Key
-	if n, rest, ok := strings.Cut(d.Key, "/"); ok {
-		ns, name = n, rest
-	}
-	verb := d.Verb
-	in := func(vs ...string) bool {
-		for _, v := range vs {
-			if v == verb {
-				return true
-			}
-		}
-		return false
-	}
-	switch {
-	case d.User == policyAdmin:
-		return ""
-	case d.User == policyScheduler:
-		switch d.Resource {
-		case "pods":
-			if in("bind", "update-status") {
-				return ""
-			}
-			return "the scheduler may only bind pods and update their status"
-		case "leases":
-			if ns == policySystemNamespace && in("create", "update") {
-				return ""
-			}
-			return "the scheduler may only create and update leases in kube-system"
-		}
-		return "the scheduler may not write " + d.Resource
-	case d.User == policyControllerManager:
-		switch d.Resource {
-		case "pods", "replicasets", "deployments", "leases":
-			return ""
-		case "nodes":
-			if in("update", "update-status", "patch", "delete") {
-				return ""
-			}
-			return "the controller manager may not " + verb + " nodes"
-		}
-		return "the controller manager may not write " + d.Resource
-	case strings.HasPrefix(d.User, policyNodePrefix):
-		node := strings.TrimPrefix(d.User, policyNodePrefix)
-		switch d.Resource {
-		case "nodes":
-			if name != node {
-				return fmt.Sprintf("node %q may write only its own Node, not %q", node, name)
-			}
-			if in("create", "update", "update-status", "patch") {
-				return ""
-			}
-			return fmt.Sprintf("node %q may not %s its Node", node, verb)
-		case "pods":
-			if !in("update-status", "delete") {
-				return fmt.Sprintf("node %q may only update the status of or delete pods", node)
-			}
-			bound := d.NodeName == node
-			if verb == "update-status" {
-				bound = bound && d.OldNode == node
-			} else {
-				bound = bound && (d.OldNode == "" || d.OldNode == node)
-			}
-			if !bound {
-				return fmt.Sprintf("node restriction: node %q may only write pods bound to it (pod's node %q, stored %q)", node, d.NodeName, d.OldNode)
-			}
-			return ""
-		case "leases":
-			if ns == policyNodeLeaseNS && name == node && in("create", "update") {
-				return ""
-			}
-			return fmt.Sprintf("node %q may only create and update its own Lease in kube-node-lease", node)
-		}
-		return fmt.Sprintf("node %q may not write %s", node, d.Resource)
-	}
-	return "user has no role"
 }
 
 // Finish implements Check.

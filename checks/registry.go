@@ -4,6 +4,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kubesim/kubesim/nodes/apiserver/rbac"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -47,6 +48,9 @@ type Env struct {
 	// CompactionInterval is the API servers' --etcd-compaction-interval
 	// (0 when they do not compact).
 	CompactionInterval time.Duration
+	// Policy is the API servers' authorization policy, for access; nil
+	// means rbac.Default().
+	Policy *rbac.Policy
 }
 
 // APILinearizabilityTimeout bounds porcupine's search per object in the
@@ -89,9 +93,10 @@ func Registry() []Info {
 			apiLayer, func(e Env) Check { return NewCompactionProgress(e.CompactionInterval, e.FaultEnd) }},
 		{"time-travel", "api", "no informer's view goes back to an older resourceVersion",
 			apiLayer, func(Env) Check { return NewTimeTravel() }},
-		{"access", "api", "only API servers reached etcd, and no write that the roles and the node restriction forbid was admitted",
+		{"access", "api", "only API servers reached etcd, and no write that the authorization policy (roles and bindings, rbac.Default unless the scenario gives its own) and the node rules and restriction forbid was admitted",
 			[]string{"api", "stack"}, func(e Env) Check {
-				return NewAccess(AccessOptions{AllowedSenders: func(host string) bool { return slices.Contains(e.APIServers, host) }, HostName: e.HostName})
+				return NewAccess(AccessOptions{AllowedSenders: func(host string) bool { return slices.Contains(e.APIServers, host) }, HostName: e.HostName,
+					Policy: e.Policy})
 			}},
 		{"convergence", "stack", "after the settle window every ReplicaSet has its replicas Running and Ready on live Ready nodes that really run them, every Deployment is complete, and no pod is bound to a deleted node",
 			stackLayer, func(e Env) Check { return NewConvergence(ConvergenceOptions{FaultEnd: e.FaultEnd}) }},

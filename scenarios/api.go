@@ -9,6 +9,7 @@ import (
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiload"
 	"github.com/kubesim/kubesim/nodes/apiserver"
+	"github.com/kubesim/kubesim/nodes/apiserver/rbac"
 	"github.com/kubesim/kubesim/nodes/etcd"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -92,6 +93,10 @@ type APITopology struct {
 	// than an API scenario's faults; scenarios set it lower, as an
 	// operator can, so that compaction happens under them.
 	CompactionInterval time.Duration
+	// Policy is the API servers' authorization policy, which the access
+	// check reads too; nil means rbac.Default() (a test adds its own
+	// identities to a copy: rbac.Default().Allow(...)).
+	Policy *rbac.Policy
 }
 
 // APILayer is a built API layer: its hosts by name.
@@ -116,7 +121,7 @@ var apiResources = []string{model.ResourceLeasesName, model.ResourcePodsName}
 func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.Duration) (*APILayer, error) {
 	w := c.World
 	l, servers, err := addAPIServers(c, top.Servers, apiserver.Config{EventFreshDuration: top.EventFreshDuration,
-		CompactionInterval: top.CompactionInterval, Ablations: abl})
+		CompactionInterval: top.CompactionInterval, Policy: top.Policy, Ablations: abl})
 	if err != nil {
 		return nil, err
 	}

@@ -304,12 +304,13 @@ func buildLayers(spec Spec, c *Cluster, env Env) ([]checks.Check, error) {
 		if _, err := BuildStack(c, *spec.Stack, env.Ablations, env.End); err != nil {
 			return nil, err
 		}
-		cenv.ReplicaSetInformer, cenv.ProbeExempt = rsObserver, spec.Stack.ProbeExempt
+		cenv.ReplicaSetInformer, cenv.ProbeExempt, cenv.Policy = rsObserver, spec.Stack.ProbeExempt, spec.Stack.Policy
 	case spec.API != nil:
 		if _, err := BuildAPI(c, *spec.API, env.Ablations, env.FaultEnd, env.End); err != nil {
 			return nil, err
 		}
 		cenv.CompactionInterval = apiserver.Config{CompactionInterval: spec.API.CompactionInterval}.CompactionEvery()
+		cenv.Policy = spec.API.Policy
 	}
 	if c.API != nil {
 		cenv.APIServers = c.API.Servers

@@ -10,6 +10,7 @@ import (
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiload"
 	"github.com/kubesim/kubesim/nodes/apiserver"
+	"github.com/kubesim/kubesim/nodes/apiserver/rbac"
 	"github.com/kubesim/kubesim/nodes/controllers/manager"
 	"github.com/kubesim/kubesim/nodes/kubelet"
 	"github.com/kubesim/kubesim/nodes/scheduler"
@@ -65,6 +66,9 @@ type StackTopology struct {
 	// judged (checks.ProbeRestartsOptions.Exempt): a scenario that shows
 	// what a misconfigured probe does.
 	ProbeExempt func(pod string) bool
+	// Policy is the API servers' authorization policy, as
+	// APITopology.Policy; nil means rbac.Default().
+	Policy *rbac.Policy
 }
 
 // StackLayer is a built full stack: its hosts by name.
@@ -91,7 +95,7 @@ type StackLayer struct {
 // cluster-state reporter at end-2s.
 func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Duration) (*StackLayer, error) {
 	w := c.World
-	api, servers, err := addAPIServers(c, top.APIServers, apiserver.Config{Ablations: abl})
+	api, servers, err := addAPIServers(c, top.APIServers, apiserver.Config{Policy: top.Policy, Ablations: abl})
 	if err != nil {
 		return nil, err
 	}

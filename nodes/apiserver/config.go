@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
+	"github.com/kubesim/kubesim/nodes/apiserver/rbac"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -70,6 +71,12 @@ type Config struct {
 	// (coordinated with the other replicas through compact_rev_key).
 	// Default 5 min; negative disables compaction.
 	CompactionInterval time.Duration
+	// Policy is the authorization policy, as roles and bindings; nil
+	// means rbac.Default(), the control plane's identities. Kubelets are
+	// authorized by code (the Node authorizer and NodeRestriction) before
+	// it. The server only reads it: share one among replicas, and do not
+	// change it once the world runs.
+	Policy *rbac.Policy
 	// Ablations are the run's ablation switches; off in the zero value.
 	Ablations ablation.Set
 }
@@ -112,6 +119,9 @@ func (c Config) withDefaults(h *sim.Host) Config {
 	}
 	if c.CompactionInterval == 0 {
 		c.CompactionInterval = c.CompactionEvery()
+	}
+	if c.Policy == nil {
+		c.Policy = rbac.Default()
 	}
 	if c.CacheProgressInterval <= 0 {
 		c.CacheProgressInterval = DefaultCacheProgressInterval

@@ -32,6 +32,7 @@ func (c *call) admit(obj, old model.Object) {
 		NodeName:  nodeOf(obj),
 		Subresrc:  subresource(c.req.Verb),
 		Namespace: m.Namespace,
+		Group:     c.res.Group,
 	}
 	if old != nil {
 		e.OldNode = nodeOf(old)

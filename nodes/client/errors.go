@@ -112,7 +112,11 @@ func IsGone(err error) bool { return is(err, apiwire.ReasonGone, 410) }
 // IsResourceExpired is IsGone under apimachinery's other name.
 func IsResourceExpired(err error) bool { return IsGone(err) }
 
-// IsForbidden reports a 403 Forbidden (authorization or admission refused).
+// IsForbidden reports a 403 Forbidden, as apierrors.IsForbidden: the
+// authorization policy or an admission plugin (NodeRestriction) refused
+// the request, which the API server traced as apitrace.Forbidden. StatusOf
+// gives the status, whose message is the real API server's (`pods "x"
+// is forbidden: User "u" cannot delete resource "pods" ...`).
 func IsForbidden(err error) bool { return is(err, apiwire.ReasonForbidden, 403) }
 
 // IsUnauthorized reports a 401 Unauthorized.

@@ -61,6 +61,31 @@ type Admit struct {
 	OldNode   string `json:"old_node,omitempty" trace:"old-node,omitempty"` // for updates: the node of the stored object
 	Subresrc  string `json:"subresource,omitempty" trace:"sub,omitempty"`
 	Namespace string `json:"namespace,omitempty" trace:"-"`
+	Group     string `json:"group,omitempty" trace:"-"` // the API group, for the access check's policy
+}
+
+// Forbidden is emitted by an API server when it refuses a request with 403
+// Forbidden: no authorizer allowed it (By "RBAC": neither the Node
+// authorizer nor the policy's rules), or the NodeRestriction admission
+// plugin refused a kubelet's write of a pod not bound to it (By
+// "NodeRestriction"). It is traced on every attempt, so that a client
+// retrying a refused call, such as an informer whose list is refused and
+// which backs off and lists again as client-go's reflector does, shows in
+// the trace. Verb is the request's (update-status, bind: the subresources
+// status and binding); Name is the object's (for create, the new one's);
+// Message is the status message the client gets.
+//
+//trace:kind KindForbidden api.forbidden
+type Forbidden struct {
+	Server    string `json:"server" trace:"server"`
+	User      string `json:"user" trace:"user"`
+	Verb      string `json:"verb" trace:"verb"`
+	Group     string `json:"group,omitempty" trace:"group,omitempty"`
+	Resource  string `json:"resource" trace:"resource"`
+	Namespace string `json:"namespace,omitempty" trace:"ns,omitempty"`
+	Name      string `json:"name,omitempty" trace:"name,omitempty"`
+	By        string `json:"by" trace:"by"`
+	Message   string `json:"message" trace:"-"`
 }
 
 // InformerEvent is emitted by an informer when its store changes: a watch

@@ -6,7 +6,7 @@ import "github.com/kubesim/kubesim/sim"
 
 // The trace kinds, as returned by TraceKind: the constant that the
 // //trace:kind directive of each event type names, in the order of the types.
-const KindCall, KindReturn, KindAdmit, KindInformer, KindRelist, KindStore, KindServerSet, KindOwners = "api.call", "api.return", "api.admit", "informer.event", "informer.relist", "informer.store", "api.state", "api.owners"
+const KindCall, KindReturn, KindAdmit, KindForbidden, KindInformer, KindRelist, KindStore, KindServerSet, KindOwners = "api.call", "api.return", "api.admit", "api.forbidden", "informer.event", "informer.relist", "informer.store", "api.state", "api.owners"
 
 // TraceKind implements sim.Data.
 func (e *Call) TraceKind() string { return KindCall }
@@ -30,6 +30,14 @@ func (e *Admit) TraceKind() string { return KindAdmit }
 // AppendText implements sim.Data.
 func (e *Admit) AppendText(b []byte) []byte {
 	return sim.Text(b).Str("server", e.Server).Str("user", e.User).Str("verb", e.Verb).Str("resource", e.Resource).Str("key", e.Key).StrOpt("node", e.NodeName).StrOpt("old-node", e.OldNode).StrOpt("sub", e.Subresrc).Trimmed()
+}
+
+// TraceKind implements sim.Data.
+func (e *Forbidden) TraceKind() string { return KindForbidden }
+
+// AppendText implements sim.Data.
+func (e *Forbidden) AppendText(b []byte) []byte {
+	return sim.Text(b).Str("server", e.Server).Str("user", e.User).Str("verb", e.Verb).StrOpt("group", e.Group).Str("resource", e.Resource).StrOpt("ns", e.Namespace).StrOpt("name", e.Name).Str("by", e.By).Trimmed()
 }
 
 // TraceKind implements sim.Data.
