@@ -18,6 +18,9 @@ func requestObject(req *apiwire.Request, res resourceInfo) (model.Object, *apiwi
 		return nil, badRequest("the body of the request was of kind %s, not %s", req.Object.Kind(), res.Kind)
 	}
 	obj := req.Object.DeepCopyObject()
+	if st := customBody(obj, res); st != nil {
+		return nil, st
+	}
 	m := obj.GetObjectMeta()
 	if req.Name != "" && m.Name != "" && req.Name != m.Name {
 		return nil, badRequest("the name of the object (%s) does not match the name on the URL (%s)", m.Name, req.Name)
@@ -61,8 +64,12 @@ func copySpec(dst, src model.Object) {
 	specField(dst).Set(specField(src.DeepCopyObject()))
 }
 
-// specChanged reports whether the specs differ.
+// specChanged reports whether the specs differ; for custom objects, whether
+// anything outside metadata differs (customContentChanged).
 func specChanged(a, b model.Object) bool {
+	if ca, ok := a.(*model.CustomObject); ok {
+		return customContentChanged(ca, b.(*model.CustomObject))
+	}
 	return !reflect.DeepEqual(specField(a).Interface(), specField(b).Interface())
 }
 
@@ -117,6 +124,9 @@ func (s *Server) newUID() model.UID {
 // admitCreate runs defaulting, the DefaultTolerationSeconds plugin for
 // pods and validation.
 func admitCreate(obj model.Object, res resourceInfo) *apiwire.Status {
+	if res.Custom != nil {
+		return admitCustom(obj, nil, res)
+	}
 	model.SetDefaults(obj)
 	if pod, ok := obj.(*model.Pod); ok {
 		model.AddDefaultTolerations(pod)
@@ -129,6 +139,9 @@ func admitCreate(obj model.Object, res resourceInfo) *apiwire.Status {
 
 // admitUpdate runs defaulting and update validation.
 func admitUpdate(obj, old model.Object, res resourceInfo) *apiwire.Status {
+	if res.Custom != nil {
+		return admitCustom(obj, old, res)
+	}
 	model.SetDefaults(obj)
 	if errs := model.ValidateUpdate(old, obj); len(errs) > 0 {
 		return invalid(res, obj.GetObjectMeta().Name, errs)
