@@ -68,8 +68,10 @@ func prepareCustomCreate(obj model.Object, res resourceInfo) {
 
 // customContentChanged is the generation test of
 // customResourceStrategy.PrepareForUpdate: any change outside metadata
-// (spec, or status when the main endpoint may write it) bumps generation.
-// Spec and status are canonical, so byte equality is semantic equality.
+// bumps generation. Through the main endpoint with the status subresource
+// the status was reset to the stored one first, so only spec counts;
+// statusStrategy.PrepareForUpdate (update-status) never bumps it. Spec and
+// status are canonical, so byte equality is semantic equality.
 func customContentChanged(a, b *model.CustomObject) bool {
 	return string(a.Spec) != string(b.Spec) || string(a.Status) != string(b.Status)
 }

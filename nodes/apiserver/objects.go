@@ -64,12 +64,8 @@ func copySpec(dst, src model.Object) {
 	specField(dst).Set(specField(src.DeepCopyObject()))
 }
 
-// specChanged reports whether the specs differ; for custom objects, whether
-// anything outside metadata differs (customContentChanged).
+// specChanged reports whether the specs differ.
 func specChanged(a, b model.Object) bool {
-	if ca, ok := a.(*model.CustomObject); ok {
-		return customContentChanged(ca, b.(*model.CustomObject))
-	}
 	return !reflect.DeepEqual(specField(a).Interface(), specField(b).Interface())
 }
 
@@ -93,8 +89,11 @@ func (s *Server) prepareForCreate(obj model.Object) {
 }
 
 // prepareForUpdate carries over what a client cannot change (UID when
-// unset, creationTimestamp, deletion marks) and maintains generation.
-func prepareForUpdate(obj, old model.Object) {
+// unset, creationTimestamp, deletion marks) and maintains generation: a
+// spec change bumps it, or for a custom kind written through its main
+// endpoint, any change outside metadata (customContentChanged; statusOnly
+// is update-status, which never bumps it).
+func prepareForUpdate(obj, old model.Object, res resourceInfo, statusOnly bool) {
 	m, om := obj.GetObjectMeta(), old.GetObjectMeta()
 	if m.UID == "" {
 		m.UID = om.UID
@@ -103,7 +102,11 @@ func prepareForUpdate(obj, old model.Object) {
 	m.DeletionTimestamp = om.DeletionTimestamp
 	m.DeletionGracePeriodSeconds = om.DeletionGracePeriodSeconds
 	m.Generation = om.Generation
-	if specChanged(obj, old) {
+	changed := specChanged(obj, old)
+	if res.Custom != nil {
+		changed = !statusOnly && customContentChanged(obj.(*model.CustomObject), old.(*model.CustomObject))
+	}
+	if changed {
 		m.Generation++
 	}
 }

@@ -50,7 +50,7 @@ func (s *Server) patch(c *call) {
 		if mainEndpointKeepsStatus(c.res) {
 			copyStatus(next, cur)
 		}
-		prepareForUpdate(next, cur)
+		prepareForUpdate(next, cur, c.res, false)
 		if st := admitUpdate(next, cur, c.res); st != nil {
 			return nil, st
 		}

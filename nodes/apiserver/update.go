@@ -57,7 +57,7 @@ func (s *Server) update(c *call) {
 		case !s.cfg.Ablations.Has(ablation.UpdateWritesStatus) && mainEndpointKeepsStatus(c.res):
 			copyStatus(next, cur)
 		}
-		prepareForUpdate(next, cur)
+		prepareForUpdate(next, cur, c.res, statusOnly)
 		if st := admitUpdate(next, cur, c.res); st != nil {
 			return nil, st
 		}
