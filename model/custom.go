@@ -249,3 +249,19 @@ func isCustomAPIVersion(apiVersion string) bool {
 	}
 	return true
 }
+
+// SpecAs returns o's spec decoded as a T, the typed view of an untyped
+// object (an absent spec is T's zero value).
+func SpecAs[T any](o *CustomObject) (T, error) {
+	var v T
+	err := o.DecodeSpec(&v)
+	return v, err
+}
+
+// StatusAs returns o's status decoded as a T (an absent status is T's zero
+// value).
+func StatusAs[T any](o *CustomObject) (T, error) {
+	var v T
+	err := o.DecodeStatus(&v)
+	return v, err
+}
