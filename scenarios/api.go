@@ -92,6 +92,11 @@ type APITopology struct {
 	// than an API scenario's faults; scenarios set it lower, as an
 	// operator can, so that compaction happens under them.
 	CompactionInterval time.Duration
+	// Custom, when set, registers this custom kind on the API servers, and
+	// the counter writers and CRUD clients write objects of it instead of
+	// Leases; the informers watch it and the state reporter lists it too.
+	// Nil (every catalogue scenario) changes nothing.
+	Custom *model.CustomResourceDefinition
 }
 
 // APILayer is a built API layer: its hosts by name.
@@ -115,8 +120,17 @@ var apiResources = []string{model.ResourceLeasesName, model.ResourcePodsName}
 // "api-writers".
 func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.Duration) (*APILayer, error) {
 	w := c.World
+	informed := apiResources
+	var reg *model.Registry
+	if top.Custom != nil {
+		var err error
+		if reg, err = model.NewRegistry(*top.Custom); err != nil {
+			return nil, err
+		}
+		informed = append(slices.Clip(informed), top.Custom.Plural)
+	}
 	l, servers, err := addAPIServers(c, top.Servers, apiserver.Config{EventFreshDuration: top.EventFreshDuration,
-		CompactionInterval: top.CompactionInterval, Ablations: abl})
+		CompactionInterval: top.CompactionInterval, Ablations: abl, Resources: reg})
 	if err != nil {
 		return nil, err
 	}
@@ -129,14 +143,14 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 	for i := 1; i <= top.Counters; i++ {
 		name := fmt.Sprintf("counter-%d", i)
 		l.Writers = append(l.Writers, name)
-		if err := add(name, apiload.BootCounter(apiload.CounterConfig{Name: name, Servers: servers, Think: top.Think, Until: quiet})); err != nil {
+		if err := add(name, apiload.BootCounter(apiload.CounterConfig{Name: name, Servers: servers, Think: top.Think, Until: quiet, Custom: top.Custom})); err != nil {
 			return nil, err
 		}
 	}
 	for i := 1; i <= top.CRUD; i++ {
 		name := fmt.Sprintf("crud-%d", i)
 		l.Writers = append(l.Writers, name)
-		if err := add(name, apiload.BootCRUD(apiload.CRUDConfig{Name: name, Servers: servers, Keys: top.CRUDKeys, Think: top.Think, Until: quiet})); err != nil {
+		if err := add(name, apiload.BootCRUD(apiload.CRUDConfig{Name: name, Servers: servers, Keys: top.CRUDKeys, Think: top.Think, Until: quiet, Custom: top.Custom})); err != nil {
 			return nil, err
 		}
 	}
@@ -147,7 +161,7 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 			pageSize = 0
 		}
 		l.Informers = append(l.Informers, name)
-		if err := add(name, apiload.BootInformers(apiload.InformerConfig{Name: name, Servers: servers, Resources: apiResources,
+		if err := add(name, apiload.BootInformers(apiload.InformerConfig{Name: name, Servers: servers, Resources: informed,
 			Ablations: abl, EmitAt: emit, PageSize: pageSize})); err != nil {
 			return nil, err
 		}
@@ -175,7 +189,7 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 			return nil, err
 		}
 	}
-	reported := apiResources
+	reported := informed
 	if top.StatusWriters+top.SpecWriters > 0 {
 		reported = append(slices.Clip(reported), model.ResourceReplicaSetsName)
 	}
