@@ -149,3 +149,17 @@ func TestValidateCustomObject(t *testing.T) {
 	assert.Contains(t, errs.Error(), "metadata.name: Invalid value")
 	assert.Same(t, o, sawOld)
 }
+
+// TestControllerRefToCustomObject: a controller reference to a custom
+// owner carries the owner's apiVersion, as metav1.NewControllerRef takes
+// it from the owner's GroupVersionKind, so that it passes the
+// ownerReferences validation.
+func TestControllerRefToCustomObject(t *testing.T) {
+	o := NewCustomObject(testWidgets, "default", "w1")
+	o.UID = "u1"
+	ref := NewControllerRef(o, o.Kind())
+	assert.Equal(t, "example.com/v1", ref.APIVersion)
+	assert.Equal(t, "Widget", ref.Kind)
+	dep := &Lease{ObjectMeta: ObjectMeta{Name: "l", Namespace: "default", OwnerReferences: []OwnerReference{*ref}}}
+	assert.Empty(t, Validate(dep))
+}
