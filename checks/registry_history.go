@@ -34,13 +34,19 @@ func newRegistryHistory() registryHistory {
 	return registryHistory{byRes: map[string]map[string][]objChange{}}
 }
 
-// splitRegistryKey splits an etcd key into resource and API key.
+// splitRegistryKey splits an etcd key into resource and API key. A custom
+// kind's key has its group first ("/registry/<group>/<plural>/<ns>/<name>",
+// the apiextensions API server's prefix); a group has a dot, which no
+// built-in resource name has.
 func splitRegistryKey(k string) (resource, key string, ok bool) {
 	rest, ok := strings.CutPrefix(k, registryRoot)
 	if !ok {
 		return "", "", false
 	}
 	resource, key, ok = strings.Cut(rest, "/")
+	if ok && strings.Contains(resource, ".") {
+		resource, key, ok = strings.Cut(key, "/")
+	}
 	return resource, key, ok && resource != "" && key != ""
 }
 

@@ -1,5 +1,6 @@
 // Package model holds kubesim's Kubernetes objects: metadata, Pod, Node,
-// ReplicaSet, Deployment and Lease, with the machinery an API server and its
+// ReplicaSet, Deployment and Lease, and CustomObject for the custom kinds a
+// CustomResourceDefinition registers in a Registry, with the machinery an API server and its
 // clients need around them: validation with Kubernetes-style field errors,
 // defaulting, label selectors, owner references, taints and tolerations,
 // resource arithmetic and a deterministic encoding for storage in the

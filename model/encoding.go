@@ -17,7 +17,14 @@ import (
 // lists, selectors' matchLabels) in sorted order, so equal objects always
 // encode to identical bytes. Timestamps are integers (virtual nanoseconds)
 // and quantities are Kubernetes quantity strings ("500m", "128Mi").
+//
+// A *CustomObject is written with the kind and apiVersion its TypeMeta
+// holds, which must be those of a custom kind (a group with a dot), and
+// its spec and status in canonical form.
 func Encode(obj Object) ([]byte, error) {
+	if co, ok := obj.(*CustomObject); ok {
+		return encodeCustom(co)
+	}
 	r, ok := ResourceForKind(obj.Kind())
 	if !ok {
 		return nil, fmt.Errorf("encode: unregistered kind %q", obj.Kind())
@@ -38,6 +45,11 @@ func Encode(obj Object) ([]byte, error) {
 // error, so a stored object that does not fit its type is caught rather
 // than silently trimmed. The returned object's TypeMeta holds the canonical
 // kind and apiVersion.
+//
+// A kind that is not built in, with an apiVersion whose group has a dot
+// and is no built-in kind's group, decodes as a *CustomObject (as
+// client-go's unstructured decoding takes any kind), with the TypeMeta
+// the data holds; it may have only metadata, spec and status.
 func Decode(data []byte) (Object, error) {
 	tm, ok := typeMetaPrefix(data)
 	if !ok {
@@ -46,6 +58,9 @@ func Decode(data []byte) (Object, error) {
 		}
 	}
 	r, ok := ResourceForKind(tm.Kind)
+	if !ok && tm.Kind != "" && isCustomAPIVersion(tm.APIVersion) {
+		return decodeCustom(data, tm)
+	}
 	if !ok {
 		return nil, fmt.Errorf("decode: unknown kind %q", tm.Kind)
 	}
@@ -88,4 +103,32 @@ func typeMetaPrefix(data []byte) (tm TypeMeta, ok bool) {
 		return tm, false
 	}
 	return TypeMeta{Kind: string(kind), APIVersion: string(version)}, true
+}
+
+// encodeCustom is Encode of a custom object.
+func encodeCustom(o *CustomObject) ([]byte, error) {
+	if o.TypeMeta.Kind == "" || !isCustomAPIVersion(o.APIVersion) {
+		return nil, fmt.Errorf("encode: custom object %q has kind %q and apiVersion %q, not a custom kind's (group.with.dot/version)",
+			o.Name, o.TypeMeta.Kind, o.APIVersion)
+	}
+	data, err := json.Marshal(o)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", o.TypeMeta.Kind, err)
+	}
+	return data, nil
+}
+
+// decodeCustom is Decode of a custom object's stored form.
+func decodeCustom(data []byte, tm TypeMeta) (Object, error) {
+	obj := &CustomObject{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(obj); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", tm.Kind, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("decode %s: trailing data", tm.Kind)
+	}
+	obj.TypeMeta = tm
+	return obj, nil
 }

@@ -22,12 +22,15 @@ func IsControlledBy(obj, owner Object) bool {
 
 // NewControllerRef returns a controller reference to owner of the given kind
 // (normally owner.Kind()), as metav1.NewControllerRef: Controller and
-// BlockOwnerDeletion are true, and APIVersion comes from the registry.
+// BlockOwnerDeletion are true, and APIVersion comes from the registry, or
+// for a *CustomObject owner from its own TypeMeta.
 func NewControllerRef(owner Object, kind string) *OwnerReference {
 	m := owner.GetObjectMeta()
 	apiVersion := ""
 	if r, ok := ResourceForKind(kind); ok {
 		apiVersion = r.APIVersion()
+	} else if co, ok := owner.(*CustomObject); ok && co.TypeMeta.Kind == kind {
+		apiVersion = co.APIVersion
 	}
 	return &OwnerReference{
 		APIVersion:         apiVersion,

@@ -39,6 +39,10 @@ type Resource struct {
 	// pkg/registry/coordination/lease/strategy.go): an update of such an
 	// object must carry its resourceVersion.
 	NoUnconditionalUpdate bool
+	// Custom is the definition of a custom kind (NewRegistry), nil for the
+	// built-in kinds. Its objects are *CustomObject values, stored under
+	// /registry/<group>/<plural>/.
+	Custom *CustomResourceDefinition
 }
 
 // APIVersion returns "group/version", or "version" for the core group.
@@ -83,8 +87,9 @@ func ResourceForName(name string) (Resource, bool) {
 	return Resource{}, false
 }
 
-// ResourceOf returns the descriptor of obj's kind; it panics for a type not
-// in the registry, which is a programming error.
+// ResourceOf returns the descriptor of obj's built-in kind; it panics for a
+// type not in the built-in registry, which is a programming error (a
+// *CustomObject's descriptor is in the Registry it was registered with).
 func ResourceOf(obj Object) Resource {
 	r, ok := ResourceForKind(obj.Kind())
 	if !ok {

@@ -97,6 +97,11 @@ type APITopology struct {
 	// check reads too; nil means rbac.Default() (a test adds its own
 	// identities to a copy: rbac.Default().Allow(...)).
 	Policy *rbac.Policy
+	// Custom, when set, registers this custom kind on the API servers, and
+	// the counter writers and CRUD clients write objects of it instead of
+	// Leases; the informers watch it and the state reporter lists it too.
+	// Nil (every catalogue scenario) changes nothing.
+	Custom *model.CustomResourceDefinition
 }
 
 // APILayer is a built API layer: its hosts by name.
@@ -120,8 +125,17 @@ var apiResources = []string{model.ResourceLeasesName, model.ResourcePodsName}
 // "api-writers".
 func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.Duration) (*APILayer, error) {
 	w := c.World
+	informed := apiResources
+	var reg *model.Registry
+	if top.Custom != nil {
+		var err error
+		if reg, err = model.NewRegistry(*top.Custom); err != nil {
+			return nil, err
+		}
+		informed = append(slices.Clip(informed), top.Custom.Plural)
+	}
 	l, servers, err := addAPIServers(c, top.Servers, apiserver.Config{EventFreshDuration: top.EventFreshDuration,
-		CompactionInterval: top.CompactionInterval, Policy: top.Policy, Ablations: abl})
+		CompactionInterval: top.CompactionInterval, Policy: top.Policy, Ablations: abl, Resources: reg})
 	if err != nil {
 		return nil, err
 	}
@@ -134,14 +148,14 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 	for i := 1; i <= top.Counters; i++ {
 		name := fmt.Sprintf("counter-%d", i)
 		l.Writers = append(l.Writers, name)
-		if err := add(name, apiload.BootCounter(apiload.CounterConfig{Name: name, Servers: servers, Think: top.Think, Until: quiet})); err != nil {
+		if err := add(name, apiload.BootCounter(apiload.CounterConfig{Name: name, Servers: servers, Think: top.Think, Until: quiet, Custom: top.Custom})); err != nil {
 			return nil, err
 		}
 	}
 	for i := 1; i <= top.CRUD; i++ {
 		name := fmt.Sprintf("crud-%d", i)
 		l.Writers = append(l.Writers, name)
-		if err := add(name, apiload.BootCRUD(apiload.CRUDConfig{Name: name, Servers: servers, Keys: top.CRUDKeys, Think: top.Think, Until: quiet})); err != nil {
+		if err := add(name, apiload.BootCRUD(apiload.CRUDConfig{Name: name, Servers: servers, Keys: top.CRUDKeys, Think: top.Think, Until: quiet, Custom: top.Custom})); err != nil {
 			return nil, err
 		}
 	}
@@ -152,7 +166,7 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 			pageSize = 0
 		}
 		l.Informers = append(l.Informers, name)
-		if err := add(name, apiload.BootInformers(apiload.InformerConfig{Name: name, Servers: servers, Resources: apiResources,
+		if err := add(name, apiload.BootInformers(apiload.InformerConfig{Name: name, Servers: servers, Resources: informed,
 			Ablations: abl, EmitAt: emit, PageSize: pageSize})); err != nil {
 			return nil, err
 		}
@@ -180,7 +194,7 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 			return nil, err
 		}
 	}
-	reported := apiResources
+	reported := informed
 	if top.StatusWriters+top.SpecWriters > 0 {
 		reported = append(slices.Clip(reported), model.ResourceReplicaSetsName)
 	}

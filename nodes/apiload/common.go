@@ -36,6 +36,26 @@ func newLease(namespace, name, value string) *model.Lease {
 		Annotations: map[string]string{client.ValueAnnotation: value}}}
 }
 
+// newObject returns a Lease, or an object of the custom kind def when it is
+// set, carrying value in client.ValueAnnotation.
+func newObject(def *model.CustomResourceDefinition, namespace, name, value string) model.Object {
+	if def == nil {
+		return newLease(namespace, name, value)
+	}
+	o := model.NewCustomObject(*def, namespace, name)
+	o.Annotations = map[string]string{client.ValueAnnotation: value}
+	return o
+}
+
+// workloadResource is the client of leases, or of the custom kind def
+// when it is set, in namespace.
+func workloadResource(c *client.Client, def *model.CustomResourceDefinition, namespace string) *client.ResourceClient {
+	if def == nil {
+		return c.Leases(namespace)
+	}
+	return c.CustomResources(*def, namespace)
+}
+
 // setValue sets obj's workload value.
 func setValue(obj model.Object, value string) {
 	m := obj.GetObjectMeta()

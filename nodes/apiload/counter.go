@@ -31,6 +31,10 @@ type CounterConfig struct {
 	Retry client.Backoff
 	// Until, when set, is the virtual time after which no increment starts.
 	Until time.Duration
+	// Custom, when set, makes the counter an object of this custom kind
+	// (model.CustomResourceDefinition, which the API servers must serve)
+	// instead of a Lease; the value is the same annotation.
+	Custom *model.CustomResourceDefinition
 }
 
 func (cfg CounterConfig) withDefaults() CounterConfig {
@@ -81,7 +85,7 @@ func BootCounter(cfg CounterConfig) func(h *sim.Host) {
 		name := traceName(h, cfg.Name)
 		k := &counter{h: h, cfg: cfg, rng: h.Rand("apiload/counter")}
 		k.c = client.New(h, client.Config{Name: name, User: cfg.User, Servers: cfg.Servers, Timeout: cfg.Timeout, Tracing: true})
-		k.leases = k.c.Leases(cfg.Namespace)
+		k.leases = workloadResource(k.c, cfg.Custom, cfg.Namespace)
 		h.Expose(CounterExposeName, &k.stats)
 		k.next()
 	}
@@ -114,7 +118,7 @@ func (k *counter) increment() {
 func (k *counter) attempt(done func(error)) {
 	k.leases.Get(k.cfg.Counter, client.GetOptions{}, func(obj model.Object, err error) {
 		if client.IsNotFound(err) {
-			k.leases.Create(newLease(k.cfg.Namespace, k.cfg.Counter, "0"), func(_ model.Object, err error) {
+			k.leases.Create(newObject(k.cfg.Custom, k.cfg.Namespace, k.cfg.Counter, "0"), func(_ model.Object, err error) {
 				if err == nil || client.IsAlreadyExists(err) {
 					err = errRetryCreated
 				}

@@ -36,6 +36,10 @@ type CRUDConfig struct {
 	Timeout time.Duration
 	// Until, when set, is the virtual time after which no operation starts.
 	Until time.Duration
+	// Custom, when set, makes the keys objects of this custom kind
+	// (model.CustomResourceDefinition, which the API servers must serve)
+	// instead of Leases; the values are the same annotation.
+	Custom *model.CustomResourceDefinition
 }
 
 func (cfg CRUDConfig) withDefaults() CRUDConfig {
@@ -83,7 +87,7 @@ func BootCRUD(cfg CRUDConfig) func(h *sim.Host) {
 	return func(h *sim.Host) {
 		k := &crud{h: h, cfg: cfg, name: traceName(h, cfg.Name), rng: h.Rand("apiload/crud"), last: map[string]model.Object{}}
 		c := client.New(h, client.Config{Name: k.name, User: cfg.User, Servers: cfg.Servers, Timeout: cfg.Timeout, Tracing: true})
-		k.leases = c.Leases(cfg.Namespace)
+		k.leases = workloadResource(c, cfg.Custom, cfg.Namespace)
 		k.next()
 	}
 }
@@ -111,7 +115,7 @@ func (k *crud) step() {
 			k.next()
 		})
 	case obj == nil:
-		k.leases.Create(newLease(k.cfg.Namespace, name, k.value()), func(got model.Object, err error) {
+		k.leases.Create(newObject(k.cfg.Custom, k.cfg.Namespace, name, k.value()), func(got model.Object, err error) {
 			k.learn(name, got, err)
 			k.next()
 		})

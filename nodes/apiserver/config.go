@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
+	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiserver/rbac"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -45,6 +46,13 @@ const (
 
 // Config configures one API server replica.
 type Config struct {
+	// Resources is the registry of the kinds the replica serves: nil for
+	// the built-in kinds alone, or model.NewRegistry's result with custom
+	// kinds after them. Every replica of a cluster must be given the same
+	// registry (a real cluster's CustomResourceDefinitions are stored
+	// objects every replica sees). Each kind gets a watch cache, in the
+	// registry's order.
+	Resources *model.Registry
 	// Name is the replica's name, in responses and the trace; empty means
 	// the host's name.
 	Name string

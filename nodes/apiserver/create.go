@@ -37,6 +37,7 @@ func (s *Server) create(c *call) {
 		return
 	}
 	s.prepareForCreate(obj)
+	prepareCustomCreate(obj, c.res)
 	op := &createOp{c: c, obj: obj}
 	op.maybeGenerateName()
 	if st := admitCreate(obj, c.res); st != nil {

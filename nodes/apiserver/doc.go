@@ -7,9 +7,10 @@
 //
 // Storage follows the real API server: an object lives under
 // /registry/<resource>/<namespace>/<name> (cluster-scoped kinds under
-// /registry/<resource>/<name>), its value is model.Encode of the object with
-// resourceVersion cleared, and its resourceVersion is the key's etcd
-// mod_revision. Conditional writes are etcd Txns on mod_revision (update,
+// /registry/<resource>/<name>; a custom kind under
+// /registry/<group>/<plural>/..., see custom.go), its value is
+// model.Encode of the object with resourceVersion cleared, and its
+// resourceVersion is the key's etcd mod_revision. Conditional writes are etcd Txns on mod_revision (update,
 // patch, update-status, bind, delete) or on create_revision == 0 (create).
 //
 // Each replica keeps one watch cache per resource, fed by an etcd watch on

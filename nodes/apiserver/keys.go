@@ -12,8 +12,18 @@ type resourceInfo = model.Resource
 // registryPrefix is the root of every stored object.
 const registryPrefix = "/registry/"
 
-// resourcePrefix is "/registry/<resource>/", the prefix of every object of res.
-func resourcePrefix(res resourceInfo) string { return registryPrefix + res.Name + "/" }
+// resourcePrefix is "/registry/<resource>/", the prefix of every object of
+// res; for a custom kind "/registry/<group>/<plural>/", as the
+// apiextensions API server's storage prefix is group + "/" + resource
+// (k8s.io/apiserver pkg/server/options/etcd.go,
+// SimpleStorageFactory.ResourcePrefix, which
+// k8s.io/apiextensions-apiserver's server uses for custom resources).
+func resourcePrefix(res resourceInfo) string {
+	if res.Custom != nil {
+		return registryPrefix + res.Group + "/" + res.Name + "/"
+	}
+	return registryPrefix + res.Name + "/"
+}
 
 // listPrefix is the prefix a list or watch of res in ns covers: the
 // namespace's objects, or all of them when ns is "" or res is

@@ -18,6 +18,9 @@ func requestObject(req *apiwire.Request, res resourceInfo) (model.Object, *apiwi
 		return nil, badRequest("the body of the request was of kind %s, not %s", req.Object.Kind(), res.Kind)
 	}
 	obj := req.Object.DeepCopyObject()
+	if st := customBody(obj, res); st != nil {
+		return nil, st
+	}
 	m := obj.GetObjectMeta()
 	if req.Name != "" && m.Name != "" && req.Name != m.Name {
 		return nil, badRequest("the name of the object (%s) does not match the name on the URL (%s)", m.Name, req.Name)
@@ -86,8 +89,11 @@ func (s *Server) prepareForCreate(obj model.Object) {
 }
 
 // prepareForUpdate carries over what a client cannot change (UID when
-// unset, creationTimestamp, deletion marks) and maintains generation.
-func prepareForUpdate(obj, old model.Object) {
+// unset, creationTimestamp, deletion marks) and maintains generation: a
+// spec change bumps it, or for a custom kind written through its main
+// endpoint, any change outside metadata (customContentChanged; statusOnly
+// is update-status, which never bumps it).
+func prepareForUpdate(obj, old model.Object, res resourceInfo, statusOnly bool) {
 	m, om := obj.GetObjectMeta(), old.GetObjectMeta()
 	if m.UID == "" {
 		m.UID = om.UID
@@ -96,7 +102,11 @@ func prepareForUpdate(obj, old model.Object) {
 	m.DeletionTimestamp = om.DeletionTimestamp
 	m.DeletionGracePeriodSeconds = om.DeletionGracePeriodSeconds
 	m.Generation = om.Generation
-	if specChanged(obj, old) {
+	changed := specChanged(obj, old)
+	if res.Custom != nil {
+		changed = !statusOnly && customContentChanged(obj.(*model.CustomObject), old.(*model.CustomObject))
+	}
+	if changed {
 		m.Generation++
 	}
 }
@@ -117,6 +127,9 @@ func (s *Server) newUID() model.UID {
 // admitCreate runs defaulting, the DefaultTolerationSeconds plugin for
 // pods and validation.
 func admitCreate(obj model.Object, res resourceInfo) *apiwire.Status {
+	if res.Custom != nil {
+		return admitCustom(obj, nil, res)
+	}
 	model.SetDefaults(obj)
 	if pod, ok := obj.(*model.Pod); ok {
 		model.AddDefaultTolerations(pod)
@@ -129,6 +142,9 @@ func admitCreate(obj model.Object, res resourceInfo) *apiwire.Status {
 
 // admitUpdate runs defaulting and update validation.
 func admitUpdate(obj, old model.Object, res resourceInfo) *apiwire.Status {
+	if res.Custom != nil {
+		return admitCustom(obj, old, res)
+	}
 	model.SetDefaults(obj)
 	if errs := model.ValidateUpdate(old, obj); len(errs) > 0 {
 		return invalid(res, obj.GetObjectMeta().Name, errs)

@@ -45,8 +45,12 @@ func (s *Server) patch(c *call) {
 		}
 		// A patch of the object is an update: the stored status stays, as
 		// the strategy's PrepareForUpdate keeps it.
-		copyStatus(next, cur)
-		prepareForUpdate(next, cur)
+		// (A custom kind without the status subresource has no stored
+		// status to keep: its status is an ordinary field.)
+		if mainEndpointKeepsStatus(c.res) {
+			copyStatus(next, cur)
+		}
+		prepareForUpdate(next, cur, c.res, false)
 		if st := admitUpdate(next, cur, c.res); st != nil {
 			return nil, st
 		}

@@ -44,7 +44,7 @@ func Boot(cfg Config) func(h *sim.Host) {
 			RequestTimeout: s.cfg.EtcdRequestTimeout, ReplyPort: "etcd-reply"})
 		s.cacheEtcd = etcd.NewClient(h, etcd.ClientConfig{Name: s.cfg.Name + "/cache", Endpoints: s.cfg.Etcd,
 			RequestTimeout: s.cfg.EtcdRequestTimeout, ReplyPort: "etcd-cache"})
-		for _, res := range model.Resources() {
+		for _, res := range s.cfg.Resources.Resources() {
 			c := newCache(s, res)
 			s.caches[res.Name] = c
 			s.order = append(s.order, c)
@@ -118,7 +118,7 @@ func (s *Server) serve(q *sim.Request) {
 		s.cancelWatch(c)
 		return
 	}
-	res, ok := model.ResourceForName(req.Resource)
+	res, ok := s.cfg.Resources.ForName(req.Resource)
 	if !ok {
 		c.fail(errStatus(404, apiwire.ReasonNotFound, "the server could not find the requested resource (%s %s)", req.Verb, req.Resource))
 		return

@@ -40,17 +40,25 @@ func (s *Server) decodeKV(kv mvcc.KeyValue) (model.Object, error) {
 }
 
 // cacheOfKey returns the watch cache of the resource a storage key
-// ("/registry/<resource>/...") belongs to, or nil.
+// ("/registry/<resource>/..." or, for a custom kind,
+// "/registry/<group>/<plural>/...") belongs to, or nil.
 func (s *Server) cacheOfKey(key []byte) *cache {
 	rest, ok := bytes.CutPrefix(key, []byte(registryPrefix))
 	if !ok {
 		return nil
 	}
-	res, _, ok := bytes.Cut(rest, []byte("/"))
+	res, rest, ok := bytes.Cut(rest, []byte("/"))
 	if !ok {
 		return nil
 	}
-	return s.caches[string(res)]
+	if c := s.caches[string(res)]; c != nil && c.res.Custom == nil {
+		return c
+	}
+	plural, _, ok := bytes.Cut(rest, []byte("/"))
+	if c := s.caches[string(plural)]; ok && c != nil && c.res.Custom != nil && c.res.Group == string(res) {
+		return c
+	}
+	return nil
 }
 
 // decodeValue parses a stored value and sets its resourceVersion.

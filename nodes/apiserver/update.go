@@ -37,7 +37,7 @@ func (s *Server) update(c *call) {
 		}
 		precond = v
 	}
-	if statusOnly && !statusField(obj).IsValid() {
+	if statusOnly && !hasStatusSubresource(c.res, obj) {
 		c.fail(errStatus(404, apiwire.ReasonNotFound, "%s has no status subresource", c.res.Name))
 		return
 	}
@@ -54,10 +54,10 @@ func (s *Server) update(c *call) {
 			out := cur.DeepCopyObject()
 			copyStatus(out, next)
 			next = out
-		case !s.cfg.Ablations.Has(ablation.UpdateWritesStatus):
+		case !s.cfg.Ablations.Has(ablation.UpdateWritesStatus) && mainEndpointKeepsStatus(c.res):
 			copyStatus(next, cur)
 		}
-		prepareForUpdate(next, cur)
+		prepareForUpdate(next, cur, c.res, statusOnly)
 		if st := admitUpdate(next, cur, c.res); st != nil {
 			return nil, st
 		}

@@ -47,6 +47,15 @@ func (c *Client) Leases(namespace string) *ResourceClient {
 	return c.Resource(model.ResourceLeasesName, namespace)
 }
 
+// CustomResources returns the client of the custom kind def in namespace
+// (namespace "" for a cluster-scoped kind, or all namespaces), as
+// client-go's dynamic client's Resource(gvr).Namespace(ns): it sends and
+// receives *model.CustomObject values. The API servers must serve the kind
+// (their Config.Resources registers it); otherwise every call is 404.
+func (c *Client) CustomResources(def model.CustomResourceDefinition, namespace string) *ResourceClient {
+	return c.Resource(def.Plural, namespace)
+}
+
 // Client returns the underlying client.
 func (r *ResourceClient) Client() *Client { return r.c }
 
