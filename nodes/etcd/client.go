@@ -68,6 +68,11 @@ func NewClient(h *sim.Host, cfg ClientConfig) *Client {
 		rpc:  sim.NewRPC(h, cfg.ReplyPort),
 		rand: h.Rand("etcd-client/" + cfg.ReplyPort),
 		id:   cfg.Name + "@" + strconv.FormatUint(h.Incarnation(), 10),
+		// Stream numbers carry the incarnation: a restarted process's
+		// watches are new gRPC streams on new connections, never the
+		// streams its predecessor opened, which a member may still hold
+		// (it tells streams apart by host and number).
+		streams: h.Incarnation() << 32,
 	}
 	h.Handle(cfg.ReplyPort+"-watch", c.handleWatchMessage)
 	return c

@@ -129,3 +129,29 @@ func TestWatchStreamBreaksOnLoss(t *testing.T) {
 		require.Equal(t, l.revs[i-1]+1, l.revs[i], "delivered events have no gap")
 	}
 }
+
+// TestRestartedClientsStreamsAreNew: a member tells watch streams apart by
+// client host and stream number, and keeps a stream until told to drop it.
+// A client process that restarts opens new streams (new gRPC streams on new
+// connections), so its first watch must not be taken for its
+// predecessor's first one: here the predecessor watched "a", the new
+// process watches "b", and must get b's events, not be bound to the old
+// stream on "a" (which answers progress requests and sends nothing).
+func TestRestartedClientsStreamsAreNew(t *testing.T) {
+	cl := newCluster(t, 9, 3, nil, sim.DiskSpec{})
+	c := cl.addClient("client", 1)
+	cl.waitLeader(5 * time.Second)
+	var old watchLog
+	cl.watch(c, WatchRequest{Key: "a"}, &old)
+	cl.w.RunFor(100 * time.Millisecond)
+	host, _ := cl.w.HostByName("client")
+	host.Crash()
+	host.Restart() // NewClient runs again: *c is the new process's client
+	cl.w.RunFor(100 * time.Millisecond)
+	var l watchLog
+	cl.watch(c, WatchRequest{Key: "b"}, &l)
+	put, err := cl.put(c, "b", "x")
+	require.NoError(t, err)
+	cl.w.RunFor(100 * time.Millisecond)
+	require.Equal(t, []int64{put.Header.Revision}, l.revs, "the new process's watch sees its own key")
+}
