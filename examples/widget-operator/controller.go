@@ -23,6 +23,10 @@ type Config struct {
 	User string
 	// Servers are the API server replicas it talks to.
 	Servers []sim.HostID
+	// Timeout bounds every request, as rest.Config.Timeout does; an
+	// unanswered request fails with client.ErrNoAnswer (its outcome
+	// unknown) and the sync is retried.
+	Timeout time.Duration
 	// Broken turns on the bug the example's test must catch: a sync that
 	// fails (a 409 Conflict from a stale cache, a timeout, a 503) is
 	// forgotten instead of requeued, so the Widget's change is lost until
@@ -52,7 +56,7 @@ func Boot(cfg Config) func(h *sim.Host) {
 
 // New makes the controller on host h; Run starts it.
 func New(h *sim.Host, cfg Config) *Controller {
-	c := client.New(h, client.Config{User: cfg.User, Servers: cfg.Servers})
+	c := client.New(h, client.Config{User: cfg.User, Servers: cfg.Servers, Timeout: cfg.Timeout})
 	ctl := &Controller{cfg: cfg, c: c, queue: workqueue.New(h, "widgets", nil)}
 	ctl.widgets = cache.NewInformer(c, cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{
 		Resource: Widgets.Plural, Namespace: Namespace}})

@@ -28,3 +28,9 @@ func TestWidgetOperator(t *testing.T) {
 	}
 	simtest.Run(t, spec, simtest.Seeds(3))
 }
+
+// TestDeterminism reads the operator's own code (this package, test files
+// aside) for what would make a world depend on more than its seed.
+func TestDeterminism(t *testing.T) {
+	simtest.CheckDeterminism(t, ".")
+}

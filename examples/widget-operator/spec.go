@@ -1,7 +1,9 @@
 package widgetoperator
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kubesim/kubesim/checks"
@@ -42,7 +44,7 @@ func Spec(name string, broken bool) scenarios.Spec {
 		Description: "a Widget operator under API chaos: every Widget ends with a Deployment of its replicas",
 		API: &scenarios.APITopology{Informers: 1, Custom: &Widgets, Policy: Policy(),
 			CompactionInterval: 20 * time.Second},
-		Faults: nemesis.APIChaosSchedule,
+		Faults:  faults,
 		Members: []int{3},
 		Build: func(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error) {
 			var servers []sim.HostID
@@ -52,7 +54,7 @@ func Spec(name string, broken bool) scenarios.Spec {
 			}
 			hosts := []sim.HostSpec{
 				{Name: "widget-operator", Role: scenarios.RoleAPIClient, Boot: Boot(Config{
-					User: rbac.ServiceAccountUser(Namespace, ServiceAccount), Servers: servers, Broken: broken})},
+					User: rbac.ServiceAccountUser(Namespace, ServiceAccount), Servers: servers, Timeout: 2 * time.Second, Broken: broken})},
 				{Name: "widget-user", Role: scenarios.RoleAPIClient, Boot: apiload.BootScript(apiload.ScriptConfig{
 					Servers: servers, Steps: script(env.FaultEnd)})},
 				{Name: "widget-auditor", Role: scenarios.RoleAPIClient, Boot: BootAuditor(servers, env.End-auditBefore)},
@@ -70,6 +72,17 @@ func Spec(name string, broken bool) scenarios.Spec {
 	}
 }
 
+// faults are api-chaos's, drawn from the seed, plus one of the operator's
+// own: its link to everyone turns lossy for the last 10 s of the faults,
+// while the user still scales Widgets, so that some of its writes go
+// unanswered and must be retried.
+func faults(c *nemesis.Cluster, rng *sim.Stream, faultEnd time.Duration) sim.Schedule {
+	own := sim.NewScheduleBuilder().Flaky(faultEnd-10*time.Second, "widget-operator").Loss(0.3).For(10 * time.Second).MustSchedule()
+	s := append(nemesis.APIChaosSchedule(c, rng, faultEnd), own...)
+	slices.SortStableFunc(s, func(a, b sim.Fault) int { return cmp.Compare(a.At, b.At) })
+	return s
+}
+
 // script creates three Widgets at 10 s, then scales one of them every
 // 3 s until the faults end.
 func script(faultEnd time.Duration) []apiload.Step {
@@ -85,7 +98,7 @@ func script(faultEnd time.Duration) []apiload.Step {
 			})
 		}})
 	}
-	for i, at := 0, 15*time.Second; at < faultEnd; i, at = i+1, at+3*time.Second {
+	for i, at := 0, 15*time.Second; at < faultEnd; i, at = i+1, at+time.Second {
 		n, replicas := names[i%len(names)], int32(2+i%5)
 		steps = append(steps, apiload.Step{At: at, Name: fmt.Sprintf("scale-%s-%d", n, i), Do: func(c *client.Client, done func(error)) {
 			scale(c, n, replicas, done)
