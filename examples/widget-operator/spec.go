@@ -1,0 +1,126 @@
+package widgetoperator
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/kubesim/kubesim/checks"
+	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/apiload"
+	"github.com/kubesim/kubesim/nodes/apiserver/rbac"
+	"github.com/kubesim/kubesim/nodes/client"
+	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// ServiceAccount is the controller's service account, in Namespace.
+const ServiceAccount = "widget-operator"
+
+// auditBefore is how long before the end the auditor reads the state.
+const auditBefore = 2 * time.Second
+
+// Policy is the default RBAC policy plus the controller's grant: read
+// Widgets, and read, create and update Deployments, in Namespace only.
+// Without it every request of the controller is a traced 403 and its
+// informers never sync.
+func Policy() *rbac.Policy {
+	return rbac.Default().Allow(rbac.ServiceAccount(Namespace, ServiceAccount), Namespace,
+		rbac.Rule{Verbs: []string{"get", "list", "watch"}, APIGroups: []string{Widgets.Group}, Resources: []string{Widgets.Plural}},
+		rbac.Rule{Verbs: []string{"get", "list", "watch", "create", "update"}, APIGroups: []string{"apps"}, Resources: []string{"deployments"}})
+}
+
+// Spec is the example's scenario: kubesim's API layer (etcd, three API
+// servers serving Widgets, an informer host) under api-chaos's faults;
+// the controller on its own host "widget-operator", a user's script that
+// creates three Widgets and scales them while the faults go on, and the
+// auditor. It is judged by the API layer's checks and ReplicasCheck.
+// broken runs the controller with Config.Broken.
+func Spec(name string, broken bool) scenarios.Spec {
+	return scenarios.Spec{
+		Name:        name,
+		Description: "a Widget operator under API chaos: every Widget ends with a Deployment of its replicas",
+		API: &scenarios.APITopology{Informers: 1, Custom: &Widgets, Policy: Policy(),
+			CompactionInterval: 20 * time.Second},
+		Faults:  faults,
+		Members: []int{3},
+		Build: func(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error) {
+			var servers []sim.HostID
+			for _, s := range c.API.Servers {
+				h, _ := c.World.HostByName(s)
+				servers = append(servers, h.ID())
+			}
+			hosts := []sim.HostSpec{
+				{Name: "widget-operator", Role: scenarios.RoleAPIClient, Boot: Boot(Config{
+					User: rbac.ServiceAccountUser(Namespace, ServiceAccount), Servers: servers, Timeout: 2 * time.Second, Broken: broken})},
+				{Name: "widget-user", Role: scenarios.RoleAPIClient, Boot: apiload.BootScript(apiload.ScriptConfig{
+					Servers: servers, Steps: script(env.FaultEnd)})},
+				{Name: "widget-auditor", Role: scenarios.RoleAPIClient, Boot: BootAuditor(servers, env.End-auditBefore)},
+			}
+			for _, hs := range hosts {
+				if _, err := c.World.AddHost(hs); err != nil {
+					return nil, err
+				}
+			}
+			// The controller is an API client like the layer's own: the
+			// "api-clients" faults (cut off, flaky links) hit it too.
+			c.API.Clients = append(c.API.Clients, "widget-operator")
+			return []checks.Check{&ReplicasCheck{}}, nil
+		},
+	}
+}
+
+// faults are api-chaos's, drawn from the seed, plus one of the operator's
+// own: its link to everyone turns lossy for the last 10 s of the faults,
+// while the user still scales Widgets, so that some of its writes go
+// unanswered and must be retried.
+func faults(c *nemesis.Cluster, rng *sim.Stream, faultEnd time.Duration) sim.Schedule {
+	own := sim.NewScheduleBuilder().Flaky(faultEnd-10*time.Second, "widget-operator").Loss(0.3).For(10 * time.Second).MustSchedule()
+	s := append(nemesis.APIChaosSchedule(c, rng, faultEnd), own...)
+	slices.SortStableFunc(s, func(a, b sim.Fault) int { return cmp.Compare(a.At, b.At) })
+	return s
+}
+
+// script creates three Widgets at 10 s, then scales one of them every
+// 3 s until the faults end.
+func script(faultEnd time.Duration) []apiload.Step {
+	names := []string{"alpha", "beta", "gamma"}
+	var steps []apiload.Step
+	for _, n := range names {
+		steps = append(steps, apiload.Step{At: 10 * time.Second, Name: "create-" + n, Do: func(c *client.Client, done func(error)) {
+			c.CustomResources(Widgets, Namespace).Create(NewWidget(n, 1), func(_ model.Object, err error) {
+				if client.IsAlreadyExists(err) {
+					err = nil // a retried create whose first attempt went through
+				}
+				done(err)
+			})
+		}})
+	}
+	for i, at := 0, 15*time.Second; at < faultEnd; i, at = i+1, at+time.Second {
+		n, replicas := names[i%len(names)], int32(2+i%5)
+		steps = append(steps, apiload.Step{At: at, Name: fmt.Sprintf("scale-%s-%d", n, i), Do: func(c *client.Client, done func(error)) {
+			scale(c, n, replicas, done)
+		}})
+	}
+	return steps
+}
+
+// scale sets Widget name's spec.replicas: a get, then an update of what
+// was read (a 409 fails the step, which the script retries).
+func scale(c *client.Client, name string, replicas int32, done func(error)) {
+	widgets := c.CustomResources(Widgets, Namespace)
+	widgets.Get(name, client.GetOptions{}, func(obj model.Object, err error) {
+		if err != nil {
+			done(err)
+			return
+		}
+		w := obj.(*model.CustomObject).DeepCopy()
+		if err := w.SetSpec(WidgetSpec{Replicas: replicas}); err != nil {
+			done(err)
+			return
+		}
+		widgets.Update(w, func(_ model.Object, err error) { done(err) })
+	})
+}
