@@ -22,6 +22,7 @@ type config struct {
 	profile       *nemesis.Profile
 	sameSeedTwice bool
 	artifactDir   string
+	replayFlags   []string
 }
 
 // defaultSeeds is how many seeds Run runs when neither Seeds nor -seeds
@@ -72,3 +73,11 @@ func SkipSameSeedTwice() Option { return func(c *config) { c.sameSeedTwice = fal
 // ArtifactDir writes a failing run's artifacts under dir (default:
 // scenarios.ArtifactDir, which $KUBESIM_ARTIFACTS sets).
 func ArtifactDir(dir string) Option { return func(c *config) { c.artifactDir = dir } }
+
+// ReplayFlags adds flags of the test's own to the replay command a failure
+// prints, after simtest's: a test that picks a variant by a flag of its own
+// (say -broken) passes it here when it runs that variant, so that the
+// printed command replays the same world.
+func ReplayFlags(flags ...string) Option {
+	return func(c *config) { c.replayFlags = append(c.replayFlags, flags...) }
+}

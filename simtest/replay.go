@@ -61,8 +61,9 @@ func runPattern(test string) string {
 // replayCommand is the go test command that replays the world of r in the
 // test named test of package pkg ("" when unknown: then "." and a note to
 // run it in the package's directory). extraAblate are the ablations the
-// -ablate flag added (those the test's options set, it sets again).
-func replayCommand(pkg, test string, r scenarios.Result, extraAblate []string) string {
+// -ablate flag added (those the test's options set, it sets again); extra
+// are the test's own flags (ReplayFlags), printed last.
+func replayCommand(pkg, test string, r scenarios.Result, extraAblate, extra []string) string {
 	target, note := pkg, ""
 	if pkg == "" {
 		target, note = ".", "   # in the test's package directory"
@@ -74,6 +75,9 @@ func replayCommand(pkg, test string, r scenarios.Result, extraAblate []string) s
 	cmd := fmt.Sprintf("go test %s %s -seed %d -members %d", target, sel, r.Seed, r.Members)
 	for _, a := range extraAblate {
 		cmd += " -ablate " + a
+	}
+	for _, f := range extra {
+		cmd += " " + f
 	}
 	return cmd + note
 }

@@ -27,8 +27,7 @@ func Run(t testing.TB, spec scenarios.Spec, opts ...Option) []scenarios.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pkg, _ := testPackage(t.Name())
-	h := harness{spec: spec, cfg: newConfig(opts), flags: flags, test: t.Name(), pkg: pkg}
+	h := newHarness(t, spec, flags, opts)
 	out, err := h.run()
 	for _, l := range out.logs {
 		t.Log(l)
@@ -51,6 +50,12 @@ func RunScenario(t testing.TB, name string, opts ...Option) []scenarios.Result {
 		t.Fatal(err)
 	}
 	return Run(t, spec, opts...)
+}
+
+// newHarness is the harness of a Run or ExpectFailure in test t.
+func newHarness(t testing.TB, spec scenarios.Spec, flags settings, opts []Option) harness {
+	pkg, _ := testPackage(t.Name())
+	return harness{spec: spec, cfg: newConfig(opts), flags: flags, test: t.Name(), pkg: pkg}
 }
 
 // harness is one Run, apart from its testing.TB, so that tests can run it
@@ -78,6 +83,7 @@ type failure struct {
 	replay    string
 	artifacts scenarios.Artifacts
 	report    string
+	sameSeed  bool // the same seed gave two traces (no check failed)
 }
 
 // plan returns the member counts and seeds to run, flags first.
@@ -193,7 +199,7 @@ func sameSeedMessage(a, b scenarios.Result) string {
 
 // fail writes the failing world's artifacts and its report.
 func (h harness) fail(res scenarios.Result, o scenarios.Options, why string) *failure {
-	f := &failure{result: res, opts: o, replay: replayCommand(h.pkg, h.test, res, h.flags.ablate)}
+	f := &failure{result: res, opts: o, replay: replayCommand(h.pkg, h.test, res, h.flags.ablate, h.cfg.replayFlags), sameSeed: why != ""}
 	dir := h.cfg.artifactDir
 	if dir == "" {
 		dir = scenarios.ArtifactDir()

@@ -90,7 +90,9 @@ func TestFlagsOverrideOptions(t *testing.T) {
 	require.Equal(t, []string{"a", "b"}, h.options(3, 17).Ablations)
 	r := scenarios.Result{Seed: 17, Members: 3}
 	require.Equal(t, "go test example.com/op -run '^TestOp$' -seed 17 -members 3 -ablate b",
-		replayCommand("example.com/op", "TestOp", r, h.flags.ablate), "the test's own ablations come from its options")
+		replayCommand("example.com/op", "TestOp", r, h.flags.ablate, nil), "the test's own ablations come from its options")
+	require.Equal(t, "go test example.com/op -run '^TestOp$' -seed 17 -members 3 -ablate b -broken -v",
+		replayCommand("example.com/op", "TestOp", r, h.flags.ablate, []string{"-broken", "-v"}), "the test's own flags (ReplayFlags) come last")
 
 	h.cfg.seeds = 0
 	h.flags = settings{}
@@ -128,7 +130,7 @@ func TestReplayCommand(t *testing.T) {
 		{"", "TestOp", "go test . -run '^TestOp$' -seed 5 -members 4   # in the test's package directory"},
 		{"example.com/op", "BenchmarkOp", "go test example.com/op -run '^$' -bench '^BenchmarkOp$' -seed 5 -members 4"},
 	} {
-		require.Equal(t, tc.want, replayCommand(tc.pkg, tc.test, r, nil))
+		require.Equal(t, tc.want, replayCommand(tc.pkg, tc.test, r, nil, nil))
 	}
 }
 

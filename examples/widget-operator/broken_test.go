@@ -3,60 +3,31 @@ package widgetoperator
 import (
 	"flag"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/simtest"
 )
 
-// failureRecorder is a testing.TB whose Fatal records the failure instead
-// of failing the test, so that a test can assert that simtest.Run fails.
-type failureRecorder struct {
-	testing.TB
-	fatal []string
-}
-
-func (r *failureRecorder) Fatal(args ...any) { r.fatal = append(r.fatal, fmt.Sprint(args...)) }
-func (r *failureRecorder) Log(args ...any)   { r.TB.Log(args...) }
-
-// runExpectingFailure runs spec through simtest.Run with seeds and
-// returns the failing world's result and the report Run printed.
-func runExpectingFailure(t *testing.T, spec scenarios.Spec, opts ...simtest.Option) (scenarios.Result, string) {
-	t.Helper()
-	rec := &failureRecorder{TB: t}
-	results := simtest.Run(rec, spec, append(opts, simtest.ArtifactDir(t.TempDir()))...)
-	require.Len(t, rec.fatal, 1, "simtest.Run must fail exactly once")
-	require.NotEmpty(t, results)
-	return results[len(results)-1], rec.fatal[0]
-}
-
 // TestBrokenOperatorIsCaught: the broken controller (a failed sync is
 // dropped, not requeued) leaves a Widget unreconciled in some world of the
-// first seeds; Run fails there with widget-replicas, prints the seed's
-// replay command and writes the trace; and the replay, the same test with
-// -seed set as the command sets it, fails at the same world with the same
-// trace hash.
+// first seeds. simtest.ExpectFailure finds that world, checks that it runs
+// again to the same trace, and returns its report, whose replay command
+// carries -broken. The replay itself, the test with -seed set as the
+// command sets it, fails at the same world; and the correct controller
+// passes that world: the bug, not the faults, broke the invariant.
 func TestBrokenOperatorIsCaught(t *testing.T) {
-	res, report := runExpectingFailure(t, brokenSpec, simtest.Seeds(10), simtest.SkipSameSeedTwice())
-	t.Logf("caught at seed %d:\n%s", res.Seed, report)
-	require.False(t, res.OK)
-	require.Equal(t, "widget-replicas", res.Failed()[0].Name, "the invariant, not another check, catches the bug")
-	require.Contains(t, report, fmt.Sprintf("-seed %d", res.Seed))
-	require.Contains(t, report, ".trace.jsonl")
+	f := simtest.ExpectFailure(t, brokenSpec, simtest.Seeds(10), simtest.SkipSameSeedTwice(),
+		simtest.ReplayFlags("-broken"), simtest.ArtifactDir(t.TempDir()))
+	require.Equal(t, "widget-replicas", f.Result.Failed()[0].Name, "the invariant, not another check, catches the bug")
+	require.Contains(t, f.Replay, fmt.Sprintf("-seed %d -members 3 -broken", f.Result.Seed))
+	require.NotEmpty(t, f.Artifacts.Paths(), "the trace and timeline are written")
 
-	// The replay: what `go test . -run TestWidgetOperator -broken -seed N` does.
-	setFlag(t, "seed", fmt.Sprint(res.Seed))
-	again, report2 := runExpectingFailure(t, brokenSpec)
-	require.Equal(t, res.Seed, again.Seed)
-	require.Equal(t, res.TraceHash, again.TraceHash, "the replay is the same world")
-	require.Equal(t, res.Events, again.Events)
-	require.True(t, strings.Contains(report2, "widget-replicas"))
+	setFlag(t, "seed", fmt.Sprint(f.Result.Seed))
+	again := simtest.ExpectFailure(t, brokenSpec, simtest.ArtifactDir(t.TempDir()))
+	require.Equal(t, f.Result.TraceHash, again.Result.TraceHash, "the replay is the same world")
 
-	// The same world with the correct controller passes: the bug, not the
-	// faults, broke the invariant.
 	fixed := simtest.Run(t, operatorSpec, simtest.SkipSameSeedTwice())
 	require.True(t, fixed[0].OK)
 }

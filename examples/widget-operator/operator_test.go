@@ -22,11 +22,11 @@ var (
 // TestWidgetOperator runs the controller under API chaos over a few seeds
 // (and the first seed twice: same seed, same trace).
 func TestWidgetOperator(t *testing.T) {
-	spec := operatorSpec
 	if *broken {
-		spec = brokenSpec
+		simtest.Run(t, brokenSpec, simtest.Seeds(3), simtest.ReplayFlags("-broken"))
+		return
 	}
-	simtest.Run(t, spec, simtest.Seeds(3))
+	simtest.Run(t, operatorSpec, simtest.Seeds(3))
 }
 
 // TestDeterminism reads the operator's own code (this package, test files
