@@ -1,11 +1,8 @@
 package scheduler
 
 import (
-	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/leaderelection"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -15,8 +12,9 @@ import (
 // RestartDelay, as the kubelet restarts the static pod. Boot exposes it as
 // "scheduler" for scenarios to inspect.
 type Scheduler struct {
-	cfg Config
-	h   *sim.Host
+	cfg    Config
+	h      *sim.Host
+	tracer *leaderelection.Tracer // traces its leadership and writes
 	// c outlives the processes: a new process reusing it is like a new
 	// connection from the same host (its calls and watches are its own;
 	// the old process's callbacks are all no-ops).
@@ -42,10 +40,12 @@ func Boot(cfg Config) func(*sim.Host) {
 
 func newScheduler(h *sim.Host, cfg Config) *Scheduler {
 	cfg = cfg.withDefaults(h)
-	s := &Scheduler{cfg: cfg, h: h}
+	s := &Scheduler{cfg: cfg, h: h, tracer: leaderelection.NewTracer(h, Component, cfg.Name, leaderelection.DefaultNamespace+"/"+cfg.LeaseName)}
 	ccfg := client.Config{Name: cfg.Name, User: User, Servers: cfg.Servers}
 	if !cfg.DisableLeaderElection {
-		ccfg.OnWrite = s.emitWrite
+		// Only a leader schedules: every write but its Lease's is a
+		// leader's.
+		ccfg.OnWrite = s.tracer.Write
 	}
 	s.c = client.New(h, ccfg)
 	if !cfg.DisableLeaderElection {
@@ -106,26 +106,6 @@ func (s *Scheduler) handleExit(p *instance) {
 	})
 }
 
-// emitLeading traces a leadership change.
-func (s *Scheduler) emitLeading(leading bool) {
-	s.h.Emit(&spoketrace.Leading{Component: Component, Identity: s.cfg.Name, Leading: leading})
-}
-
-// emitRenewed traces a renewal of the Lease.
-func (s *Scheduler) emitRenewed() {
-	s.h.Emit(&spoketrace.LeaderRenewed{Component: Component, Identity: s.cfg.Name})
-}
-
-// emitWrite traces a write of an elected scheduler as it leaves, but its
-// Lease's: only a leader schedules, so every other one is a leader's.
-func (s *Scheduler) emitWrite(req *apiwire.Request) {
-	if req.Resource == model.ResourceLeasesName {
-		return
-	}
-	s.h.Emit(&spoketrace.LeaderWrite{Component: Component, Identity: s.cfg.Name, Verb: string(req.Verb),
-		Resource: req.Resource, Key: client.RequestKey(req)})
-}
-
 // instance is one scheduler process. Once stopped, every callback it
 // registered (timers, API answers, informer events) does nothing.
 type instance struct {
@@ -166,7 +146,7 @@ func (p *instance) start() {
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: p.handleStartedLeading,
 			OnStoppedLeading: p.handleStoppedLeading,
-			OnRenewed:        s.emitRenewed,
+			OnRenewed:        s.tracer.Renewed,
 		},
 		Ablations: s.cfg.Ablations,
 	})
@@ -183,7 +163,7 @@ func (p *instance) handleStartedLeading() {
 		return
 	}
 	p.leading = true
-	p.s.emitLeading(true)
+	p.s.tracer.Leading(true)
 	p.run()
 }
 
@@ -194,7 +174,7 @@ func (p *instance) handleStoppedLeading() {
 		return
 	}
 	if p.leading {
-		p.s.emitLeading(false)
+		p.s.tracer.Leading(false)
 	}
 	p.stop()
 	p.s.handleExit(p)

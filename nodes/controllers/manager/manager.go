@@ -4,12 +4,10 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/client/leaderelection"
 	"github.com/kubesim/kubesim/nodes/controllers"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -89,14 +87,16 @@ type Manager struct {
 	le       *client.Client // the leader election client
 	cur      *process
 	restarts int
+	tracer   *leaderelection.Tracer // traces its leadership and writes
 }
 
 // Boot returns the boot function of a controller manager host.
 func Boot(cfg Config) func(*sim.Host) {
 	return func(h *sim.Host) {
 		cfg := cfg.withDefaults(h)
-		m := &Manager{h: h, cfg: cfg}
-		m.c = client.New(h, client.Config{Name: cfg.Name, User: User, Servers: cfg.Servers, OnWrite: m.emitWrite})
+		m := &Manager{h: h, cfg: cfg, tracer: leaderelection.NewTracer(h, Component, cfg.Name, leaderelection.DefaultNamespace+"/"+LeaseName)}
+		// Only a leader runs the controllers: every write is a leader's.
+		m.c = client.New(h, client.Config{Name: cfg.Name, User: User, Servers: cfg.Servers, OnWrite: m.tracer.Write})
 		m.le = client.New(h, client.Config{Name: LeaderElectionClient(cfg.Name), User: User, Servers: cfg.Servers,
 			Timeout: leaderelection.ClientTimeout(cfg.RenewDeadline)})
 		h.Expose(ExposeName, m)
@@ -147,22 +147,6 @@ func (m *Manager) handleExit(p *process) {
 	})
 }
 
-func (m *Manager) emitLeading(leading bool) {
-	m.h.Emit(&spoketrace.Leading{Component: Component, Identity: m.cfg.Name, Leading: leading})
-}
-
-// emitRenewed traces a renewal of the Lease.
-func (m *Manager) emitRenewed() {
-	m.h.Emit(&spoketrace.LeaderRenewed{Component: Component, Identity: m.cfg.Name})
-}
-
-// emitWrite traces a write of the controllers as it leaves: only a leader
-// runs them, so every one is a leader's write.
-func (m *Manager) emitWrite(req *apiwire.Request) {
-	m.h.Emit(&spoketrace.LeaderWrite{Component: Component, Identity: m.cfg.Name, Verb: string(req.Verb),
-		Resource: req.Resource, Key: client.RequestKey(req)})
-}
-
 // process is one run of kube-controller-manager.
 type process struct {
 	m           *Manager
@@ -194,7 +178,7 @@ func (p *process) start() {
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: p.handleStartedLeading,
 			OnStoppedLeading: p.handleStoppedLeading,
-			OnRenewed:        m.emitRenewed,
+			OnRenewed:        m.tracer.Renewed,
 		},
 	})
 	if err != nil {
@@ -210,7 +194,7 @@ func (p *process) handleStartedLeading() {
 		return
 	}
 	p.leading = true
-	p.m.emitLeading(true)
+	p.m.tracer.Leading(true)
 	p.ctx = p.newContext()
 	p.controllers = newControllers(p.ctx, p.m.cfg)
 	for _, c := range p.controllers {
@@ -228,7 +212,7 @@ func (p *process) handleStoppedLeading() {
 		return
 	}
 	if p.leading {
-		p.m.emitLeading(false)
+		p.m.tracer.Leading(false)
 	}
 	if p.m.cfg.Ablations.Has(ablation.ManagerNoExit) {
 		p.leading = false // and its controllers run on
