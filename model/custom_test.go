@@ -163,3 +163,40 @@ func TestControllerRefToCustomObject(t *testing.T) {
 	dep := &Lease{ObjectMeta: ObjectMeta{Name: "l", Namespace: "default", OwnerReferences: []OwnerReference{*ref}}}
 	assert.Empty(t, Validate(dep))
 }
+
+// TestRegistryResourceOf: a registry maps an object to its resource by
+// kind, built-in and custom alike, and refuses what it does not serve
+// with an error instead of ResourceOf's panic.
+func TestRegistryResourceOf(t *testing.T) {
+	reg := MustNewRegistry(testWidgets)
+	w := NewCustomObject(testWidgets, "default", "a")
+	stranger := NewCustomObject(CustomResourceDefinition{Group: "other.example", Version: "v1", Kind: "Gadget", Plural: "gadgets"}, "", "g")
+	wrongVersion := w.DeepCopy()
+	wrongVersion.APIVersion = "example.com/v2"
+	posing := &CustomObject{TypeMeta: TypeMeta{Kind: KindPod, APIVersion: "v1"}}
+	for _, tc := range []struct {
+		name string
+		reg  *Registry
+		obj  Object
+		want string // resource name, or "" for an error
+		err  string
+	}{
+		{"built-in kind", reg, &Pod{}, ResourcePodsName, ""},
+		{"built-in kind, nil registry", nil, &Deployment{}, ResourceDeploymentsName, ""},
+		{"custom kind", reg, w, "widgets", ""},
+		{"custom kind, nil registry", nil, w, "", `no resource of kind "Widget"`},
+		{"unregistered custom kind", reg, stranger, "", `no resource of kind "Gadget"`},
+		{"custom object of another version", reg, wrongVersion, "", `apiVersion "example.com/v2"`},
+		{"custom object posing as a built-in kind", reg, posing, "", "is not the registered kind of resource pods"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := tc.reg.ResourceOf(tc.obj)
+			if tc.err != "" {
+				require.ErrorContains(t, err, tc.err)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tc.want, res.Name)
+		})
+	}
+}

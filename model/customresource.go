@@ -199,6 +199,32 @@ func (r *Registry) ForKind(kind string) (Resource, bool) {
 	return Resource{}, false
 }
 
+// ResourceOf returns the descriptor of obj's kind in the registry (the
+// built-in kinds for a nil registry), as a RESTMapper maps an object's
+// kind to its resource: the way to find a *CustomObject's resource, which
+// the package-level ResourceOf does not know. A custom object must also
+// carry its kind's apiVersion. An unknown kind is an error, not a panic,
+// since an object may come from a user.
+func (r *Registry) ResourceOf(obj Object) (Resource, error) {
+	res, ok := r.ForKind(obj.Kind())
+	if !ok {
+		return Resource{}, fmt.Errorf("no resource of kind %q is registered", obj.Kind())
+	}
+	if c, isCustom := obj.(*CustomObject); isCustom != (res.Custom != nil) || (isCustom && c.APIVersion != res.APIVersion()) {
+		return Resource{}, fmt.Errorf("kind %q (%T, apiVersion %q) is not the registered kind of resource %s (%s)",
+			obj.Kind(), obj, apiVersionOf(obj), res.Name, res.APIVersion())
+	}
+	return res, nil
+}
+
+// apiVersionOf is a custom object's apiVersion, or "" for a built-in one.
+func apiVersionOf(obj Object) string {
+	if c, ok := obj.(*CustomObject); ok {
+		return c.APIVersion
+	}
+	return ""
+}
+
 // ValidateCustomObject checks obj of the custom kind d on create (old nil)
 // or update, as the custom resource strategy's Validate and ValidateUpdate
 // do (k8s.io/apiextensions-apiserver

@@ -23,7 +23,9 @@ func leaderCatalogue() []Spec {
 	cmZombie := Spec{Name: "controller-manager-zombie", Description: "the leading controller manager is frozen for 25 s (a SIGSTOP, a stop-the-world pause) the instant it creates the first pod of the operator's scale-up of web from 4 to 10 at 60 s, and the operator scales web down to 3 while it is frozen: the other replica takes the Lease, the frozen one resumes with its overdue work (the answers to its creations, and the rest of the world's news) and acts on as leader until its renew deadline (a fresh 10 s round when it froze between rounds) though the Lease is no longer its own, as client-go has no fencing; its writes are counted (zombie_writes), and the ReplicaSet settles at 3",
 		Duration: 240 * time.Second, Settle: 120 * time.Second,
 		Stack: &StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
-			return []apiload.Step{createStep(15*time.Second, web(4)), scaleReplicaSet(60*time.Second, "web", 10), scaleReplicaSet(70*time.Second, "web", 3)}
+			return []apiload.Step{CreateStep(15*time.Second, web(4)),
+				ScaleReplicaSet(60*time.Second, WorkloadNamespace, "web", 10),
+				ScaleReplicaSet(70*time.Second, WorkloadNamespace, "web", 3)}
 		}},
 		Driver: func(c *nemesis.Cluster, _ *sim.Stream, _ time.Duration) {
 			nemesis.PauseLeaderOnWrite(c, ComponentControllerManager, "create", 60*time.Second, 1, zombiePause)
@@ -33,8 +35,10 @@ func leaderCatalogue() []Spec {
 	schedZombie := Spec{Name: "scheduler-zombie", Description: "the leading scheduler is frozen for 25 s the instant it binds the tenth of 24 pods of a ReplicaSet the operator creates at 60 s (others wait in its queue), and the operator scales it to 30 while it is frozen: the other replica takes the Lease and binds the pending pods, the frozen one resumes with its overdue work and goes on scheduling from its stale queue until its renew deadline; the binding subresource's conflict check refuses every binding of a pod the new leader bound, so no pod is bound twice",
 		Duration: 240 * time.Second, Settle: 120 * time.Second,
 		Stack: &StackTopology{Nodes: 5, Rogue: true, Script: func(*StackLayer) []apiload.Step {
-			batch := newReplicaSet("batch", 24, AppSpec{CPU: "100m", Memory: "128Mi"})
-			return []apiload.Step{createStep(15*time.Second, web(3)), createStep(60*time.Second, batch), scaleReplicaSet(70*time.Second, "batch", 30)}
+			batch := NewReplicaSet("batch", 24, AppSpec{CPU: "100m", Memory: "128Mi"})
+			return []apiload.Step{CreateStep(15*time.Second, web(3)),
+				CreateStep(60*time.Second, batch),
+				ScaleReplicaSet(70*time.Second, WorkloadNamespace, "batch", 30)}
 		}},
 		Driver: func(c *nemesis.Cluster, _ *sim.Stream, _ time.Duration) {
 			nemesis.PauseLeaderOnWrite(c, ComponentScheduler, "bind", 60*time.Second, 10, zombiePause)
@@ -44,8 +48,8 @@ func leaderCatalogue() []Spec {
 	drift := Spec{Name: "leader-clock-drift", Description: "the leaders' clocks run at the wrong rate: the controller manager's leader at 0.6 (its 12 s of leading without renewal last 20 s of real time) from 40 s, and at 60 s for 40 s its leader elector's connection is cut from its API server (a load balancer put it on another server than its controllers' connection), so it cannot renew but its controllers work on; the other replica (at the true rate) takes the Lease 15 to 19 s after the last renewal, while the slow one still leads, and both act on the operator's scale-up at 76 s (client-go tolerates clock rates that differ by its lease duration over its renew deadline, not more: zombie_writes counts the deposed leader's writes); the schedulers' clocks run at 1.3 from 40 s and the leader goes deaf (a one-way cut from the API servers) at 110 s for 30 s; the kubelets' clocks run at 0.8 and 1.25 in turn; meanwhile the operator scales web",
 		Duration: 300 * time.Second, Settle: 130 * time.Second,
 		Stack: &StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
-			return []apiload.Step{createStep(15*time.Second, web(4)), scaleReplicaSet(76*time.Second, "web", 8),
-				scaleReplicaSet(120*time.Second, "web", 5), scaleReplicaSet(150*time.Second, "web", 7)}
+			return []apiload.Step{CreateStep(15*time.Second, web(4)), ScaleReplicaSet(76*time.Second, WorkloadNamespace, "web", 8),
+				ScaleReplicaSet(120*time.Second, WorkloadNamespace, "web", 5), ScaleReplicaSet(150*time.Second, WorkloadNamespace, "web", 7)}
 		}},
 		Driver: func(c *nemesis.Cluster, _ *sim.Stream, _ time.Duration) {
 			nemesis.CutLeaderElection(c, ComponentControllerManager, func(leader string) string {
@@ -66,7 +70,9 @@ func leaderCatalogue() []Spec {
 	jumps := Spec{Name: "leader-clock-jumps", Description: "wall clocks step (an NTP step, a VM resumed): at 40 s the leaders' wall clocks go back a minute, at 50 s every replica's goes forward two, and the kubelets' go back or forward 20 s in turn; then at 100 s the controller manager's leader is cut off for 30 s. Leader election judges a lease by when it saw the record change, on its monotonic clock, never by the renewTime in it, so nothing moves the leadership but the cut: the other replica takes the Lease 15 to 24 s after it; and the node lifecycle controller, which judges a node Lease by when it saw its renewTime change, marks no node",
 		Duration: 300 * time.Second, Settle: 130 * time.Second,
 		Stack: &StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
-			return []apiload.Step{createStep(15*time.Second, web(4)), scaleReplicaSet(70*time.Second, "web", 8), scaleReplicaSet(140*time.Second, "web", 5)}
+			return []apiload.Step{CreateStep(15*time.Second, web(4)),
+				ScaleReplicaSet(70*time.Second, WorkloadNamespace, "web", 8),
+				ScaleReplicaSet(140*time.Second, WorkloadNamespace, "web", 5)}
 		}},
 		Faults: func(*nemesis.Cluster, *sim.Stream, time.Duration) sim.Schedule {
 			jump := func(at time.Duration, target string, by time.Duration) sim.Fault {

@@ -69,6 +69,15 @@ type StackTopology struct {
 	// Policy is the API servers' authorization policy, as
 	// APITopology.Policy; nil means rbac.Default().
 	Policy *rbac.Policy
+	// Custom are custom kinds the API servers serve, besides the built-in
+	// ones, so that an operator's controller on the stack can store its
+	// own objects and make Deployments from them, which the controller
+	// manager turns into pods. The controller manager watches each one,
+	// and its garbage collector collects the dependents of a deleted
+	// custom owner. An invalid definition, or a plural or kind already
+	// taken, fails BuildStack naming it (model.NewRegistry). None (every
+	// catalogue scenario) changes nothing.
+	Custom []model.CustomResourceDefinition
 }
 
 // StackLayer is a built full stack: its hosts by name.
@@ -85,6 +94,9 @@ type StackLayer struct {
 	// Spare are nodes a nemesis must not kill for good: the rogue client
 	// keeps a pod bound to one, which would be left on a deleted node.
 	Spare []string
+	// Kinds are the kinds the API servers serve: the built-in ones and
+	// StackTopology.Custom's (nil when there are none).
+	Kinds *model.Registry
 }
 
 // BuildStack adds the full control plane to a built etcd cluster: API
@@ -95,11 +107,18 @@ type StackLayer struct {
 // cluster-state reporter at end-2s.
 func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Duration) (*StackLayer, error) {
 	w := c.World
-	api, servers, err := addAPIServers(c, top.APIServers, apiserver.Config{Policy: top.Policy, Ablations: abl})
+	var kinds *model.Registry
+	if len(top.Custom) > 0 {
+		var err error
+		if kinds, err = model.NewRegistry(top.Custom...); err != nil {
+			return nil, fmt.Errorf("stack topology: %w", err)
+		}
+	}
+	api, servers, err := addAPIServers(c, top.APIServers, apiserver.Config{Policy: top.Policy, Ablations: abl, Resources: kinds})
 	if err != nil {
 		return nil, err
 	}
-	l := &StackLayer{APILayer: api, ServerIDs: servers}
+	l := &StackLayer{APILayer: api, ServerIDs: servers, Kinds: kinds}
 	l.Leaders = nemesis.NewSpokeLeaders(w)
 	w.Subscribe(l.Leaders.Observe)
 	l.Placement = nemesis.NewPlacement()
@@ -139,7 +158,7 @@ func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Durati
 	}
 	for i := 1; i <= n(top.ControllerManagers, DefaultControllerManagers); i++ {
 		name := fmt.Sprintf("controller-manager-%d", i)
-		cfg := manager.Config{Name: name, Servers: servers, Ablations: abl}
+		cfg := manager.Config{Name: name, Servers: servers, Ablations: abl, Resources: kinds}
 		if err := add(&l.ControllerManagers, name, RoleControllerManager, manager.Boot(cfg)); err != nil {
 			return nil, err
 		}

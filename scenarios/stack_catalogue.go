@@ -29,7 +29,7 @@ const (
 )
 
 // web is the plain ReplicaSet most full-stack scenarios run.
-func web(replicas int32) *model.ReplicaSet { return newReplicaSet("web", replicas, AppSpec{}) }
+func web(replicas int32) *model.ReplicaSet { return NewReplicaSet("web", replicas, AppSpec{}) }
 
 // stackCatalogue returns the full-stack scenarios: etcd, API servers,
 // schedulers, controller managers and kubelets, with a workload declared
@@ -38,7 +38,7 @@ func stackCatalogue() []Spec {
 	nodeDeath := Spec{Name: "node-death", Description: "a node running two of web's five replicas dies for good at 60 s, and its Node is deleted 20 s later (as a cloud provider does for a terminated machine): the pod garbage collector deletes its pods after its 40 s quarantine, the ReplicaSet controller creates two replacements, the scheduler binds them and kubelets start them",
 		Duration: 300 * time.Second, Settle: 200 * time.Second,
 		Stack: &StackTopology{Nodes: 4, Rogue: true, Script: func(l *StackLayer) []apiload.Step {
-			return []apiload.Step{createStep(15*time.Second, web(5)), deleteDeadNodes(80*time.Second, l)}
+			return []apiload.Step{CreateStep(15*time.Second, web(5)), deleteDeadNodes(80*time.Second, l)}
 		}},
 		Driver: func(c *nemesis.Cluster, _ *sim.Stream, _ time.Duration) { nemesis.KillBusiestNode(c, 60*time.Second) },
 		Build: func(*Cluster, Env) ([]checks.Check, error) {
@@ -50,22 +50,22 @@ func stackCatalogue() []Spec {
 	// answer. tight's liveness probe times out after 1 s; ready's
 	// liveness probe allows 5 s, and its readiness probe 1 s.
 	busy := annotations(kubelet.AnnotationLoad, "60s-150s=3s")
-	tight := newReplicaSet("tight", 3, AppSpec{Annotations: busy,
+	tight := NewReplicaSet("tight", 3, AppSpec{Annotations: busy,
 		Liveness: &model.Probe{PeriodSeconds: 5, TimeoutSeconds: 1, FailureThreshold: 3}})
-	ready := newReplicaSet("ready", 3, AppSpec{Annotations: busy,
+	ready := NewReplicaSet("ready", 3, AppSpec{Annotations: busy,
 		Liveness:  &model.Probe{PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 3},
 		Readiness: &model.Probe{PeriodSeconds: 5, TimeoutSeconds: 1, FailureThreshold: 2}})
 	liveness := Spec{Name: "liveness-under-load", Description: "two ReplicaSets of an application that is busy (3 s per answer, but healthy) from 60 s to 150 s: tight's liveness probe times out after 1 s, so its kubelets kill and restart busy containers again and again, into CrashLoopBackOff (the restart storm is measured: healthy_restarts); ready probes readiness with that timeout and liveness with a sane one, so its pods leave service (rotation_exits) and come back without a restart",
 		Duration: 420 * time.Second, Settle: 270 * time.Second,
 		Stack: &StackTopology{Nodes: 3, Script: func(*StackLayer) []apiload.Step {
-			return []apiload.Step{createStep(15*time.Second, tight), createStep(15*time.Second, ready)}
-		}, ProbeExempt: func(pod string) bool { return strings.HasPrefix(pod, workloadNamespace+"/tight-") }},
+			return []apiload.Step{CreateStep(15*time.Second, tight), CreateStep(15*time.Second, ready)}
+		}, ProbeExempt: func(pod string) bool { return strings.HasPrefix(pod, WorkloadNamespace+"/tight-") }},
 	}
 
 	apiDown := Spec{Name: "apiserver-down", Description: "every API server crashes at 60 s and stays down for 90 s, longer than the node monitor grace period: kubelets keep their pods running and probed, nothing can change (the operator's scale-up at 100 s waits), and afterwards the cluster recovers: the scale-up lands, no node is evicted (every node looked dead at once: the node lifecycle controller blames the control plane, not the nodes)",
 		Duration: 300 * time.Second, Settle: 150 * time.Second,
 		Stack: &StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
-			return []apiload.Step{createStep(15*time.Second, web(4)), scaleReplicaSet(100*time.Second, "web", 6)}
+			return []apiload.Step{CreateStep(15*time.Second, web(4)), ScaleReplicaSet(100*time.Second, WorkloadNamespace, "web", 6)}
 		}},
 		Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 			return sim.Schedule{{At: 60 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{"apiservers"}}, For: 90 * time.Second}}
@@ -79,7 +79,7 @@ func stackCatalogue() []Spec {
 	cmFailover := Spec{Name: "controller-manager-failover", Description: "the leading controller manager is cut off from everyone at 60 s for 60 s: it steps down at its 10 s renew deadline, the other replica takes the Lease once it has not changed for 15 s, and the operator's scale-up at 90 s is served by the new leader",
 		Duration: 300 * time.Second, Settle: 180 * time.Second,
 		Stack: &StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
-			return []apiload.Step{createStep(15*time.Second, web(4)), scaleReplicaSet(90*time.Second, "web", 6)}
+			return []apiload.Step{CreateStep(15*time.Second, web(4)), ScaleReplicaSet(90*time.Second, WorkloadNamespace, "web", 6)}
 		}},
 		Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 			return sim.Schedule{{At: 60 * time.Second, Kind: sim.FaultIsolate, Targets: [][]string{{"controller-manager-leader"}}, For: 60 * time.Second}}
@@ -92,7 +92,7 @@ func stackCatalogue() []Spec {
 	eviction := Spec{Name: "node-eviction", Description: "a node running two of web's five replicas dies for good at 60 s and its Node stays: 50 s without heartbeats make it Ready=Unknown and tainted unreachable:NoExecute, and its pods, which tolerate that taint for 300 s, are evicted about 350 s after the last heartbeat; then replacements run elsewhere",
 		Duration: 540 * time.Second, Settle: 480 * time.Second,
 		Stack: &StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
-			return []apiload.Step{createStep(15*time.Second, web(5))}
+			return []apiload.Step{CreateStep(15*time.Second, web(5))}
 		}},
 		Driver: func(c *nemesis.Cluster, _ *sim.Stream, _ time.Duration) { nemesis.KillBusiestNode(c, 60*time.Second) },
 		Build: func(*Cluster, Env) ([]checks.Check, error) {
@@ -103,17 +103,19 @@ func stackCatalogue() []Spec {
 	splitBrain := Spec{Name: "scheduler-split-brain", Description: "a third scheduler runs without leader election (deployed with --leader-elect=false by mistake) beside the elected pair, so two schedulers race for every pending pod while the operator creates and scales workloads: the binding subresource's conflict check lets exactly one win each pod (the loser gets 409 and drops it), so no pod is bound twice",
 		Duration: 200 * time.Second, Settle: 100 * time.Second,
 		Stack: &StackTopology{Nodes: 5, Unelected: 1, Rogue: true, Script: func(*StackLayer) []apiload.Step {
-			return []apiload.Step{createStep(15*time.Second, web(6)),
-				createStep(30*time.Second, newDeployment("api", 4, AppSpec{CPU: "100m", Memory: "128Mi"})),
-				scaleReplicaSet(60*time.Second, "web", 10), rollDeployment(70*time.Second, "api", "registry.example/api:2")}
+			return []apiload.Step{CreateStep(15*time.Second, web(6)),
+				CreateStep(30*time.Second, NewDeployment("api", 4, AppSpec{CPU: "100m", Memory: "128Mi"})),
+				ScaleReplicaSet(60*time.Second, WorkloadNamespace, "web", 10), RollDeployment(70*time.Second, WorkloadNamespace, "api", "registry.example/api:2")}
 		}},
 	}
 
 	watchLag := Spec{Name: "controller-watch-lag", Description: "from 40 s to 130 s the links of the controller managers are slow (1 to 2 s) and reorder one message in ten, which breaks their watch streams again and again (each break is resumed after client-go's backoff), so their informers lag by seconds to tens of seconds while the operator scales web 4 -> 12 -> 6 -> 12: the ReplicaSet controller's expectations keep it from acting twice on a gap it has already filled (cm_pod_creates counts what it created)",
 		Duration: 280 * time.Second, Settle: 150 * time.Second,
 		Stack: &StackTopology{Nodes: 5, Rogue: true, Script: func(*StackLayer) []apiload.Step {
-			return []apiload.Step{createStep(15*time.Second, web(4)),
-				scaleReplicaSet(50*time.Second, "web", 12), scaleReplicaSet(80*time.Second, "web", 6), scaleReplicaSet(110*time.Second, "web", 12)}
+			return []apiload.Step{CreateStep(15*time.Second, web(4)),
+				ScaleReplicaSet(50*time.Second, WorkloadNamespace, "web", 12),
+				ScaleReplicaSet(80*time.Second, WorkloadNamespace, "web", 6),
+				ScaleReplicaSet(110*time.Second, WorkloadNamespace, "web", 12)}
 		}},
 		Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 			return sim.Schedule{{At: 40 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"controller-managers"}}, For: 90 * time.Second,

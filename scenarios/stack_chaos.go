@@ -32,10 +32,10 @@ func stackChaos(name string, nodes int, webReplicas, apiReplicas int32, duration
 		Duration: duration, Settle: stackChaosSettle,
 		Stack: &StackTopology{Nodes: nodes, Rogue: true, Script: func(*StackLayer) []apiload.Step {
 			return []apiload.Step{
-				createStep(15*time.Second, web(webReplicas)),
-				createStep(15*time.Second, newDeployment("api", apiReplicas, AppSpec{CPU: "100m", Memory: "128Mi"})),
-				rollDeployment(60*time.Second, "api", "registry.example/api:2"),
-				scaleReplicaSet(90*time.Second, "web", webReplicas+2),
+				CreateStep(15*time.Second, web(webReplicas)),
+				CreateStep(15*time.Second, NewDeployment("api", apiReplicas, AppSpec{CPU: "100m", Memory: "128Mi"})),
+				RollDeployment(60*time.Second, WorkloadNamespace, "api", "registry.example/api:2"),
+				ScaleReplicaSet(90*time.Second, WorkloadNamespace, "web", webReplicas+2),
 			}
 		}},
 		Faults: nemesis.StackChaosSchedule,

@@ -16,7 +16,7 @@ import (
 // selected by both labels: its pods match app's selector too (selectors
 // that overlap, as a canary beside its main ReplicaSet).
 func newCanary(app string, replicas int32, s AppSpec) *model.ReplicaSet {
-	rs := newReplicaSet(app, replicas, s)
+	rs := NewReplicaSet(app, replicas, s)
 	rs.Name = app + "-canary"
 	rs.Spec.Selector.MatchLabels["track"] = "canary"
 	rs.Spec.Template.Labels["track"] = "canary"
@@ -25,7 +25,7 @@ func newCanary(app string, replicas int32, s AppSpec) *model.ReplicaSet {
 
 // newCanaryDeployment is newCanary's Deployment.
 func newCanaryDeployment(app string, replicas int32, s AppSpec) *model.Deployment {
-	d := newDeployment(app, replicas, s)
+	d := NewDeployment(app, replicas, s)
 	d.Name = app + "-canary"
 	d.Spec.Selector.MatchLabels["track"] = "canary"
 	d.Spec.Template.Labels["track"] = "canary"
@@ -35,9 +35,9 @@ func newCanaryDeployment(app string, replicas int32, s AppSpec) *model.Deploymen
 // barePod is a pod with labels and no owner, as an operator creates by
 // hand: an orphan that any controller whose selector matches may adopt.
 func barePod(name string, labels map[string]string) *model.Pod {
-	t := podTemplate(labels["app"], AppSpec{})
+	t := PodTemplate(labels["app"], AppSpec{})
 	t.Labels = maps.Clone(labels)
-	return &model.Pod{ObjectMeta: model.ObjectMeta{Name: name, Namespace: workloadNamespace, Labels: t.Labels, Annotations: t.Annotations},
+	return &model.Pod{ObjectMeta: model.ObjectMeta{Name: name, Namespace: WorkloadNamespace, Labels: t.Labels, Annotations: t.Annotations},
 		Spec: t.Spec}
 }
 
@@ -47,7 +47,7 @@ func barePod(name string, labels map[string]string) *model.Pod {
 // the ReplicaSet releases it and replaces it.
 func relabelPod(at time.Duration, selector string, labels map[string]string) apiload.Step {
 	return apiload.Step{At: at, Name: "relabel-" + selector, Do: func(c *client.Client, done func(error)) {
-		pods := c.Pods(workloadNamespace)
+		pods := c.Pods(WorkloadNamespace)
 		c.RetryOnConflict(client.DefaultRetry, func(try func(error)) {
 			pods.List(client.ListOptions{LabelSelector: selector}, func(l *client.ObjectList, err error) {
 				if err != nil {

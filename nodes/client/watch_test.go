@@ -110,3 +110,26 @@ func TestWatchClosedByServer(t *testing.T) {
 	require.Len(t, l.events, 1)
 	require.Equal(t, 2, l.calls, "one event, then the end, then nothing")
 }
+
+// TestWatchCustomResource: the fake server streams custom objects on the
+// resource they were written under (a watch's initial ADDED events, then
+// live ones); it once looked their kind up among the built-in kinds and
+// panicked.
+func TestWatchCustomResource(t *testing.T) {
+	widgets := model.CustomResourceDefinition{Group: "example.com", Version: "v1", Kind: "Widget", Plural: "widgets", Namespaced: true}
+	e := newEnv(7, 1, client.Config{})
+	var l watchLog
+	create := func(name string) {
+		e.c.CustomResources(widgets, "default").Create(model.NewCustomObject(widgets, "default", name), func(model.Object, error) {})
+	}
+	e.at(0, func() { create("a") })
+	e.at(time.Second, func() { e.c.CustomResources(widgets, "default").Watch(client.ListOptions{}, e.watchLog(&l)) })
+	e.at(2*time.Second, func() { create("b"); e.create("not-a-widget") })
+	e.World.RunFor(3 * time.Second)
+	require.NoError(t, l.err)
+	require.Len(t, l.events, 2, "a (initial), b; the pod is not on the stream")
+	for i, name := range []string{"a", "b"} {
+		require.Equal(t, "Widget", l.events[i].Object.Kind())
+		require.Equal(t, name, l.events[i].Object.GetObjectMeta().Name)
+	}
+}

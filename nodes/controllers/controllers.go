@@ -23,6 +23,20 @@ type Context struct {
 	// Shared informers, all namespaces: pods, nodes, replicasets,
 	// deployments, and the node Leases of kube-node-lease.
 	Pods, Nodes, ReplicaSets, Deployments, NodeLeases *cache.Informer
+	// Custom are the shared informers of the cluster's custom kinds (all
+	// namespaces), in registration order (AddCustomInformers): the
+	// garbage collector watches them, as the real one watches every
+	// resource discovery lists, custom resources included.
+	Custom []CustomInformer
+	// adjust is NewContext's reflector adjustment, for AddCustomInformers.
+	adjust func(*cache.ReflectorConfig)
+}
+
+// CustomInformer is the shared informer of one custom kind.
+type CustomInformer struct {
+	// Resource is the kind's descriptor (Resource.Custom is set).
+	Resource model.Resource
+	Informer *cache.Informer
 }
 
 // Controller is one control loop. Run registers its handlers and starts its
@@ -48,7 +62,7 @@ func NewContext(h *sim.Host, c *client.Client, adjust func(*cache.ReflectorConfi
 		}
 		return cache.NewInformer(c, cache.InformerConfig{ReflectorConfig: rc})
 	}
-	return &Context{Host: h, Client: c,
+	return &Context{Host: h, Client: c, adjust: adjust,
 		Pods:        inf(model.ResourcePodsName, ""),
 		Nodes:       inf(model.ResourceNodesName, ""),
 		ReplicaSets: inf(model.ResourceReplicaSetsName, ""),
@@ -56,9 +70,41 @@ func NewContext(h *sim.Host, c *client.Client, adjust func(*cache.ReflectorConfi
 		NodeLeases:  inf(model.ResourceLeasesName, model.NodeLeaseNamespace)}
 }
 
-// Informers returns the context's informers, in a fixed order.
+// AddCustomInformers adds a shared informer (all namespaces, adjusted as
+// NewContext's) for each custom kind of reg, in its order; the built-in
+// kinds already have theirs. Call it before the controllers are made.
+func (ctx *Context) AddCustomInformers(reg *model.Registry) {
+	for _, res := range reg.Resources() {
+		if res.Custom == nil {
+			continue
+		}
+		rc := cache.ReflectorConfig{Resource: res.Name}
+		if ctx.adjust != nil {
+			ctx.adjust(&rc)
+		}
+		ctx.Custom = append(ctx.Custom, CustomInformer{Resource: res, Informer: cache.NewInformer(ctx.Client, cache.InformerConfig{ReflectorConfig: rc})})
+	}
+}
+
+// CustomForKind returns the custom kind's informer whose kind and
+// apiVersion an owner reference names.
+func (ctx *Context) CustomForKind(apiVersion, kind string) (CustomInformer, bool) {
+	for _, ci := range ctx.Custom {
+		if ci.Resource.Kind == kind && ci.Resource.APIVersion() == apiVersion {
+			return ci, true
+		}
+	}
+	return CustomInformer{}, false
+}
+
+// Informers returns the context's informers, in a fixed order: the
+// built-in kinds', then the custom kinds'.
 func (ctx *Context) Informers() []*cache.Informer {
-	return []*cache.Informer{ctx.Pods, ctx.Nodes, ctx.ReplicaSets, ctx.Deployments, ctx.NodeLeases}
+	out := []*cache.Informer{ctx.Pods, ctx.Nodes, ctx.ReplicaSets, ctx.Deployments, ctx.NodeLeases}
+	for _, ci := range ctx.Custom {
+		out = append(out, ci.Informer)
+	}
+	return out
 }
 
 // RunInformers starts every informer of the context.

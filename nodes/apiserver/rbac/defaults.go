@@ -23,6 +23,14 @@ const (
 // Verbs of read access: get, list, watch.
 var readVerbs = []string{"get", "list", "watch"}
 
+// gcVerbs are the garbage collector's verbs on every resource, as the
+// bootstrap ClusterRole system:controller:generic-garbage-collector grants
+// them (k8s.io/kubernetes plugin/pkg/auth/authorizer/rbac/bootstrappolicy/
+// controller_policy.go): it must read and watch every kind that can be an
+// owner or a dependent, custom kinds included, and update or delete the
+// dependents.
+var gcVerbs = []string{"get", "list", "watch", "patch", "update", "delete"}
+
 // Default is the policy of every scenario, a fresh copy each call: the
 // identities of the control plane and what they may do, modelled on the
 // real bootstrap policy (k8s.io/kubernetes, plugin/pkg/auth/authorizer/
@@ -36,7 +44,9 @@ var readVerbs = []string{"get", "list", "watch"}
 //   - "system:kube-controller-manager": ClusterRole
 //     system:kube-controller-manager (every verb on pods, replicasets,
 //     deployments and leases, their status and binding subresources; read,
-//     update, patch and delete of nodes, update of nodes/status).
+//     update, patch and delete of nodes, update of nodes/status; and the
+//     garbage collector's read, update, patch and delete of every
+//     resource, custom ones included).
 //
 // Kubelets ("system:node:<n>") get nothing from it: the Node authorizer
 // and NodeRestriction, which are code, authorize them.
@@ -56,6 +66,7 @@ func Default() *Policy {
 				{Verbs: all, APIGroups: []string{"coordination.k8s.io"}, Resources: []string{"leases", "*/status", "*/binding"}},
 				{Verbs: []string{"get", "list", "watch", "update", "patch", "delete"}, APIGroups: []string{""}, Resources: []string{"nodes"}},
 				{Verbs: []string{"update"}, APIGroups: []string{""}, Resources: []string{"nodes/status"}},
+				{Verbs: gcVerbs, APIGroups: all, Resources: all},
 			}},
 		},
 		Roles: []Role{

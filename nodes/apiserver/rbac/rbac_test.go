@@ -173,7 +173,12 @@ func TestDefault(t *testing.T) {
 		{req{UserControllerManager, "delete", "", "nodes", "", ""}, true},
 		{req{UserControllerManager, "create", "", "nodes", "", ""}, false},
 		{req{UserControllerManager, "create", "", "nodes", "binding", ""}, false},
-		{req{UserControllerManager, "get", "example.com", "widgets", "", "x"}, false},
+		// The garbage collector's rule (generic-garbage-collector's): it
+		// reads and deletes every kind, custom ones too, and creates none.
+		{req{UserControllerManager, "get", "example.com", "widgets", "", "x"}, true},
+		{req{UserControllerManager, "watch", "example.com", "widgets", "", ""}, true},
+		{req{UserControllerManager, "delete", "example.com", "widgets", "", "x"}, true},
+		{req{UserControllerManager, "create", "example.com", "widgets", "", "x"}, false},
 		{req{"system:node:n1", "get", "", "pods", "", "x"}, false}, // the Node authorizer's, not the policy's
 		{req{"bob", "get", "", "pods", "", "x"}, false},
 	}

@@ -82,8 +82,8 @@ func (c *Controller) source(resource string) (source, bool) {
 
 // classify splits obj's owner references into present (solid) and gone
 // (dangling) owners, confirming each with a quorum GET unless the absent
-// cache already knows it gone. An owner of a kind kubesim does not know is
-// solid.
+// cache already knows it gone. An owner of a kind the cluster does not
+// serve (neither built in nor one of the Context's custom kinds) is solid.
 func (c *Controller) classify(obj model.Object, done func(solid, dangling []model.OwnerReference, err error)) {
 	m := obj.GetObjectMeta()
 	refs := m.OwnerReferences
@@ -98,7 +98,7 @@ func (c *Controller) classify(obj model.Object, done func(solid, dangling []mode
 			return
 		}
 		r := refs[i]
-		res, ok := model.ResourceForKind(r.Kind)
+		res, ok := c.ownerResource(r)
 		switch {
 		case c.absent[r.UID]:
 			dangling = append(dangling, r)

@@ -25,13 +25,18 @@
 // the dependent is deleted with a UID precondition (so a successor of the
 // same name is never hit), or, when some owners remain, updated to drop the
 // dangling references (with its resourceVersion; the real collector
-// patches). An owner of a kind kubesim does not know counts as present.
+// patches). An owner of a kind the cluster does not serve counts as
+// present.
 // The GCOwnerByName ablation takes an object of the owner's name for the
 // owner whatever its UID, so the dependents of an owner deleted and
 // created again under its name are never collected.
 //
-// Dependents are pods, ReplicaSets, Deployments and node Leases (those of
-// the Context's informers that are set). Foreground deletion and the orphan
+// Dependents are pods, ReplicaSets, Deployments, node Leases and the
+// custom kinds' objects (those of the Context's informers that are set:
+// the manager adds one per custom kind it is configured with, as the real
+// collector watches every listable resource that discovery finds, CRDs
+// included); owners are any of these kinds, a custom one matched by its
+// apiVersion and kind. Foreground deletion and the orphan
 // propagation policy are not modelled: kubesim's API server has no
 // propagationPolicy, and deletes cascade in the background, the default
 // for ReplicaSets and Deployments.

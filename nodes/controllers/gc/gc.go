@@ -77,6 +77,9 @@ func (c *Controller) sources() []source {
 			out = append(out, s)
 		}
 	}
+	for _, ci := range c.ctx.Custom {
+		out = append(out, source{ci.Resource.Name, ci.Informer})
+	}
 	return out
 }
 
@@ -223,7 +226,7 @@ func (c *Controller) ownerMissing(obj model.Object) bool {
 // ownerInformer returns the informer and store key of an owner reference
 // made from namespace.
 func (c *Controller) ownerInformer(r model.OwnerReference, namespace string) (*cache.Informer, string, bool) {
-	res, ok := model.ResourceForKind(r.Kind)
+	res, ok := c.ownerResource(r)
 	if !ok {
 		return nil, "", false
 	}
@@ -245,8 +248,24 @@ func (c *Controller) ownerInformer(r model.OwnerReference, namespace string) (*c
 		if namespace == model.NodeLeaseNamespace {
 			inf = c.ctx.NodeLeases
 		}
+	default:
+		if ci, ok := c.ctx.CustomForKind(r.APIVersion, r.Kind); ok {
+			inf = ci.Informer
+		}
 	}
 	return inf, key.String(), inf != nil
+}
+
+// ownerResource resolves an owner reference's kind, as the real collector
+// maps an owner's apiVersion and kind through discovery: a built-in kind,
+// or a custom kind of the Context (of that apiVersion). Other owners are
+// of kinds kubesim does not serve.
+func (c *Controller) ownerResource(r model.OwnerReference) (model.Resource, bool) {
+	if res, ok := model.ResourceForKind(r.Kind); ok {
+		return res, true
+	}
+	ci, ok := c.ctx.CustomForKind(r.APIVersion, r.Kind)
+	return ci.Resource, ok
 }
 
 // markAbsent remembers an owner UID confirmed gone.

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/apiserver"
 	"github.com/kubesim/kubesim/nodes/client"
-	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/controllers"
 	"github.com/kubesim/kubesim/nodes/internal/apitest"
 	"github.com/kubesim/kubesim/nodes/spoketrace"
@@ -30,7 +30,15 @@ type env struct {
 // newEnv starts the collector; with handRS its ReplicaSet informer is never
 // run (it stays empty: an informer that lags forever).
 func newEnv(t *testing.T, seed uint64, handRS bool, setup func(e *env)) *env {
-	e := &env{Cluster: apitest.New(seed, 1, 1, nil), t: t, gets: map[string]int{}}
+	return newEnvServing(t, seed, handRS, nil, setup)
+}
+
+// newEnvServing is newEnv with API servers that serve kinds, and the
+// collector's context with an informer on each custom kind of kinds (as
+// the manager's, given the same registry).
+func newEnvServing(t *testing.T, seed uint64, handRS bool, kinds *model.Registry, setup func(e *env)) *env {
+	serve := func(cfg *apiserver.Config) { cfg.Resources = kinds }
+	e := &env{Cluster: apitest.New(seed, 1, 1, serve), t: t, gets: map[string]int{}}
 	e.Settle()
 	if setup != nil {
 		setup(e)
@@ -38,10 +46,13 @@ func newEnv(t *testing.T, seed uint64, handRS bool, setup func(e *env)) *env {
 	e.AddHost("kcm", func(h *sim.Host) {
 		cl := client.New(h, client.Config{Name: "kcm", User: "system:kube-controller-manager", Servers: e.Servers})
 		e.ctx = controllers.NewContext(h, cl, nil)
+		e.ctx.AddCustomInformers(kinds)
 		e.gc = New(e.ctx, Config{})
 		e.gc.Run()
-		for _, i := range []*cache.Informer{e.ctx.Pods, e.ctx.Nodes, e.ctx.Deployments, e.ctx.NodeLeases} {
-			i.Run()
+		for _, i := range e.ctx.Informers() {
+			if i != e.ctx.ReplicaSets {
+				i.Run()
+			}
 		}
 		if handRS {
 			e.ctx.ReplicaSets.Replace(nil, "0")

@@ -28,9 +28,10 @@
 //
 // On leading, as the real StartControllers: a fresh controllers.Context is
 // built with shared informers (pods, nodes, replicasets and deployments in
-// all namespaces, and the Leases of kube-node-lease), every controller is
-// made and Run (registering its handlers and waiting for the informers to
-// sync), and then the informers are run.
+// all namespaces, the Leases of kube-node-lease, and every custom kind of
+// Config.Resources), every controller is made and Run (registering its
+// handlers and waiting for the informers to sync), and then the informers
+// are run.
 //
 // A leader that loses its lease exits, as the real one does
 // (klog.Fatal "leaderelection lost" in OnStoppedLeading): every controller

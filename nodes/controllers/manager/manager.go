@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
+	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/client/leaderelection"
@@ -57,6 +58,12 @@ type Config struct {
 	// means the default, 12,500; a negative value disables the
 	// collection of terminated pods, as the real flag's 0 does.
 	TerminatedPodThreshold int
+	// Resources are the kinds the API servers serve (their
+	// apiserver.Config.Resources); nil means the built-in kinds. The
+	// leader runs a shared informer on each custom kind, so that the
+	// garbage collector collects the dependents of custom owners (and
+	// custom dependents) as it does the built-in kinds'.
+	Resources *model.Registry
 }
 
 func (cfg Config) withDefaults(h *sim.Host) Config {
@@ -243,6 +250,7 @@ func (p *process) newContext() *controllers.Context {
 			rc.PollInterval = PollInterval
 		}
 	})
+	ctx.AddCustomInformers(m.cfg.Resources)
 	p.informers = ctx.Informers()
 	return ctx
 }

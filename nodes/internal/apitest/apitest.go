@@ -32,6 +32,9 @@ type Cluster struct {
 	// Servers are the API server replicas, for client.Config.Servers.
 	Servers []sim.HostID
 	admin   *sim.Host
+	// kinds is what the API servers serve (their Config.Resources), for
+	// Create to find an object's resource.
+	kinds *model.Registry
 }
 
 // New builds members etcd members, servers API servers (each with mod
@@ -52,6 +55,7 @@ func New(seed uint64, members, servers int, mod func(*apiserver.Config)) *Cluste
 		if mod != nil {
 			mod(&cfg)
 		}
+		c.kinds = cfg.Resources
 		h := c.W.MustAddHost(sim.HostSpec{Name: "apiserver-" + strconv.Itoa(i), Role: RoleAPIServer, Boot: apiserver.Boot(cfg)})
 		c.Servers = append(c.Servers, h.ID())
 	}
@@ -94,10 +98,16 @@ func (c *Cluster) Run(d time.Duration) { c.W.RunFor(d) }
 func (c *Cluster) Settle() { c.Run(5 * time.Second) }
 
 // Create creates obj as admin and runs the world until the answer came
-// (at most 30 s), returning the stored object or the error.
+// (at most 30 s), returning the stored object or the error. obj's resource
+// is its kind's among those the API servers serve (custom kinds included);
+// a kind they do not serve is an error.
 func (c *Cluster) Create(obj model.Object) (model.Object, error) {
+	res, err := c.kinds.ResourceOf(obj)
+	if err != nil {
+		return nil, err
+	}
 	return c.call(func(done client.ObjectCallback) {
-		c.Admin().Resource(model.ResourceOf(obj).Name, obj.GetObjectMeta().Namespace).Create(obj, done)
+		c.Admin().Resource(res.Name, obj.GetObjectMeta().Namespace).Create(obj, done)
 	})
 }
 

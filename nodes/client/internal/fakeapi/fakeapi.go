@@ -255,7 +255,7 @@ func (b *Backend) commit(resource, key string, typ apiwire.EventType, obj model.
 			continue
 		}
 		for _, w := range s.watches {
-			s.send(w, typ, obj)
+			s.send(w, resource, typ, obj)
 		}
 	}
 	return obj.DeepCopyObject()
@@ -303,7 +303,7 @@ func (s *Server) startWatch(req *apiwire.Request, from sim.HostID) {
 		s.watches = append(s.watches, w)
 		for _, k := range sim.SortedKeys(b.Objects) {
 			if strings.HasPrefix(k, req.Resource+"/") {
-				s.send(w, apiwire.Added, b.Objects[k])
+				s.send(w, req.Resource, apiwire.Added, b.Objects[k])
 			}
 		}
 		return
@@ -322,15 +322,17 @@ func (s *Server) startWatch(req *apiwire.Request, from sim.HostID) {
 	s.watches = append(s.watches, w)
 	for _, e := range b.Log {
 		if e.Rev > rv && e.Resource == w.resource {
-			s.send(w, e.Type, e.Object)
+			s.send(w, e.Resource, e.Type, e.Object)
 		}
 	}
 }
 
-// send sends one event to w if it matches.
-func (s *Server) send(w *watch, typ apiwire.EventType, obj model.Object) {
+// send sends one event on an object of resource to w if it matches. The
+// resource is the one the object was written under (any kind, custom ones
+// included), not looked up from its kind.
+func (s *Server) send(w *watch, resource string, typ apiwire.EventType, obj model.Object) {
 	m := obj.GetObjectMeta()
-	if model.ResourceOf(obj).Name != w.resource || (w.namespace != "" && m.Namespace != w.namespace) || !w.selector.Matches(m.Labels) {
+	if resource != w.resource || (w.namespace != "" && m.Namespace != w.namespace) || !w.selector.Matches(m.Labels) {
 		return
 	}
 	w.seq++
