@@ -211,8 +211,10 @@ func distinctFrames(evs []*apiwire.WatchEvent) []*apiwire.WatchEvent {
 
 // TestWatchFinalFrameRetransmitted: the ERROR frame that ends a stream is
 // sent again with a doubling timeout (TCP's retransmission, which a lossy
-// link cannot defeat) until the client's cancel acknowledges it, and at
-// most finalFrameTries times in all.
+// link cannot defeat) until the client's cancel acknowledges it, or until
+// TCP would give the connection up: 15 copies after the first, the timeout
+// doubling from 200 ms to 120 s (the last copy leaves 804.6 s after the
+// first), and none after that.
 func TestWatchFinalFrameRetransmitted(t *testing.T) {
 	for _, cancel := range []bool{false, true} {
 		tw := newWorld(t, 24, 1, func(c *Config) { c.WatchCacheMinCapacity, c.WatchCacheMaxCapacity = 1, 1 })
@@ -231,12 +233,19 @@ func TestWatchFinalFrameRetransmitted(t *testing.T) {
 		if cancel {
 			tw.must(0, &apiwire.Request{User: "admin", Verb: apiwire.VerbCancelWatch, WatchPort: "watch", WatchID: id})
 		}
-		tw.run(20 * time.Second)
 		if cancel {
+			tw.run(20 * time.Second)
 			require.Len(t, tw.eventsOf(id), 3, "a cancel acknowledges the frame: no more copies")
-		} else {
-			require.Len(t, tw.eventsOf(id), finalFrameTries)
+			continue
 		}
+		tw.run(19 * time.Second) // 20 s after the first copy
+		require.Len(t, tw.eventsOf(id), 7, "0, 0.2, 0.6, 1.4, 3, 6.2 and 12.6 s")
+		tw.run(784*time.Second + 500*time.Millisecond) // 804.5 s
+		require.Len(t, tw.eventsOf(id), 15)
+		tw.run(200 * time.Millisecond) // 804.7 s
+		require.Len(t, tw.eventsOf(id), 16, "the fifteenth copy, at 804.6 s")
+		tw.run(time.Hour)
+		require.Len(t, tw.eventsOf(id), 16, "then the connection counts as dead")
 	}
 }
 

@@ -19,16 +19,22 @@ import (
 // them, and then the client's health check ends the stream. So the server
 // sends a stream's final frame again, with TCP's doubling retransmission
 // timeout, until the client's cancel (which the client sends when its
-// stream ends) says it arrived, or until the tries run out and the
-// connection counts as dead.
+// stream ends) says it arrived, or until TCP would declare the connection
+// dead. That takes long: Linux retransmits tcp_retries2 (15) times, the
+// timeout doubling from TCP_RTO_MIN (200 ms) to TCP_RTO_MAX (120 s), and
+// gives up one timeout after the last copy, about 924.6 s after the first
+// (net/ipv4/tcp_timer.c, tcp_write_timeout and retransmits_timed_out;
+// TCP_RETR2 in include/net/tcp.h). A partition that heals within that
+// time still delivers the frame: the client's connection, whose health
+// pings are answered again, never learns otherwise that its stream ended.
 const (
-	// finalFrameRTO is the first retransmission timeout: Linux's minimum
-	// RTO (TCP_RTO_MIN, 200 ms), which a LAN connection's measured RTO
-	// rounds up to.
-	finalFrameRTO = 200 * time.Millisecond
-	// finalFrameTries is how many times the frame is sent in all: with
-	// doubling, the last copy leaves 6.2 s after the first.
-	finalFrameTries = 6
+	// finalFrameRTO is the first retransmission timeout, TCP_RTO_MIN
+	// (sim.RetransmitRTO), which a LAN connection's measured RTO rounds
+	// up to; it doubles up to sim.RetransmitMaxRTO.
+	finalFrameRTO = sim.RetransmitRTO
+	// finalFrameRetries is tcp_retries2's default: how many times the
+	// frame is sent again before the connection counts as dead.
+	finalFrameRetries = 15
 )
 
 // closingStream is a stream ended by a final frame that the client has not
@@ -62,16 +68,27 @@ func (s *Server) finishStream(w *watcher, ev *apiwire.WatchEvent) {
 	s.closing = append(s.closing, cs)
 }
 
-// resendFinal sends cs's final frame again, or gives up after
-// finalFrameTries.
+// resendFinal sends cs's final frame again, or, one timeout after the
+// last of finalFrameRetries copies, gives the connection up for dead.
 func (s *Server) resendFinal(cs *closingStream) {
-	s.h.Send(cs.to, cs.port, cs.frame)
-	cs.tries++
-	if cs.tries >= finalFrameTries {
+	if cs.tries > finalFrameRetries {
 		s.forgetClosing(cs.to, cs.port, cs.id)
 		return
 	}
-	cs.timer.Reset(finalFrameRTO << (cs.tries - 1))
+	s.h.Send(cs.to, cs.port, cs.frame)
+	cs.tries++
+	cs.timer.Reset(finalFrameTimeout(cs.tries))
+}
+
+// finalFrameTimeout is the retransmission timeout after the frame was
+// sent tries times: TCP's doubling from TCP_RTO_MIN, capped at
+// TCP_RTO_MAX.
+func finalFrameTimeout(tries int) time.Duration {
+	rto := finalFrameRTO
+	for i := 1; i < tries && rto < sim.RetransmitMaxRTO; i++ {
+		rto *= 2
+	}
+	return min(rto, sim.RetransmitMaxRTO)
 }
 
 // forgetClosing stops retransmitting the final frame of stream id of host
