@@ -4,61 +4,53 @@ import (
 	"fmt"
 
 	"github.com/kubesim/kubesim/checks"
-	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/clusterstate"
+	"github.com/kubesim/kubesim/model"
 )
 
-// ReplicasCheck is the operator's invariant: at the end of the run, every
-// Widget has a Deployment of the same name, controlled by that Widget
-// (by UID), whose spec.replicas equals the Widget's. It reads the
-// auditor's WidgetState from the trace; a run without one fails, so that a
-// missing audit is never taken for a pass.
-type ReplicasCheck struct {
-	state *WidgetState
-	at    sim.Time
-	seq   uint64
+// ReplicasCheckName names the invariant in reports.
+const ReplicasCheckName = "widget-replicas"
+
+// NewReplicasCheck is the operator's invariant, read from the trace
+// (clusterstate): at the end of the run there are Widgets, and every one
+// has a Deployment of the same name, controlled by that Widget (by UID),
+// whose spec.replicas equals the Widget's.
+func NewReplicasCheck() checks.Check {
+	return clusterstate.Invariant(ReplicasCheckName, judgeReplicas)
 }
 
-// Name is the check's identifier in reports.
-func (*ReplicasCheck) Name() string { return "widget-replicas" }
-
-// Observe keeps the last WidgetState.
-func (c *ReplicasCheck) Observe(e *sim.Event) {
-	if s, ok := e.Data.(*WidgetState); ok {
-		c.state, c.at, c.seq = s, e.At, e.Seq
+// judgeReplicas judges the final state.
+func judgeReplicas(h *clusterstate.History, r *checks.Recorder) {
+	s := h.Final()
+	widgets := s.List(Widgets.Plural, Namespace)
+	if len(widgets) == 0 {
+		r.Add(s.Event(), "no Widget to judge")
 	}
-}
-
-// Finish judges the final state.
-func (c *ReplicasCheck) Finish() checks.Result {
-	r := checks.Result{Name: c.Name()}
-	if c.state == nil {
-		r.Detail = "no widgets.state event: the auditor could not list the final state"
-		return r
-	}
-	deps := map[string]Owned{}
-	for _, d := range c.state.Deployments {
-		deps[d.Name] = d
-	}
-	for _, w := range c.state.Widgets {
-		d, ok := deps[w.Name]
-		var what string
-		switch {
-		case !ok:
-			what = fmt.Sprintf("Widget %s (replicas %d) has no Deployment", w.Name, w.Replicas)
-		case d.UID != w.UID:
-			what = fmt.Sprintf("Deployment %s is controlled by %q, not by Widget %s (%s)", d.Name, d.UID, w.Name, w.UID)
-		case d.Replicas != w.Replicas:
-			what = fmt.Sprintf("Deployment %s has %d replicas, its Widget wants %d", d.Name, d.Replicas, w.Replicas)
-		default:
-			continue
+	for _, obj := range widgets {
+		w := obj.(*model.CustomObject)
+		var d *model.Deployment
+		if obj, ok := s.Get(model.ResourceDeploymentsName, w.Namespace, w.Name); ok {
+			d = obj.(*model.Deployment)
 		}
-		r.Offenses = append(r.Offenses, checks.Offense{At: c.at, Seq: c.seq, What: what})
+		if what := replicasOffense(w, d); what != "" {
+			r.Add(s.Event(), "%s", what)
+		}
 	}
-	if len(r.Offenses) > 0 {
-		r.Detail = fmt.Sprintf("%d of %d Widget(s) not reconciled; first: %s", len(r.Offenses), len(c.state.Widgets), r.Offenses[0].What)
-		return r
+}
+
+// replicasOffense says how w's Deployment d (nil: none) falls short of
+// w, or "" when it does not.
+func replicasOffense(w *model.CustomObject, d *model.Deployment) string {
+	spec, err := model.SpecAs[WidgetSpec](w)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("Widget %s: %v", w.Name, err)
+	case d == nil:
+		return fmt.Sprintf("Widget %s (replicas %d) has no Deployment", w.Name, spec.Replicas)
+	case !model.IsControlledBy(d, w):
+		return fmt.Sprintf("Deployment %s is not controlled by Widget %s (%s)", d.Name, w.Name, w.UID)
+	case model.Deref(d.Spec.Replicas, 1) != spec.Replicas:
+		return fmt.Sprintf("Deployment %s has %d replicas, its Widget wants %d", d.Name, model.Deref(d.Spec.Replicas, 1), spec.Replicas)
 	}
-	r.OK = true
-	r.Detail = fmt.Sprintf("%d Widget(s), each with its Deployment at its replicas", len(c.state.Widgets))
-	return r
+	return ""
 }

@@ -19,9 +19,6 @@ import (
 // ServiceAccount is the controller's service account, in Namespace.
 const ServiceAccount = "widget-operator"
 
-// auditBefore is how long before the end the auditor reads the state.
-const auditBefore = 2 * time.Second
-
 // Policy is the default RBAC policy plus the controller's grant: read
 // Widgets, and read, create and update Deployments, in Namespace only.
 // Without it every request of the controller is a traced 403 and its
@@ -35,8 +32,8 @@ func Policy() *rbac.Policy {
 // Spec is the example's scenario: kubesim's API layer (etcd, three API
 // servers serving Widgets, an informer host) under api-chaos's faults;
 // the controller on its own host "widget-operator", a user's script that
-// creates three Widgets and scales them while the faults go on, and the
-// auditor. It is judged by the API layer's checks and ReplicasCheck.
+// creates three Widgets and scales them while the faults go on. It is
+// judged by the API layer's checks and NewReplicasCheck.
 // broken runs the controller with Config.Broken.
 func Spec(name string, broken bool) scenarios.Spec {
 	return scenarios.Spec{
@@ -57,7 +54,6 @@ func Spec(name string, broken bool) scenarios.Spec {
 					User: rbac.ServiceAccountUser(Namespace, ServiceAccount), Servers: servers, Timeout: 2 * time.Second, Broken: broken})},
 				{Name: "widget-user", Role: scenarios.RoleAPIClient, Boot: apiload.BootScript(apiload.ScriptConfig{
 					Servers: servers, Steps: script(env.FaultEnd)})},
-				{Name: "widget-auditor", Role: scenarios.RoleAPIClient, Boot: BootAuditor(servers, env.End-auditBefore)},
 			}
 			for _, hs := range hosts {
 				if _, err := c.World.AddHost(hs); err != nil {
@@ -67,7 +63,7 @@ func Spec(name string, broken bool) scenarios.Spec {
 			// The controller is an API client like the layer's own: the
 			// "api-clients" faults (cut off, flaky links) hit it too.
 			c.API.Clients = append(c.API.Clients, "widget-operator")
-			return []checks.Check{&ReplicasCheck{}}, nil
+			return []checks.Check{NewReplicasCheck()}, nil
 		},
 	}
 }
