@@ -20,7 +20,10 @@ type ConvergenceOptions struct {
 // API's quorum view near the end of the run) against the runtime truth at
 // that moment (what the kubelets' runtimes really run, and which hosts are
 // up: a crashed or paused host runs nothing):
-//   - every ReplicaSet not being deleted has exactly spec.replicas active
+//   - every ReplicaSet not being deleted, and not waiting out the
+//     expectations timeout (5 min) for a deletion its controller cannot
+//     observe (see rsExpectations: a tombstone whose last known state
+//     names no controller), has exactly spec.replicas active
 //     pods (not deleting, not terminal), and exactly spec.replicas pods that
 //     are phase Running and Ready in the API, bound to a node that exists,
 //     whose Ready is True and whose host is up, where a container of the pod
@@ -43,6 +46,7 @@ type ConvergenceOptions struct {
 type Convergence struct {
 	opts    ConvergenceOptions
 	rt      *runtimeTruth
+	exp     *rsExpectations
 	owners  map[string]*ownerServing // owner UID -> its pods running and ready
 	serving map[string]string        // pod UID -> the owner it is counted for as serving
 	state   *spoketrace.ClusterState // the last one
@@ -63,7 +67,7 @@ type ownerServing struct {
 
 // NewConvergence returns the "convergence" check.
 func NewConvergence(opts ConvergenceOptions) *Convergence {
-	return &Convergence{opts: opts, rt: newRuntimeTruth(), owners: map[string]*ownerServing{},
+	return &Convergence{opts: opts, rt: newRuntimeTruth(), exp: newRSExpectations(), owners: map[string]*ownerServing{},
 		serving: map[string]string{}}
 }
 
@@ -72,10 +76,11 @@ func (c *Convergence) Name() string { return "convergence" }
 
 // Observe implements Check.
 func (c *Convergence) Observe(e *sim.Event) {
+	c.exp.observe(e)
 	if d, ok := e.Data.(*spoketrace.ClusterState); ok {
 		c.state = copyClusterState(d)
 		c.stateAt, c.stateSq = e.At, e.Seq
-		c.verdict = c.judgeState(c.state)
+		c.verdict = c.judgeState(c.state, e.At)
 		return
 	}
 	for _, p := range c.rt.observe(e) {
@@ -123,7 +128,7 @@ func copyClusterState(d *spoketrace.ClusterState) *spoketrace.ClusterState {
 }
 
 // judgeState returns the offenses of cs against the runtime truth now.
-func (c *Convergence) judgeState(cs *spoketrace.ClusterState) []string {
+func (c *Convergence) judgeState(cs *spoketrace.ClusterState, at sim.Time) []string {
 	var out []string
 	nodes := map[string]spoketrace.NodeState{}
 	for _, n := range cs.Nodes {
@@ -136,7 +141,7 @@ func (c *Convergence) judgeState(cs *spoketrace.ClusterState) []string {
 		byUID[p.UID] = p
 	}
 	for _, rs := range cs.ReplicaSets {
-		if !rs.Deleting {
+		if !rs.Deleting && !c.exp.waiting(rs.UID, at) {
 			out = append(out, c.judgeReplicaSet(rs, byOwner[rs.UID], nodes)...)
 		}
 	}
