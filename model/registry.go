@@ -7,6 +7,9 @@ const (
 	KindReplicaSet = "ReplicaSet"
 	KindDeployment = "Deployment"
 	KindLease      = "Lease"
+	// KindService and KindEndpointSlice are the Service rotation's.
+	KindService       = "Service"
+	KindEndpointSlice = "EndpointSlice"
 )
 
 // The resource names (the plural, lower-case path segment of the REST API
@@ -17,6 +20,10 @@ const (
 	ResourceReplicaSetsName = "replicasets"
 	ResourceDeploymentsName = "deployments"
 	ResourceLeasesName      = "leases"
+	// ResourceServicesName and ResourceEndpointSlicesName are the
+	// Service rotation's.
+	ResourceServicesName       = "services"
+	ResourceEndpointSlicesName = "endpointslices"
 )
 
 // Resource describes one kind: its names, API group and version, scope, and

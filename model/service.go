@@ -1,0 +1,62 @@
+package model
+
+import "maps"
+
+// Service is a stable virtual IP in front of the pods its selector
+// matches, as corev1.Service of type ClusterIP (core group, resource
+// "services", namespaced). The API server allocates spec.clusterIP from
+// the service CIDR; the EndpointSlice controller lists the matching pods
+// in EndpointSlices, and kube-proxy on every node routes the IP's traffic
+// to the ready ones.
+type Service struct {
+	TypeMeta   `json:",inline"`
+	ObjectMeta `json:"metadata"`
+	Spec       ServiceSpec `json:"spec"`
+}
+
+// ServiceSpec is what a Service's owner asks for, as corev1.ServiceSpec
+// (ClusterIP services only).
+type ServiceSpec struct {
+	// Selector picks the backend pods by label; a Service without one has
+	// no endpoints managed for it.
+	Selector map[string]string `json:"selector,omitempty"`
+	// Ports the Service exposes.
+	Ports []ServicePort `json:"ports,omitempty"`
+	// ClusterIP is the virtual IP, allocated by the API server when empty.
+	ClusterIP string `json:"clusterIP,omitempty"`
+	// Type is "ClusterIP", the default and the only type kubesim models.
+	Type string `json:"type,omitempty"`
+}
+
+// ServicePort is one port of a Service, as corev1.ServicePort.
+type ServicePort struct {
+	Name     string `json:"name,omitempty"`
+	Protocol string `json:"protocol,omitempty"`
+	Port     int32  `json:"port"`
+	// TargetPort is the pods' port; it defaults to Port.
+	TargetPort IntOrString `json:"targetPort,omitempty"`
+}
+
+// ServiceTypeClusterIP is the Service type kubesim models.
+const ServiceTypeClusterIP = "ClusterIP"
+
+// Kind returns KindService.
+func (s *Service) Kind() string { return KindService }
+
+// DeepCopyObject returns s.DeepCopy() as an Object.
+func (s *Service) DeepCopyObject() Object { return s.DeepCopy() }
+
+// DeepCopyInto copies s into out, sharing no memory.
+func (s *Service) DeepCopyInto(out *Service) { *out = *s.DeepCopy() }
+
+// DeepCopy returns a copy of s that shares no memory with it.
+func (s *Service) DeepCopy() *Service {
+	if s == nil {
+		return nil
+	}
+	out := &Service{TypeMeta: s.TypeMeta, Spec: s.Spec}
+	s.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+	out.Spec.Selector = maps.Clone(s.Spec.Selector)
+	out.Spec.Ports = append([]ServicePort(nil), s.Spec.Ports...)
+	return out
+}
