@@ -15,7 +15,15 @@ import (
 // entry's switch is its own.
 func TestRegistry(t *testing.T) {
 	all := All()
-	require.Len(t, all, len(registry)-1, "one internal switch (SkipEmptyEntry)")
+	var internal []string
+	for _, a := range registry {
+		if a.internal {
+			internal = append(internal, a.Name)
+		}
+	}
+	require.Equal(t, []string{"raft-skip-empty-entry", "kube-proxy-ignores-readiness", "kube-proxy-flush-on-disconnect"}, internal,
+		"the internal switches: SkipEmptyEntry, and kube-proxy's two until their checks exist")
+	require.Len(t, all, len(registry)-len(internal))
 	seen := map[string]bool{}
 	for _, a := range all {
 		assert.Regexp(t, `^[a-z0-9]+(-[a-z0-9]+)+$`, a.Name)

@@ -246,3 +246,19 @@ var (
 	// other probes until container has started").
 	LivenessBeforeStartup = declare(Ablation{Name: "liveness-before-startup", Mechanism: "a kubelet runs a container's liveness probe before its startup probe has succeeded: a slow-starting application is killed while it warms up, which its startup probe was there to allow", Check: "probe-semantics", Scenario: "probe-flaps"})
 )
+
+// The Service rotation: kube-proxy. Internal until the checks that catch
+// them (no-traffic-to-unready, service-availability) and their scenarios
+// exist; then each becomes a declared switch with its check and scenario.
+var (
+	// ProxyIgnoresReadiness (nodes/kubeproxy, the rules of a Service port)
+	// routes to every endpoint of a Service, whatever its ready and serving
+	// conditions, instead of to the ready ones (or, when there are none,
+	// to the serving-terminating ones).
+	ProxyIgnoresReadiness = declareInternal("kube-proxy-ignores-readiness")
+	// ProxyFlushOnDisconnect (nodes/kubeproxy, its disconnect check)
+	// drops every rule of the node when kube-proxy cannot reach the API
+	// server, instead of keeping its last rules: a control plane outage
+	// becomes a data plane outage.
+	ProxyFlushOnDisconnect = declareInternal("kube-proxy-flush-on-disconnect")
+)
