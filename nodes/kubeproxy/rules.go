@@ -210,7 +210,7 @@ func slicePortOf(p model.EndpointPort) slicePort {
 // (pkg/proxy/endpointslicecache.go): its first address; ready and serving
 // when unset, not terminating when unset.
 type endpoint struct {
-	ip, node, pod                 string
+	ip, node, pod               string
 	ready, serving, terminating bool
 }
 
