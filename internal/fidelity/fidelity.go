@@ -70,7 +70,7 @@ type Divergence struct {
 // Defaults returns every modelled default, layer by layer.
 func Defaults() []Entry {
 	var all []Entry
-	for _, layer := range [][]Entry{etcdDefaults(), apiDefaults(), clientDefaults(), kubeletDefaults(), nodeDefaults(), schedulerDefaults(), workloadDefaults()} {
+	for _, layer := range [][]Entry{etcdDefaults(), apiDefaults(), clientDefaults(), kubeletDefaults(), kubeProxyDefaults(), nodeDefaults(), schedulerDefaults(), workloadDefaults()} {
 		all = append(all, layer...)
 	}
 	return all

@@ -82,3 +82,12 @@ func TestRunnerNoMinPeriod(t *testing.T) {
 		require.True(t, r.Try(at(time.Millisecond)))
 	}
 }
+
+// TestConfigDefaults: zero timing fields take the real defaults.
+func TestConfigDefaults(t *testing.T) {
+	w := sim.NewWorld(1)
+	h := w.MustAddHost(sim.HostSpec{Name: "node-1", Boot: func(*sim.Host) {}})
+	cfg := Config{}.withDefaults(h)
+	require.Equal(t, Config{Node: "node-1", MinSyncPeriod: time.Second, SyncPeriod: 30 * time.Second,
+		MaxSyncInterval: time.Hour, DisconnectTimeout: 10 * time.Second}, cfg)
+}
