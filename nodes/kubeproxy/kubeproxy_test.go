@@ -174,3 +174,22 @@ func TestIgnoresReadinessAblation(t *testing.T) {
 	e.run(2 * time.Second)
 	e.requireRouted("default/a/ready", "default/b/not-ready")
 }
+
+// TestBeside: a node's host boots the other component first, then
+// kube-proxy, and a restart-process fault restarts kube-proxy alone.
+func TestBeside(t *testing.T) {
+	w := sim.NewWorld(1)
+	boots := 0
+	other := func(h *sim.Host) {
+		boots++
+		h.OnProcessRestart("kubelet", func() { t.Fatal("the kubelet was restarted") })
+	}
+	h := w.MustAddHost(sim.HostSpec{Name: "node-1", Boot: Beside(other, Config{}), Processes: []string{"kubelet", Process}})
+	w.RunFor(time.Second)
+	require.Equal(t, 1, boots)
+	require.NotNil(t, Of(h))
+	require.Equal(t, "node-1", Of(h).Node())
+	w.Inject(sim.Fault{Kind: sim.FaultRestartProcess, Targets: [][]string{{"node-1"}}, Process: Process})
+	require.Equal(t, 2, Of(h).Generation())
+	require.Equal(t, 1, boots)
+}
