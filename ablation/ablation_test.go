@@ -21,8 +21,8 @@ func TestRegistry(t *testing.T) {
 			internal = append(internal, a.Name)
 		}
 	}
-	require.Equal(t, []string{"raft-skip-empty-entry", "kube-proxy-ignores-readiness", "kube-proxy-flush-on-disconnect"}, internal,
-		"the internal switches: SkipEmptyEntry, and kube-proxy's two until their checks exist")
+	require.Equal(t, []string{"raft-skip-empty-entry", "kube-proxy-ignores-readiness", "kube-proxy-flush-on-disconnect", "kubelet-no-prestop"}, internal,
+		"the internal switches: SkipEmptyEntry, and kube-proxy's two and kubelet-no-prestop until their checks exist")
 	require.Len(t, all, len(registry)-len(internal))
 	seen := map[string]bool{}
 	for _, a := range all {

@@ -247,9 +247,10 @@ var (
 	LivenessBeforeStartup = declare(Ablation{Name: "liveness-before-startup", Mechanism: "a kubelet runs a container's liveness probe before its startup probe has succeeded: a slow-starting application is killed while it warms up, which its startup probe was there to allow", Check: "probe-semantics", Scenario: "probe-flaps"})
 )
 
-// The Service rotation: kube-proxy. Internal until the checks that catch
-// them (no-traffic-to-unready, service-availability) and their scenarios
-// exist; then each becomes a declared switch with its check and scenario.
+// The Service rotation: kube-proxy and the kubelet's preStop hook.
+// Internal until the checks that catch them (no-traffic-to-unready,
+// service-availability) and their scenarios exist; then each becomes a
+// declared switch with its check and scenario.
 var (
 	// ProxyIgnoresReadiness (nodes/kubeproxy, the rules of a Service port)
 	// routes to every endpoint of a Service, whatever its ready and serving
@@ -261,4 +262,9 @@ var (
 	// server, instead of keeping its last rules: a control plane outage
 	// becomes a data plane outage.
 	ProxyFlushOnDisconnect = declareInternal("kube-proxy-flush-on-disconnect")
+	// KubeletNoPreStop (nodes/kubelet, killContainer) stops a container
+	// without running its preStop hook: SIGTERM comes at once, so an
+	// application that stops accepting at SIGTERM refuses the requests
+	// that nodes still route to it until their kube-proxy syncs.
+	KubeletNoPreStop = declareInternal("kubelet-no-prestop")
 )

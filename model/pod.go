@@ -62,6 +62,39 @@ type Container struct {
 	// FailureThreshold times in a row kills the container, as a liveness
 	// failure does. Its SuccessThreshold must be 1.
 	StartupProbe *Probe `json:"startupProbe,omitempty"`
+	// Lifecycle holds the container's lifecycle hooks (only a preStop
+	// sleep is modelled).
+	Lifecycle *Lifecycle `json:"lifecycle,omitempty"`
+}
+
+// Lifecycle is a container's lifecycle hooks, as corev1.Lifecycle with
+// only PreStop.
+type Lifecycle struct {
+	// PreStop runs when the kubelet stops the container, before SIGTERM
+	// and within the grace period.
+	PreStop *LifecycleHandler `json:"preStop,omitempty"`
+}
+
+// LifecycleHandler is what a hook does, as corev1.LifecycleHandler with
+// only the sleep action (KEP-3960, GA in 1.34), which the kubelet itself
+// carries out, so the container's state does not matter to it.
+type LifecycleHandler struct {
+	Sleep *SleepAction `json:"sleep,omitempty"`
+}
+
+// SleepAction sleeps for Seconds, as corev1.SleepAction; zero is allowed
+// (KEP-4818, GA in 1.34) and does nothing.
+type SleepAction struct {
+	Seconds int64 `json:"seconds"`
+}
+
+// PreStopSleep returns the container's preStop sleep and whether it has
+// one.
+func (c *Container) PreStopSleep() (seconds int64, ok bool) {
+	if c.Lifecycle == nil || c.Lifecycle.PreStop == nil || c.Lifecycle.PreStop.Sleep == nil {
+		return 0, false
+	}
+	return c.Lifecycle.PreStop.Sleep.Seconds, true
 }
 
 // ResourceRequirements are a container's requests (what the scheduler
@@ -254,6 +287,12 @@ func (c *Container) DeepCopyInto(out *Container) {
 	out.LivenessProbe = clonePtr(c.LivenessProbe)
 	out.ReadinessProbe = clonePtr(c.ReadinessProbe)
 	out.StartupProbe = clonePtr(c.StartupProbe)
+	if c.Lifecycle != nil {
+		out.Lifecycle = &Lifecycle{}
+		if c.Lifecycle.PreStop != nil {
+			out.Lifecycle.PreStop = &LifecycleHandler{Sleep: clonePtr(c.Lifecycle.PreStop.Sleep)}
+		}
+	}
 }
 
 // DeepCopyInto copies s into out, sharing no memory.

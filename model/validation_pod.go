@@ -14,13 +14,15 @@ func ValidatePod(pod *Pod) ErrorList {
 
 // ValidatePodSpec checks a pod spec at path, as core validation's
 // ValidatePodSpec restricted to kubesim's fields: containers required, each
-// with a unique DNS-1123 label name, an image, valid probes and resources;
+// with a unique DNS-1123 label name, an image, valid probes and resources
+// and a preStop sleep (if any) within the grace period;
 // restartPolicy one of Always, OnFailure, Never; nodeName and schedulerName
 // DNS-1123 subdomains when set; terminationGracePeriodSeconds non-negative;
 // valid tolerations.
 func ValidatePodSpec(spec *PodSpec, path string) ErrorList {
 	var errs ErrorList
 	errs = append(errs, validateContainers(spec.Containers, child(path, "containers"))...)
+	errs = append(errs, validatePreStops(spec, child(path, "containers"))...)
 	switch spec.RestartPolicy {
 	case RestartPolicyAlways, RestartPolicyOnFailure, RestartPolicyNever:
 	case "":
@@ -81,6 +83,31 @@ func validateContainers(containers []Container, path string) ErrorList {
 			errs = append(errs, invalid(child(p, "startupProbe", "successThreshold"), c.StartupProbe.SuccessThreshold, "must be 1"))
 		}
 		errs = append(errs, validateResources(&c.Resources, child(p, "resources"))...)
+	}
+	return errs
+}
+
+// validatePreStops checks each preStop sleep as validateSleepAction
+// (pkg/apis/core/validation/validation.go) with zero allowed (KEP-4818):
+// non-negative and at most the pod's terminationGracePeriodSeconds.
+func validatePreStops(spec *PodSpec, path string) ErrorList {
+	grace := Deref(spec.TerminationGracePeriodSeconds, DefaultTerminationGracePeriodSeconds)
+	var errs ErrorList
+	for i := range spec.Containers {
+		c := &spec.Containers[i]
+		if c.Lifecycle == nil || c.Lifecycle.PreStop == nil {
+			continue
+		}
+		p := child(index(path, i), "lifecycle", "preStop")
+		s, ok := c.PreStopSleep()
+		if !ok {
+			errs = append(errs, required(p, "must specify a handler type"))
+			continue
+		}
+		if s < 0 || s > grace {
+			errs = append(errs, invalid(child(p, "sleep", "seconds"), s,
+				fmt.Sprintf("must be non-negative and less than terminationGracePeriodSeconds (%d)", grace)))
+		}
 	}
 	return errs
 }

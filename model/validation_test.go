@@ -74,6 +74,21 @@ func TestValidObjectsPass(t *testing.T) {
 	}
 }
 
+// TestPreStopSleepBounds: a preStop sleep of zero (KEP-4818) and one equal
+// to the grace period are valid.
+func TestPreStopSleepBounds(t *testing.T) {
+	for _, s := range []int64{0, 30} {
+		p := validPod()
+		p.Spec.Containers[0].Lifecycle = &Lifecycle{PreStop: &LifecycleHandler{Sleep: &SleepAction{Seconds: s}}}
+		assert.Empty(t, errorStrings(Validate(p)), "sleep %d", s)
+		got, ok := p.Spec.Containers[0].PreStopSleep()
+		assert.True(t, ok)
+		assert.Equal(t, s, got)
+	}
+	_, ok := validPod().Spec.Containers[0].PreStopSleep()
+	assert.False(t, ok, "no lifecycle, no preStop sleep")
+}
+
 func TestValidateExactMessages(t *testing.T) {
 	cases := []struct {
 		name string
@@ -211,6 +226,24 @@ func TestValidateExactMessages(t *testing.T) {
 			p.Spec.Containers[0].ReadinessProbe = &Probe{PeriodSeconds: -1, TimeoutSeconds: 1, FailureThreshold: 3, SuccessThreshold: 1}
 			return p
 		}, []string{`spec.containers[0].readinessProbe.periodSeconds: Invalid value: -1: must be greater than or equal to 0`}},
+		// pkg/apis/core/validation/validation.go validateSleepAction, with
+		// zero allowed (KEP-4818, GA in 1.34).
+		{"prestop sleep above grace", func() Object {
+			p := validPod()
+			p.Spec.TerminationGracePeriodSeconds = Ptr[int64](10)
+			p.Spec.Containers[0].Lifecycle = &Lifecycle{PreStop: &LifecycleHandler{Sleep: &SleepAction{Seconds: 11}}}
+			return p
+		}, []string{`spec.containers[0].lifecycle.preStop.sleep.seconds: Invalid value: 11: must be non-negative and less than terminationGracePeriodSeconds (10)`}},
+		{"negative prestop sleep", func() Object {
+			p := validPod()
+			p.Spec.Containers[0].Lifecycle = &Lifecycle{PreStop: &LifecycleHandler{Sleep: &SleepAction{Seconds: -1}}}
+			return p
+		}, []string{`spec.containers[0].lifecycle.preStop.sleep.seconds: Invalid value: -1: must be non-negative and less than terminationGracePeriodSeconds (30)`}},
+		{"prestop without handler", func() Object {
+			p := validPod()
+			p.Spec.Containers[0].Lifecycle = &Lifecycle{PreStop: &LifecycleHandler{}}
+			return p
+		}, []string{`spec.containers[0].lifecycle.preStop: Required value: must specify a handler type`}},
 		{"node name", func() Object { p := validPod(); p.Spec.NodeName = "Node_1"; return p },
 			[]string{`spec.nodeName: Invalid value: "Node_1": ` + subdomainMsg}},
 		{"grace period", func() Object { p := validPod(); p.Spec.TerminationGracePeriodSeconds = Ptr[int64](-5); return p },

@@ -28,6 +28,11 @@ const (
 	// AnnotationShutdown is how long the application takes to exit after
 	// SIGTERM (a duration, default 1 s; 0 s: it dies of the signal).
 	AnnotationShutdown = "kubesim.io/shutdown"
+	// AnnotationServeAfterSigterm is how long the application keeps
+	// accepting and answering requests after SIGTERM before it starts its
+	// shutdown (a duration, default 0: it stops accepting at SIGTERM), as
+	// a well-behaved server drains.
+	AnnotationServeAfterSigterm = "kubesim.io/serve-after-sigterm"
 	// AnnotationLivenessPattern lists windows of world virtual time and a
 	// pattern of answers of the liveness endpoint, as "40s-100s=FFS": the
 	// probes that start in a window get the pattern's answers in turn
@@ -84,7 +89,9 @@ type appSpec struct {
 	exits        bool
 	load         []loadWindow
 	shutdown     time.Duration
-	warmup       time.Duration // 0: answers at once
+	// serveAfterSigterm: how long it keeps serving after SIGTERM.
+	serveAfterSigterm time.Duration
+	warmup            time.Duration // 0: answers at once
 	// patterns are the answers of the liveness, readiness and startup
 	// endpoints (indexed by probeKind).
 	patterns [numProbeKinds][]patternWindow
@@ -126,6 +133,9 @@ func parseApp(ann map[string]string, rnd *sim.Stream) appSpec {
 	}
 	if d, ok := parseDuration(ann[AnnotationShutdown]); ok {
 		app.shutdown = d
+	}
+	if d, ok := parseDuration(ann[AnnotationServeAfterSigterm]); ok {
+		app.serveAfterSigterm = d
 	}
 	if d, ok := parseDuration(ann[AnnotationWarmup]); ok {
 		app.warmup = d
@@ -226,8 +236,9 @@ func parseLoad(s string) ([]loadWindow, bool) {
 	return out, true
 }
 
-// answerTime is how long a probe started at t takes to be answered (by a
-// healthy application): the first busy window holding t decides.
+// answerTime is how long a probe or request started at t takes to be
+// answered (by a healthy application): the first busy window holding t
+// decides.
 func (a *appSpec) answerTime(t sim.Time) time.Duration {
 	for _, w := range a.load {
 		if t >= w.from && t < w.to {

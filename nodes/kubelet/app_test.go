@@ -26,7 +26,9 @@ func TestParseApp(t *testing.T) {
 			require.Equal(t, AppAnswerTime, a.answerTime(sim.Time(time.Minute)))
 		}},
 		{"all-set", map[string]string{AnnotationStartLatency: "250ms", AnnotationExitAfter: "1m", AnnotationExitCode: "42",
-			AnnotationHangAfter: "30s", AnnotationShutdown: "0s", AnnotationLoad: "60s-180s=3s,300s-320s=5s"}, func(t *testing.T, a appSpec) {
+			AnnotationHangAfter: "30s", AnnotationShutdown: "0s", AnnotationLoad: "60s-180s=3s,300s-320s=5s",
+			AnnotationServeAfterSigterm: "3s"}, func(t *testing.T, a appSpec) {
+			require.Equal(t, 3*time.Second, a.serveAfterSigterm)
 			require.Equal(t, 250*time.Millisecond, a.startLatency)
 			require.True(t, a.exits)
 			require.Equal(t, time.Minute, a.exitAfter)
@@ -42,7 +44,9 @@ func TestParseApp(t *testing.T) {
 			}
 		}},
 		{"garbage-ignored", map[string]string{AnnotationStartLatency: "soon", AnnotationExitAfter: "-5s", AnnotationExitCode: "x",
-			AnnotationHangAfter: "", AnnotationShutdown: "1 hour", AnnotationLoad: "60s-180s=3s,oops"}, func(t *testing.T, a appSpec) {
+			AnnotationHangAfter: "", AnnotationShutdown: "1 hour", AnnotationLoad: "60s-180s=3s,oops",
+			AnnotationServeAfterSigterm: "-1s"}, func(t *testing.T, a appSpec) {
+			require.Zero(t, a.serveAfterSigterm)
 			require.GreaterOrEqual(t, a.startLatency, time.Second)
 			require.False(t, a.exits)
 			require.Equal(t, AppDefaultExitCode, a.exitCode)

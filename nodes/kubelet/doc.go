@@ -41,6 +41,11 @@
 //     SIGTERM (exit code 0); default 1 s. "0s" means it does not handle
 //     SIGTERM and dies of it at once (exit code 143). Past the grace period
 //     it is SIGKILLed (exit code 137).
+//   - AnnotationServeAfterSigterm: how long the application keeps
+//     accepting requests after SIGTERM, as a server that drains does,
+//     before its shutdown starts; default 0: it stops accepting at
+//     SIGTERM. It then exits after AnnotationShutdown (unless SIGKILL
+//     comes first).
 //   - AnnotationLivenessPattern and AnnotationReadinessPattern: windows of
 //     world virtual time and the answers of the application's liveness or
 //     readiness endpoint, as "40s-100s=FFS": the probes of that kind that
@@ -57,10 +62,34 @@
 // hangs, or whose liveness endpoint last answered a failure, is unhealthy:
 // that is the ground truth ContainerStop.Healthy reports.
 //
+// # Stopping a container
+//
+// The kubelet stops a container as killContainer does: its preStop hook
+// (model.Container.Lifecycle, only the sleep action) runs first, within
+// the grace period (terminationGracePeriodSeconds, or the deletion's);
+// the application keeps running and serving meanwhile. Then SIGTERM, with
+// what the grace period has left but at least 2 s
+// (minimumGracePeriodInSeconds); then SIGKILL. The kubelet-no-prestop
+// ablation skips the hook.
+//
+// # Application traffic
+//
+// A node's host answers application requests on AppPort (netstack.go): a
+// request for a pod IP of the node reaches the pod's first container. It
+// is refused at once when no pod has the IP or the container is not
+// running, or once the application got SIGTERM and stopped accepting; a
+// hung application never answers; otherwise the application answers
+// after its answer time (AppAnswerTime, or a busy window's of
+// AnnotationLoad), with an error while it warms up. A request for a pod
+// of another node is forwarded there (the node a request from outside the
+// cluster enters through). A dead, paused or partitioned node answers
+// nothing: the client times out. Package apptraffic holds the clients.
+//
 // # Trace
 //
 // The runtime traces what really runs: ContainerStart, ContainerKill (the
-// kubelet asked it to stop a running container) and ContainerStop. The
+// kubelet asked it to stop a running container, with the preStop sleep
+// that delays SIGTERM) and ContainerStop. The
 // prober traces each worker it starts (ProbeWorker, with its thresholds)
 // and each probe's raw outcome (ProbeResult); the kubelet traces a pod's
 // readiness as it reports it (PodReady).
@@ -79,7 +108,11 @@
 // startup failures in a row kill it, as a liveness failure does.
 // Once the kubelet decided to stop a container, the container
 // is not ready and no longer probed. Container restarts on image updates
-// are not modelled.
+// are not modelled. The runtime carries a container's stop through, its
+// preStop sleep included, across a kubelet restart (the real hook dies
+// with the kubelet and the new one kills the container again); a second
+// stop only brings SIGKILL closer when it asks for a shorter grace period.
+// Every port of a pod reaches its first container.
 //
 // # Admission
 //

@@ -32,6 +32,9 @@ func recordEvents(w *sim.World) *recorder {
 		case *spoketrace.ContainerStop:
 			cp := *d
 			r.events = append(r.events, event{e.At, &cp})
+		case *spoketrace.ContainerKill:
+			cp := *d
+			r.events = append(r.events, event{e.At, &cp})
 		case *spoketrace.PodReady:
 			cp := *d
 			r.events = append(r.events, event{e.At, &cp})
@@ -61,6 +64,15 @@ func (r *recorder) starts(pod string) (out []*spoketrace.ContainerStart, at []si
 func (r *recorder) stops(pod string) (out []*spoketrace.ContainerStop, at []sim.Time) {
 	for _, e := range r.events {
 		if d, ok := e.data.(*spoketrace.ContainerStop); ok && d.Pod == pod {
+			out, at = append(out, d), append(at, e.at)
+		}
+	}
+	return out, at
+}
+
+func (r *recorder) kills(pod string) (out []*spoketrace.ContainerKill, at []sim.Time) {
+	for _, e := range r.events {
+		if d, ok := e.data.(*spoketrace.ContainerKill); ok && d.Pod == pod {
 			out, at = append(out, d), append(at, e.at)
 		}
 	}

@@ -22,16 +22,21 @@ type Kubelet struct {
 	rt   *runtime
 	proc *process
 	gen  int
+	// forward is the client of the application requests the node
+	// forwards (netstack.go).
+	forward *sim.RPC
 }
 
 // Boot returns the Boot of a kubelet host: it builds an empty container
 // runtime, starts the kubelet process on it, registers the process's
-// restart (the host's HostSpec.Processes must declare Process) and exposes
-// the Kubelet under ExposeName.
+// restart (the host's HostSpec.Processes must declare Process), installs
+// the node's application traffic (AppPort) and exposes the Kubelet under
+// ExposeName.
 func Boot(cfg Config) func(*sim.Host) {
 	return func(h *sim.Host) {
 		c := cfg.withDefaults(h)
 		k := &Kubelet{h: h, inc: h.Incarnation(), cfg: c, rt: newRuntime(h, c.Node)}
+		k.startNetstack()
 		k.startProcess()
 		h.OnProcessRestart(Process, k.restart)
 		h.Expose(ExposeName, k)

@@ -96,6 +96,30 @@ func (p *process) removePod(uid model.UID) {
 	p.rt.removeSandbox(uid)
 }
 
+// killContainer stops a container run as the kubelet's killContainer
+// does: its preStop sleep (container c's, nil when the spec has none) runs
+// first, within grace, then SIGTERM, then SIGKILL at the end of grace. The
+// kubelet-no-prestop ablation skips the hook.
+func (p *process) killContainer(pod *model.Pod, c *model.Container, in *instance, grace time.Duration, reason string, byProbe bool) {
+	preStop := time.Duration(-1)
+	if c != nil && !p.cfg.Ablations.Has(ablation.KubeletNoPreStop) {
+		if s, ok := c.PreStopSleep(); ok {
+			preStop = time.Duration(max(s, 0)) * time.Second
+		}
+	}
+	p.rt.stop(in, grace, preStop, reason, byProbe)
+}
+
+// containerSpec returns pod's container called name, or nil.
+func containerSpec(pod *model.Pod, name string) *model.Container {
+	for i := range pod.Spec.Containers {
+		if pod.Spec.Containers[i].Name == name {
+			return &pod.Spec.Containers[i]
+		}
+	}
+	return nil
+}
+
 func backoffKey(uid model.UID, container string) string { return string(uid) + "/" + container }
 
 // podGrace is the grace period of stopping pod's containers: the deletion's
@@ -176,7 +200,7 @@ func (p *process) syncRunning(ps *podState, sb *sandbox) *sandbox {
 		case in.state == stateRunning:
 			p.ensureProbes(ps, in, c)
 			if reason := ps.probeKill(c.Name, in); reason != "" && !in.stopping {
-				p.rt.stop(in, podGrace(pod), reason, true)
+				p.killContainer(pod, c, in, podGrace(pod), reason, true)
 			}
 		case in.state == stateExited:
 			if !shouldRestart(policy, in) {
@@ -248,7 +272,7 @@ func (p *process) syncTerminating(ps *podState, sb *sandbox) {
 		grace := podGrace(ps.pod)
 		for _, rec := range sb.records {
 			if in := rec.cur; in != nil && in.state != stateExited {
-				p.rt.stop(in, grace, spoketrace.StopDeleted, false)
+				p.killContainer(ps.pod, containerSpec(ps.pod, rec.name), in, grace, spoketrace.StopDeleted, false)
 				if in.state != stateExited {
 					all = false
 				}

@@ -28,6 +28,7 @@ type runtime struct {
 	node      string
 	rnd       *sim.Stream // default start latencies
 	sandboxes map[model.UID]*sandbox
+	byIP      map[string]*sandbox // the sandboxes by pod IP
 	ipNext    int
 	notify    func(uid model.UID)
 }
@@ -70,10 +71,16 @@ type instance struct {
 	stopping   bool // the kubelet asked it to stop
 	stopReason string
 	byProbe    bool // stopped after a probe failure
-	hungAtStop bool
+	hungAtStop bool // hung when SIGTERM came
+	// preStopUntil is when the preStop sleep ends (0: none ran);
+	// sigtermAt when SIGTERM came (0: not yet).
+	preStopUntil, sigtermAt sim.Time
 	// unhealthyAtStop: not healthy when the kubelet asked it to stop.
 	unhealthyAtStop bool
 	killAt          sim.Time // SIGKILL deadline while stopping
+	// askedKill is the earliest end of a grace period the kubelet asked
+	// for: killAt, unless a preStop hook pushed that further.
+	askedKill sim.Time
 
 	timer  *sim.Timer // the next transition: started, exited, killed
 	next   func()
@@ -88,7 +95,8 @@ type instance struct {
 }
 
 func newRuntime(h *sim.Host, node string) *runtime {
-	return &runtime{h: h, node: node, rnd: h.Rand("runtime/start-latency"), sandboxes: make(map[model.UID]*sandbox)}
+	return &runtime{h: h, node: node, rnd: h.Rand("runtime/start-latency"), sandboxes: make(map[model.UID]*sandbox),
+		byIP: make(map[string]*sandbox)}
 }
 
 func (rt *runtime) changed(uid model.UID) {
@@ -110,6 +118,7 @@ func (rt *runtime) ensureSandbox(pod *model.Pod) *sandbox {
 		sb.owner = string(ref.UID)
 	}
 	rt.sandboxes[pod.UID] = sb
+	rt.byIP[sb.ip] = sb
 	return sb
 }
 
@@ -142,10 +151,11 @@ func (rt *runtime) removeSandbox(uid model.UID) {
 	}
 	for _, rec := range sb.records {
 		if rec.cur != nil && rec.cur.state != stateExited {
-			rt.stop(rec.cur, 0, spoketrace.StopDeleted, false)
+			rt.stop(rec.cur, 0, -1, spoketrace.StopDeleted, false)
 		}
 	}
 	delete(rt.sandboxes, uid)
+	delete(rt.byIP, sb.ip)
 }
 
 // record returns the sandbox's container called name, or nil.
@@ -268,11 +278,16 @@ func (in *instance) healthy(t sim.Time) bool {
 	return !in.hung(t) && !in.failingLiveness
 }
 
-// stop asks the runtime to stop a container, as CRI StopContainer: a
-// creating one is abandoned (it never ran, so nothing is traced); a running
-// one gets SIGTERM and is SIGKILLed after grace (at once with grace 0). A
+// stop asks the runtime to stop a container, as the kubelet's
+// killContainer (pkg/kubelet/kuberuntime/kuberuntime_container.go) and CRI
+// StopContainer: a creating one is abandoned (it never ran, so nothing is
+// traced); a running one first gets its preStop sleep (preStop >= 0; -1:
+// none), if grace leaves time for it, then SIGTERM, and is SIGKILLed at the
+// end of the grace period (at once with grace 0). The grace period counts
+// from the stop, preStop included; as killContainer does, SIGTERM always
+// leaves the application at least minGraceAfterPreStop before SIGKILL. A
 // second stop can only bring the SIGKILL deadline closer.
-func (rt *runtime) stop(in *instance, grace time.Duration, reason string, byProbe bool) {
+func (rt *runtime) stop(in *instance, grace, preStop time.Duration, reason string, byProbe bool) {
 	now := rt.h.Now()
 	if grace < 0 {
 		grace = 0
@@ -289,10 +304,10 @@ func (rt *runtime) stop(in *instance, grace time.Duration, reason string, byProb
 	}
 	if in.stopping {
 		deadline := now.Add(grace)
-		if deadline >= in.killAt {
-			return
+		if deadline >= in.askedKill {
+			return // every sync of a terminating pod asks again
 		}
-		in.killAt = deadline
+		in.askedKill, in.killAt = deadline, min(in.killAt, deadline)
 		if grace == 0 {
 			in.finish(exitSIGKILL, in.stopReason)
 			return
@@ -303,23 +318,58 @@ func (rt *runtime) stop(in *instance, grace time.Duration, reason string, byProb
 		return
 	}
 	in.stopping, in.stopReason, in.byProbe = true, reason, byProbe
-	in.hungAtStop = in.hung(now)
 	in.unhealthyAtStop = !in.healthy(now)
-	rt.h.Emit(&spoketrace.ContainerKill{Node: rt.node, Pod: in.sb.key, UID: string(in.sb.uid),
-		Container: in.rec.name, Reason: reason, Grace: int64(grace / time.Second)})
+	kill := &spoketrace.ContainerKill{Node: rt.node, Pod: in.sb.key, UID: string(in.sb.uid),
+		Container: in.rec.name, Reason: reason, Grace: int64(grace / time.Second)}
 	in.killAt = now.Add(grace)
-	switch {
-	case grace == 0:
-		in.finish(exitSIGKILL, reason)
-	case in.app.shutdown == 0 && !in.hungAtStop:
-		in.finish(exitSIGTERM, reason)
-	case in.app.shutdown <= grace && !in.hungAtStop:
-		in.armFirst(in.app.shutdown, func() { in.finish(exitGraceful, reason) })
-	default: // a hung application ignores SIGTERM too
-		in.armFirst(grace, func() { in.finish(exitSIGKILL, reason) })
+	in.askedKill = in.killAt
+	if preStop >= 0 && grace > 0 {
+		// The hook runs within the grace period (executePreStopHook waits
+		// at most gracePeriod); what it leaves, at least the minimum, is
+		// SIGTERM's.
+		d := min(preStop, grace)
+		in.killAt = now.Add(d + max(grace-d, minGraceAfterPreStop))
+		kill.PreStop = int64(preStop / time.Second)
+		rt.h.Emit(kill)
+		if d > 0 {
+			in.preStopUntil = now.Add(d)
+			in.armFirst(d, in.sigterm)
+			rt.changed(in.sb.uid) // the kubelet sees it terminating
+			return
+		}
+	} else {
+		rt.h.Emit(kill)
 	}
+	in.sigterm()
 	if in.state != stateExited {
 		rt.changed(in.sb.uid) // the kubelet sees it terminating
+	}
+}
+
+// minGraceAfterPreStop is the least time SIGTERM leaves before SIGKILL
+// after a preStop hook: killContainer's minimumGracePeriodInSeconds (2 s),
+// "a minimal shutdown window to avoid unnecessary SIGKILLs".
+const minGraceAfterPreStop = 2 * time.Second
+
+// sigterm delivers SIGTERM to a stopping container: an application that
+// does not handle it dies of it; one that hangs ignores it until SIGKILL;
+// any other keeps serving for its serve-after-sigterm time, then takes its
+// shutdown time to exit, unless SIGKILL comes first.
+func (in *instance) sigterm() {
+	now := in.rt.h.Now()
+	in.sigtermAt = now
+	in.hungAtStop = in.hung(now)
+	left := in.killAt.Sub(now)
+	exit := in.app.serveAfterSigterm + in.app.shutdown
+	switch {
+	case left <= 0:
+		in.finish(exitSIGKILL, in.stopReason)
+	case in.app.shutdown == 0 && !in.hungAtStop:
+		in.finish(exitSIGTERM, in.stopReason)
+	case exit <= left && !in.hungAtStop:
+		in.armFirst(exit, func() { in.finish(exitGraceful, in.stopReason) })
+	default: // a hung application ignores SIGTERM too
+		in.armFirst(left, func() { in.finish(exitSIGKILL, in.stopReason) })
 	}
 }
 

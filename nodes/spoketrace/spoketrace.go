@@ -125,7 +125,10 @@ type ProbeResult struct {
 // it to stop a running container (SIGTERM, or SIGKILL with grace 0): the
 // moment of the decision, as the real kubelet's "Killing" event. Reason
 // is the ContainerStop reason to come (StopLiveness, StopDeleted, ...);
-// the ContainerStop follows once the container exited.
+// the ContainerStop follows once the container exited. A container with a
+// preStop sleep gets SIGTERM only once the sleep is over (PreStop seconds
+// later, within the grace period); until then its application runs and
+// serves as before.
 //
 //trace:kind KindContainerKill kubelet.container-kill
 type ContainerKill struct {
@@ -135,6 +138,9 @@ type ContainerKill struct {
 	Container string `json:"container" trace:"container"`
 	Reason    string `json:"reason" trace:"reason"`
 	Grace     int64  `json:"grace_s" trace:"grace"`
+	// PreStop is the preStop sleep that runs before SIGTERM, in seconds (0:
+	// none, or the hook was skipped).
+	PreStop int64 `json:"prestop_s,omitempty" trace:"prestop,omitempty"`
 }
 
 // NodeHeartbeat is emitted by a kubelet when the API server acknowledged a

@@ -53,7 +53,7 @@ func (e *ContainerKill) TraceKind() string { return KindContainerKill }
 
 // AppendText implements sim.Data.
 func (e *ContainerKill) AppendText(b []byte) []byte {
-	return sim.Text(b).Str("node", e.Node).Str("pod", e.Pod).Str("uid", e.UID).Str("container", e.Container).Str("reason", e.Reason).Int("grace", e.Grace).Trimmed()
+	return sim.Text(b).Str("node", e.Node).Str("pod", e.Pod).Str("uid", e.UID).Str("container", e.Container).Str("reason", e.Reason).Int("grace", e.Grace).IntOpt("prestop", e.PreStop).Trimmed()
 }
 
 // TraceKind implements sim.Data.
