@@ -68,5 +68,12 @@ func Divergences() []Divergence {
 			Consequence: "a node's rules change the instant the sync runs, so the windows measured end a sync's duration sooner than on a large real cluster",
 			Where:       "nodes/kubeproxy Cache.Routes, Table.Apply, process.sync",
 		},
+		{
+			Name:        "application traffic",
+			Kubesim:     "a client reads its entry node's rules when it sends a request, one network hop before the request reaches that node; a Service port without backends rejects at once; every request is a new connection routed anew; every port of a pod reaches its first container; a request to a pod IP no pod has is refused",
+			Real:        "the entry node's kernel matches the rules when the packet arrives, and conntrack keeps an established connection on its backend; a REJECT answers after a round trip; a packet to a vanished pod IP is usually dropped or answered with host unreachable after ARP fails",
+			Consequence: "a request may be routed by rules one hop older than the real kernel would use, and keep-alive connections that stay on a terminating backend are not shown",
+			Where:       "nodes/apptraffic client.request; nodes/kubelet answerApp",
+		},
 	}
 }

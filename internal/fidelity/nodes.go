@@ -42,6 +42,8 @@ func kubeletDefaults() []Entry {
 			k8s + "pkg/kubelet/kubelet.go backOffPeriod", "nodes/kubelet DefaultBackoffInitial", "nodes/kubelet TestCrashBackoff"},
 		{l, "CrashLoopBackOff: maximum", kubelet.DefaultBackoffMax, "5 min",
 			k8s + "pkg/kubelet/kubelet.go MaxContainerBackOff", "nodes/kubelet DefaultBackoffMax", "nodes/kubelet TestCrashBackoff"},
+		{l, "Least grace after a preStop hook", kubelet.MinGraceAfterPreStop, "2 s",
+			k8s + "pkg/kubelet/kuberuntime/kuberuntime_manager.go minimumGracePeriodInSeconds (killContainer's floor after preStop)", "nodes/kubelet MinGraceAfterPreStop", "nodes/kubelet TestPreStopWithinGrace"},
 		{l, "Probe period", seconds(model.DefaultProbePeriodSeconds), "10 s", probeSrc, "model DefaultProbePeriodSeconds", "model TestSetDefaultsPod"},
 		{l, "Probe timeout", seconds(model.DefaultProbeTimeoutSeconds), "1 s", probeSrc, "model DefaultProbeTimeoutSeconds", "model TestSetDefaultsPod"},
 		{l, "Probe success threshold", model.DefaultProbeSuccessThreshold, "1", probeSrc, "model DefaultProbeSuccessThreshold", "model TestSetDefaultsPod"},

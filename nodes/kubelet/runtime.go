@@ -285,7 +285,7 @@ func (in *instance) healthy(t sim.Time) bool {
 // none), if grace leaves time for it, then SIGTERM, and is SIGKILLed at the
 // end of the grace period (at once with grace 0). The grace period counts
 // from the stop, preStop included; as killContainer does, SIGTERM always
-// leaves the application at least minGraceAfterPreStop before SIGKILL. A
+// leaves the application at least MinGraceAfterPreStop before SIGKILL. A
 // second stop can only bring the SIGKILL deadline closer.
 func (rt *runtime) stop(in *instance, grace, preStop time.Duration, reason string, byProbe bool) {
 	now := rt.h.Now()
@@ -328,7 +328,7 @@ func (rt *runtime) stop(in *instance, grace, preStop time.Duration, reason strin
 		// at most gracePeriod); what it leaves, at least the minimum, is
 		// SIGTERM's.
 		d := min(preStop, grace)
-		in.killAt = now.Add(d + max(grace-d, minGraceAfterPreStop))
+		in.killAt = now.Add(d + max(grace-d, MinGraceAfterPreStop))
 		kill.PreStop = int64(preStop / time.Second)
 		rt.h.Emit(kill)
 		if d > 0 {
@@ -346,10 +346,10 @@ func (rt *runtime) stop(in *instance, grace, preStop time.Duration, reason strin
 	}
 }
 
-// minGraceAfterPreStop is the least time SIGTERM leaves before SIGKILL
-// after a preStop hook: killContainer's minimumGracePeriodInSeconds (2 s),
-// "a minimal shutdown window to avoid unnecessary SIGKILLs".
-const minGraceAfterPreStop = 2 * time.Second
+// MinGraceAfterPreStop is the least time SIGTERM leaves before SIGKILL
+// after a preStop hook: killContainer's floor, minimumGracePeriodInSeconds
+// (2 s), a minimal shutdown window against needless SIGKILLs.
+const MinGraceAfterPreStop = 2 * time.Second
 
 // sigterm delivers SIGTERM to a stopping container: an application that
 // does not handle it dies of it; one that hangs ignores it until SIGKILL;
