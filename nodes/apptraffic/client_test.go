@@ -6,8 +6,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/ablation"
+	"github.com/kubesim/kubesim/metrics"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apptraffic/apptrace"
+	apiclient "github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/internal/apitest"
 	"github.com/kubesim/kubesim/nodes/kubelet"
 	"github.com/kubesim/kubesim/nodes/kubeproxy"
@@ -33,6 +36,11 @@ type world struct {
 }
 
 func newWorld(t *testing.T, seed uint64, inside, outside []Config) *world {
+	return newWorldWith(t, seed, ablation.Set(0), inside, outside)
+}
+
+// newWorldWith is newWorld with the kubelets' ablations abl.
+func newWorldWith(t *testing.T, seed uint64, abl ablation.Set, inside, outside []Config) *world {
 	w := &world{Cluster: apitest.New(seed, 1, 1, nil), t: t, tables: map[string]*kubeproxy.Table{}}
 	rules := func(h *sim.Host) Rules {
 		if tb := w.tables[h.Name()]; tb != nil {
@@ -42,7 +50,7 @@ func newWorld(t *testing.T, seed uint64, inside, outside []Config) *world {
 	}
 	for i, name := range []string{"node-1", "node-2"} {
 		w.tables[name] = kubeproxy.NewTable(name)
-		boot := kubelet.Boot(kubelet.Config{Node: name, Servers: w.Servers})
+		boot := kubelet.Boot(kubelet.Config{Node: name, Servers: w.Servers, Ablations: abl})
 		var clients []Config
 		if i == 0 {
 			clients = inside
@@ -71,11 +79,14 @@ func newWorld(t *testing.T, seed uint64, inside, outside []Config) *world {
 	return w
 }
 
-// pod creates a pod on node and returns its IP once it runs.
-func (w *world) pod(name, node string, ann map[string]string) kubeproxy.Backend {
+// pod creates a pod on node and returns its backend once it runs.
+func (w *world) pod(name, node string, ann map[string]string, mods ...func(*model.Pod)) kubeproxy.Backend {
 	w.t.Helper()
 	p := &model.Pod{ObjectMeta: model.ObjectMeta{Name: name, Namespace: "default", Annotations: ann},
 		Spec: model.PodSpec{NodeName: node, Containers: []model.Container{{Name: "app", Image: "app:1"}}}}
+	for _, m := range mods {
+		m(p)
+	}
 	_, err := w.Create(p)
 	require.NoError(w.t, err)
 	for end := w.W.Now().Add(30 * time.Second); ; w.Run(100 * time.Millisecond) {
@@ -251,4 +262,53 @@ func TestClientDeterministic(t *testing.T) {
 	first := run()
 	require.NotEmpty(t, first)
 	require.Equal(t, first, run())
+}
+
+// TestPreStopRace: the rolling-update race at the library's level. A pod is
+// deleted while the rules still route to it for a second (kube-proxy has
+// not synced yet). With a preStop sleep it keeps serving through that
+// second and no request fails; without one (the kubelet-no-prestop
+// ablation) it stops accepting at SIGTERM and the requests routed to it
+// meanwhile are refused, as metrics.Traffic counts.
+func TestPreStopRace(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		abl        ablation.Set
+		terminated bool
+	}{
+		{"prestop", 0, false},
+		{"no-prestop", ablation.Of(ablation.KubeletNoPreStop), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorldWith(t, 5, tc.abl, []Config{{Name: "c1", Service: svc, Rate: 20}}, nil)
+			preStop := func(p *model.Pod) {
+				p.Spec.Containers[0].Lifecycle = &model.Lifecycle{PreStop: &model.LifecycleHandler{Sleep: &model.SleepAction{Seconds: 5}}}
+			}
+			a := w.pod("a", "node-1", nil, preStop)
+			b := w.pod("b", "node-2", nil, preStop)
+			w.route(a, b)
+			w.Run(5 * time.Second)
+			m := metrics.NewTraffic()
+			w.W.Subscribe(m.Observe)
+
+			deleted := false
+			w.Admin().Pods("default").Delete("a", apiclient.DeleteOptions{}, func(model.Object, error) { deleted = true })
+			for !deleted {
+				w.Run(10 * time.Millisecond)
+			}
+			w.Run(time.Second)
+			w.route(b) // kube-proxy synced the endpoints' change
+			w.Run(5 * time.Second)
+
+			v := m.Values()
+			require.Greater(t, v["requests"], 100.0)
+			if tc.terminated {
+				require.Greater(t, v["requests_to_terminated"], 0.0, "requests routed to the pod after SIGTERM were refused")
+				require.Less(t, v["request_success"], 1.0)
+			} else {
+				require.Equal(t, 0.0, v["requests_to_terminated"])
+				require.Equal(t, 1.0, v["request_success"], "the preStop sleep covered kube-proxy's lag")
+			}
+		})
+	}
 }
