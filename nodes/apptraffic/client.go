@@ -90,12 +90,27 @@ func proxyRules(h *sim.Host) Rules {
 	return nil
 }
 
-// Boot returns the Boot of a client on a host: it sends requests as cfg
-// says from the host's boot on (again after a restart; requests in flight
-// when the host crashed are never traced, as nobody saw their end). Add it
-// beside a node's own Boot for a client in the cluster.
-func Boot(cfg Config) func(*sim.Host) {
-	return func(h *sim.Host) { Start(h, cfg) }
+// Boot returns the Boot of a host of clients, one per configuration: each
+// sends requests as its Config says from the host's boot on (again after
+// a restart; requests in flight when the host crashed are never traced,
+// as nobody saw their end). Clients outside the cluster live on such a
+// host; Beside puts clients on a node.
+func Boot(cfgs ...Config) func(*sim.Host) {
+	return Beside(nil, cfgs...)
+}
+
+// Beside returns a Boot that runs boot (when not nil) and then starts a
+// client per configuration: clients in the cluster, on a node's host, as
+// Beside(kubeproxy.Beside(kubelet.Boot(k), p), cfgs...).
+func Beside(boot func(*sim.Host), cfgs ...Config) func(*sim.Host) {
+	return func(h *sim.Host) {
+		if boot != nil {
+			boot(h)
+		}
+		for _, c := range cfgs {
+			Start(h, c)
+		}
+	}
 }
 
 // Start starts a client on h now, from a Boot.

@@ -55,20 +55,10 @@ func newWorldWith(t *testing.T, seed uint64, abl ablation.Set, inside, outside [
 		if i == 0 {
 			clients = inside
 		}
-		w.W.MustAddHost(sim.HostSpec{Name: name, Role: apitest.RoleClient, Processes: []string{kubelet.Process}, Boot: func(h *sim.Host) {
-			boot(h)
-			for _, c := range clients {
-				c.RulesOf = rules
-				Start(h, c)
-			}
-		}})
+		w.W.MustAddHost(sim.HostSpec{Name: name, Role: apitest.RoleClient, Processes: []string{kubelet.Process},
+			Boot: Beside(boot, withRules(clients, rules)...)})
 	}
-	w.AddHost("outside", func(h *sim.Host) {
-		for _, c := range outside {
-			c.RulesOf = rules
-			Start(h, c)
-		}
-	})
+	w.AddHost("outside", Boot(withRules(outside, rules)...))
 	w.W.Subscribe(func(e *sim.Event) {
 		if d, ok := e.Data.(*apptrace.Request); ok {
 			cp := *d
@@ -77,6 +67,16 @@ func newWorldWith(t *testing.T, seed uint64, abl ablation.Set, inside, outside [
 	})
 	w.Settle()
 	return w
+}
+
+// withRules returns cfgs routing by rules.
+func withRules(cfgs []Config, rules func(*sim.Host) Rules) []Config {
+	out := make([]Config, len(cfgs))
+	for i, c := range cfgs {
+		c.RulesOf = rules
+		out[i] = c
+	}
+	return out
 }
 
 // pod creates a pod on node and returns its backend once it runs.

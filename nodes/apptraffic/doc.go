@@ -5,7 +5,8 @@
 //
 // # A request
 //
-// A client runs on a host (Boot, or Start beside a node's own Boot). At
+// A client runs on a host (Boot for a host of clients outside the
+// cluster, Beside for clients on a node). At
 // each arrival of a Poisson stream of Config.Rate requests per second
 // (drawn from the world's seeded stream named after the client) it asks
 // its entry node's rules (Config.Entry; its kube-proxy by default) for the
