@@ -96,8 +96,9 @@ type AppReply struct {
 
 // HostOfPodIP returns the host whose pod CIDR holds ip: pod IPs are
 // 10.244.<host>.<n> (allocateIP), so, as a cluster's routes send a pod
-// CIDR to its node, the third octet names the host. It reports false for
-// an address outside the scheme or a host w does not have.
+// CIDR to its node, the third octet names the host (a world of more than
+// 256 hosts would alias them). It reports false for an address outside
+// the scheme or a host w does not have.
 func HostOfPodIP(w *sim.World, ip string) (sim.HostID, bool) {
 	rest, ok := strings.CutPrefix(ip, "10.244.")
 	if !ok {
