@@ -65,7 +65,7 @@ func TestNewRegistryErrors(t *testing.T) {
 	for _, res := range r.Resources() {
 		names = append(names, res.Name)
 	}
-	assert.Equal(t, []string{"pods", "nodes", "replicasets", "deployments", "leases", "widgets"}, names, "built-in kinds first, in their order")
+	assert.Equal(t, []string{"pods", "nodes", "replicasets", "deployments", "leases", "services", "endpointslices", "widgets"}, names, "built-in kinds first, in their order")
 	_, ok = (*Registry)(nil).ForName("widgets")
 	assert.False(t, ok, "the nil registry serves the built-in kinds only")
 	_, ok = ResourceForName("widgets")

@@ -33,6 +33,8 @@ func TestDeepCopyNil(t *testing.T) {
 	require.Nil(t, (*ReplicaSet)(nil).DeepCopy())
 	require.Nil(t, (*Deployment)(nil).DeepCopy())
 	require.Nil(t, (*Lease)(nil).DeepCopy())
+	require.Nil(t, (*Service)(nil).DeepCopy())
+	require.Nil(t, (*EndpointSlice)(nil).DeepCopy())
 	require.Nil(t, (*LabelSelector)(nil).DeepCopy())
 	require.Nil(t, ResourceList(nil).DeepCopy())
 }

@@ -29,6 +29,11 @@ const (
 //     maxUnavailable 25% (only when the type is RollingUpdate);
 //     revisionHistoryLimit 10; progressDeadlineSeconds 600.
 //   - Lease: nothing.
+//   - Service: type ClusterIP; each port's protocol TCP and targetPort the
+//     port itself when unset (pkg/apis/core/v1/defaults.go,
+//     SetDefaults_Service).
+//   - EndpointSlice: each port's name "" and protocol TCP when unset
+//     (pkg/apis/discovery/v1/defaults.go, SetDefaults_EndpointPort).
 //
 // The DefaultTolerationSeconds admission plugin is separate:
 // AddDefaultTolerations.
@@ -47,6 +52,33 @@ func SetDefaults(obj Object) {
 		SetDefaultsPodSpec(&o.Spec.Template.Spec)
 	case *Deployment:
 		setDefaultsDeployment(o)
+	case *Service:
+		setDefaultsService(o)
+	case *EndpointSlice:
+		for i := range o.Ports {
+			p := &o.Ports[i]
+			if p.Name == nil {
+				p.Name = Ptr("")
+			}
+			if p.Protocol == nil {
+				p.Protocol = Ptr(ProtocolTCP)
+			}
+		}
+	}
+}
+
+func setDefaultsService(svc *Service) {
+	if svc.Spec.Type == "" {
+		svc.Spec.Type = ServiceTypeClusterIP
+	}
+	for i := range svc.Spec.Ports {
+		p := &svc.Spec.Ports[i]
+		if p.Protocol == "" {
+			p.Protocol = ProtocolTCP
+		}
+		if p.TargetPort == FromInt(0) || p.TargetPort == FromString("") {
+			p.TargetPort = FromInt(int(p.Port))
+		}
 	}
 }
 

@@ -96,3 +96,29 @@ func TestDecodeAnyKeyOrder(t *testing.T) {
 	_, err := Decode([]byte(`{"kind":"Lease","apiVersion":"v1","metadata":{}}`))
 	require.ErrorContains(t, err, `kind Lease has apiVersion "coordination.k8s.io/v1", not "v1"`)
 }
+
+// TestEncodeServiceAndSlice pins the stored forms' JSON names, which are
+// k8s.io/api's (core/v1 Service, discovery/v1 EndpointSlice).
+func TestEncodeServiceAndSlice(t *testing.T) {
+	svc := &Service{ObjectMeta: ObjectMeta{Name: "web", Namespace: "default"},
+		Spec: ServiceSpec{Selector: map[string]string{"app": "web"}, ClusterIP: "10.96.0.10",
+			Ports: []ServicePort{{Name: "http", Port: 80, TargetPort: FromString("http")}}}}
+	SetDefaults(svc)
+	data, err := Encode(svc)
+	require.NoError(t, err)
+	require.Equal(t, `{"kind":"Service","apiVersion":"v1","metadata":{"name":"web","namespace":"default"},`+
+		`"spec":{"selector":{"app":"web"},"ports":[{"name":"http","protocol":"TCP","port":80,"targetPort":"http"}],"clusterIP":"10.96.0.10","type":"ClusterIP"}}`,
+		string(data))
+
+	slice := &EndpointSlice{ObjectMeta: ObjectMeta{Name: "web-x", Namespace: "default"}, AddressType: AddressTypeIPv4,
+		Endpoints: []Endpoint{{Addresses: []string{"10.244.1.5"}, NodeName: "n1",
+			Conditions: EndpointConditions{Ready: Ptr(false), Serving: Ptr(true), Terminating: Ptr(true)},
+			TargetRef:  &ObjectReference{Kind: KindPod, Namespace: "default", Name: "web-1", UID: "u1"}}},
+		Ports: []EndpointPort{{Name: Ptr(""), Protocol: Ptr(ProtocolTCP), Port: Ptr[int32](80)}}}
+	data, err = Encode(slice)
+	require.NoError(t, err)
+	require.Equal(t, `{"kind":"EndpointSlice","apiVersion":"discovery.k8s.io/v1","metadata":{"name":"web-x","namespace":"default"},"addressType":"IPv4",`+
+		`"endpoints":[{"addresses":["10.244.1.5"],"conditions":{"ready":false,"serving":true,"terminating":true},"nodeName":"n1",`+
+		`"targetRef":{"kind":"Pod","namespace":"default","name":"web-1","uid":"u1"}}],"ports":[{"name":"","protocol":"TCP","port":80}]}`,
+		string(data))
+}

@@ -24,11 +24,13 @@ const (
 	ErrorTypeNotSupported ErrorType = "FieldValueNotSupported"
 	// ErrorTypeTooLong: the value is too long.
 	ErrorTypeTooLong ErrorType = "FieldValueTooLong"
+	// ErrorTypeTooMany: a list has too many items.
+	ErrorTypeTooMany ErrorType = "FieldValueTooMany"
 )
 
 // String returns the phrase Kubernetes prints for t ("Invalid value",
 // "Required value", "Forbidden", "Duplicate value", "Unsupported value",
-// "Too long").
+// "Too long", "Too many").
 func (t ErrorType) String() string {
 	switch t {
 	case ErrorTypeInvalid:
@@ -43,6 +45,8 @@ func (t ErrorType) String() string {
 		return "Unsupported value"
 	case ErrorTypeTooLong:
 		return "Too long"
+	case ErrorTypeTooMany:
+		return "Too many"
 	}
 	return string(t)
 }
@@ -158,6 +162,12 @@ func required(field, detail string) *FieldError {
 
 func forbidden(field, detail string) *FieldError {
 	return &FieldError{Type: ErrorTypeForbidden, Field: field, Detail: detail}
+}
+
+// tooMany is field.TooMany: a list of actual items where at most max are
+// allowed.
+func tooMany(field string, actual, max int) *FieldError {
+	return &FieldError{Type: ErrorTypeTooMany, Field: field, BadValue: actual, Detail: fmt.Sprintf("must have at most %d items", max)}
 }
 
 func duplicate(field string, value any) *FieldError {

@@ -102,7 +102,7 @@ func TestRegistry(t *testing.T) {
 		assert.Equal(t, r.Kind, back.Kind)
 		assert.Equal(t, r.Kind, ResourceOf(obj).Kind)
 	}
-	assert.Equal(t, []string{"pods", "nodes", "replicasets", "deployments", "leases"}, names)
+	assert.Equal(t, []string{"pods", "nodes", "replicasets", "deployments", "leases", "services", "endpointslices"}, names)
 	pods, _ := ResourceForKind(KindPod)
 	nodes, _ := ResourceForKind(KindNode)
 	deps, _ := ResourceForKind(KindDeployment)
@@ -112,6 +112,12 @@ func TestRegistry(t *testing.T) {
 	assert.Equal(t, "v1", pods.APIVersion())
 	assert.Equal(t, "apps/v1", deps.APIVersion())
 	assert.Equal(t, "coordination.k8s.io/v1", leases.APIVersion())
+	svcs, _ := ResourceForKind(KindService)
+	slices, _ := ResourceForKind(KindEndpointSlice)
+	assert.Equal(t, "v1", svcs.APIVersion())
+	assert.True(t, svcs.Namespaced)
+	assert.Equal(t, "discovery.k8s.io/v1", slices.APIVersion())
+	assert.True(t, slices.Namespaced)
 	_, ok := ResourceForKind("Secret")
 	assert.False(t, ok)
 

@@ -172,3 +172,63 @@ func ValidateAnnotations(annotations map[string]string, path string) ErrorList {
 	}
 	return errs
 }
+
+// DNS-1035 labels (Service names) and IANA service names (named ports), as
+// apimachinery's IsDNS1035Label and IsValidPortName.
+const (
+	dns1035LabelFmt    = "[a-z]([-a-z0-9]*[a-z0-9])?"
+	dns1035LabelErrMsg = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character"
+	portNameMaxLen     = 15
+)
+
+var (
+	dns1035LabelRe   = regexp.MustCompile("^" + dns1035LabelFmt + "$")
+	portNameCharsRe  = regexp.MustCompile("^[-a-z0-9]+$")
+	portNameLetterRe = regexp.MustCompile("[a-z]")
+)
+
+// IsDNS1035Label returns the problems with value as an RFC 1035 label (the
+// names of Services): lower-case alphanumerics and '-', starting with a
+// letter and ending alphanumeric, at most 63 characters.
+func IsDNS1035Label(value string) []string {
+	var errs []string
+	if len(value) > dns1123LabelMaxLen {
+		errs = append(errs, maxLenError(dns1123LabelMaxLen))
+	}
+	if !dns1035LabelRe.MatchString(value) {
+		errs = append(errs, regexError(dns1035LabelErrMsg, dns1035LabelFmt, "my-name", "abc-123"))
+	}
+	return errs
+}
+
+// IsValidPortName returns the problems with value as a named port (an IANA
+// service name): at most 15 characters of a-z, 0-9 and '-', at least one
+// letter, no "--", and no '-' at either end.
+func IsValidPortName(value string) []string {
+	var errs []string
+	if len(value) > portNameMaxLen {
+		errs = append(errs, maxLenError(portNameMaxLen))
+	}
+	if !portNameCharsRe.MatchString(value) {
+		errs = append(errs, "must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+	}
+	if !portNameLetterRe.MatchString(value) {
+		errs = append(errs, "must contain at least one letter (a-z)")
+	}
+	if strings.Contains(value, "--") {
+		errs = append(errs, "must not contain consecutive hyphens")
+	}
+	if len(value) > 0 && (value[0] == '-' || value[len(value)-1] == '-') {
+		errs = append(errs, "must not begin or end with a hyphen")
+	}
+	return errs
+}
+
+// IsValidPortNum returns the problem with port as a port number: it must
+// be in 1-65535.
+func IsValidPortNum(port int) []string {
+	if port < 1 || port > 65535 {
+		return []string{"must be between 1 and 65535, inclusive"}
+	}
+	return nil
+}

@@ -68,10 +68,14 @@ var resources = []Resource{
 	{Kind: KindDeployment, Name: ResourceDeploymentsName, Group: "apps", Version: "v1", Namespaced: true, New: func() Object { return &Deployment{} }},
 	{Kind: KindLease, Name: ResourceLeasesName, Group: "coordination.k8s.io", Version: "v1", Namespaced: true, New: func() Object { return &Lease{} },
 		NoUnconditionalUpdate: true},
+	{Kind: KindService, Name: ResourceServicesName, Version: "v1", Namespaced: true, New: func() Object { return &Service{} }},
+	{Kind: KindEndpointSlice, Name: ResourceEndpointSlicesName, Group: "discovery.k8s.io", Version: "v1", Namespaced: true,
+		New: func() Object { return &EndpointSlice{} }},
 }
 
 // Resources returns every kind's descriptor in a fixed order: pods, nodes,
-// replicasets, deployments, leases. The slice is a copy.
+// replicasets, deployments, leases, services, endpointslices. The slice is
+// a copy.
 func Resources() []Resource { return append([]Resource(nil), resources...) }
 
 // ResourceForKind returns the descriptor of kind ("Pod").

@@ -40,6 +40,13 @@ type ServicePort struct {
 // ServiceTypeClusterIP is the Service type kubesim models.
 const ServiceTypeClusterIP = "ClusterIP"
 
+// The port protocols, as corev1.Protocol; TCP is the default.
+const (
+	ProtocolTCP  = "TCP"
+	ProtocolUDP  = "UDP"
+	ProtocolSCTP = "SCTP"
+)
+
 // Kind returns KindService.
 func (s *Service) Kind() string { return KindService }
 

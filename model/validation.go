@@ -23,6 +23,10 @@ func Validate(obj Object) ErrorList {
 		return ValidateDeployment(o)
 	case *Lease:
 		return ValidateLease(o)
+	case *Service:
+		return ValidateService(o)
+	case *EndpointSlice:
+		return ValidateEndpointSlice(o)
 	}
 	return ErrorList{invalid("kind", obj.Kind(), "unknown kind")}
 }
@@ -39,6 +43,8 @@ func Validate(obj Object) ErrorList {
 //     binding be an update; Kubernetes uses the pods/binding subresource) and
 //     never changed after. Status is free.
 //   - ReplicaSet and Deployment: spec.selector is immutable (apps/v1).
+//   - Service: spec.clusterIP is immutable once set.
+//   - EndpointSlice: addressType is immutable.
 //
 // Setting deletionTimestamp is the API server's own graceful-delete path,
 // which, as in Kubernetes, does not go through update validation.
@@ -58,6 +64,10 @@ func ValidateUpdate(old, new Object) ErrorList {
 		errs = append(errs, validateImmutable(o.Spec.Selector, new.(*ReplicaSet).Spec.Selector, "spec.selector")...)
 	case *Deployment:
 		errs = append(errs, validateImmutable(o.Spec.Selector, new.(*Deployment).Spec.Selector, "spec.selector")...)
+	case *Service:
+		errs = append(errs, validateServiceUpdate(o, new.(*Service))...)
+	case *EndpointSlice:
+		errs = append(errs, validateImmutable(o.AddressType, new.(*EndpointSlice).AddressType, "addressType")...)
 	}
 	return errs
 }

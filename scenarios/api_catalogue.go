@@ -25,7 +25,7 @@ func apiCatalogue() []Spec {
 				})...)
 			}},
 		{Name: "api-watch-disconnects",
-			Description: "an API server loses its clients for 46 to 50 s (at 7 s), longer than their connections' HTTP/2 health check (a PING after 30 s without a frame, given up 15 s later), so their connections to it close, their watches end and they fail over to the next replica, which has lost etcd meanwhile (its cache lags); the informers' links lose 3% of messages throughout",
+			Description: "an API server loses its clients for 46 to 50 s (at 7 s), longer than their connections' HTTP/2 health check (a PING after 30 s without a frame, given up 15 s later), so their connections to it close, their watches end and they fail over to the next replica, which has lost etcd meanwhile and stays cut from it for 10 s more (its cache lags, and its lists and watches at their resourceVersions time out: the informers list afresh from it); the informers' links lose 3% of messages throughout",
 			API:         compacting(base, 20*time.Second),
 			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				s := sim.Schedule{{At: 5 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"api-informers"}}, For: end - 5*time.Second,
@@ -34,7 +34,11 @@ func apiCatalogue() []Spec {
 				// The cut outlasts client.DefaultReadIdleTimeout +
 				// DefaultPingTimeout (45 s) from the clients' last frame
 				// read, just before it; the next replica stays cut
-				// from etcd until the cut ends, past the failover.
+				// from etcd 10 s past the cut (so past the fault
+				// window's end by up to 7 s), long enough after the
+				// failover for a reflector's watch, its backoff and a
+				// list at its resourceVersion (3 s, then 504 Too large
+				// resource version) to end in a list afresh.
 				for at := 5 * time.Second; ; at += 60 * time.Second {
 					d := 46*time.Second + time.Duration(rng.Int64N(int64(4*time.Second)))
 					if at+2*time.Second+d > end {
@@ -43,7 +47,7 @@ func apiCatalogue() []Spec {
 					i := rng.IntN(n)
 					cut, lag := c.Servers[i], c.Servers[(i+1)%n]
 					s = append(s,
-						sim.Fault{At: at, Kind: sim.FaultPartition, Targets: [][]string{{lag}, {"etcd"}}, For: d + 2*time.Second},
+						sim.Fault{At: at, Kind: sim.FaultPartition, Targets: [][]string{{lag}, {"etcd"}}, For: d + 12*time.Second},
 						sim.Fault{At: at + 2*time.Second, Kind: sim.FaultPartition, Targets: [][]string{{cut}, {"api-clients"}}, For: d})
 				}
 				return s

@@ -22,5 +22,7 @@ func apiDefaults() []Entry {
 			apiSrc + "pkg/storage/cacher/watch_cache.go blockTimeout", "nodes/apiserver DefaultFreshnessTimeout", "nodes/apiserver TestReadAtRVWaitsForTheCache"},
 		{l, "etcd compaction interval", apiserver.DefaultCompactionInterval, "5 min",
 			apiSrc + "pkg/server/options/etcd.go --etcd-compaction-interval (storagebackend DefaultCompactInterval)", "nodes/apiserver DefaultCompactionInterval", ""},
+		{l, "Service cluster IP range (--service-cluster-ip-range as kubeadm sets it)", apiserver.DefaultServiceCIDR.String(), "10.96.0.0/12",
+			"kubernetes/kubernetes v1.34 cmd/kubeadm/app/apis/kubeadm/v1beta4/defaults.go DefaultServicesSubnet", "nodes/apiserver DefaultServiceCIDR", "nodes/apiserver TestClusterIPAllocation"},
 	}
 }

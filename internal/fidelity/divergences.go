@@ -55,6 +55,13 @@ func Divergences() []Divergence {
 			Where:       "model FormatQuantity, quantityFormatFor, ParseQuantity",
 		},
 		{
+			Name:        "Cluster IP allocation",
+			Kubesim:     fmt.Sprintf("a Service's cluster IP is drawn as the real allocator draws it (a random offset of the range above its static band, wrapping, then the static band) from %s, and recorded as an IPAddress under /registry/ipaddresses/ in the same etcd Txn that creates the Service (create-if-absent on both keys; a taken address makes the server try the next); its delete releases the address in the Service's delete Txn; only single-stack IPv4 ClusterIP Services, no ServiceCIDR objects, no headless (\"None\") Services, and the first address is never handed out though no kubernetes Service holds it", apiserver.DefaultServiceCIDR),
+			Real:        "1.34's MultiCIDRServiceAllocator (pkg/registry/core/service/ipallocator/ipallocator.go) creates the IPAddress object first and the Service after, releases the address when the Service's write fails, and repairs leaked or missing addresses in the RepairIPAddress loop; the kubernetes Service holds the first address",
+			Consequence: "no address leaks after an API server crash between the two writes, so no repair loop is modelled; Services are stored under /registry/services/<ns>/<name> rather than /registry/services/specs/<ns>/<name>",
+			Where:       "nodes/apiserver clusterip.go (ipCandidates, serviceCreateTxn, deleteTxn)",
+		},
+		{
 			Name:        "Raft flow control",
 			Kubesim:     fmt.Sprintf("at most %d MsgApps in flight to a follower, at most %d entries in one MsgApp", raft.DefaultMaxInflightMsgs, raft.DefaultMaxEntriesPerMsg),
 			Real:        "etcd sets maxInflightMsgs = 4096/8 = 512 and limits a MsgApp by size, maxSizePerMsg = 1 MiB (server/etcdserver/raft.go)",

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"net/netip"
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
@@ -85,6 +86,9 @@ type Config struct {
 	// it. The server only reads it: share one among replicas, and do not
 	// change it once the world runs.
 	Policy *rbac.Policy
+	// ServiceCIDR is the range Services' cluster IPs are allocated from
+	// (--service-cluster-ip-range, IPv4). Default DefaultServiceCIDR.
+	ServiceCIDR netip.Prefix
 	// Ablations are the run's ablation switches; off in the zero value.
 	Ablations ablation.Set
 }
@@ -133,6 +137,9 @@ func (c Config) withDefaults(h *sim.Host) Config {
 	}
 	if c.CacheProgressInterval <= 0 {
 		c.CacheProgressInterval = DefaultCacheProgressInterval
+	}
+	if !c.ServiceCIDR.IsValid() || !c.ServiceCIDR.Addr().Is4() {
+		c.ServiceCIDR = DefaultServiceCIDR
 	}
 	return c
 }

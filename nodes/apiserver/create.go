@@ -25,6 +25,8 @@ type createOp struct {
 	c        *call
 	obj      model.Object
 	attempts int
+	// ip is a Service's cluster IP allocation (clusterip.go).
+	ip *clusterIPAlloc
 }
 
 // create stores a new object: a Txn that puts only if the key has never
@@ -43,6 +45,12 @@ func (s *Server) create(c *call) {
 	if st := admitCreate(obj, c.res); st != nil {
 		c.fail(st)
 		return
+	}
+	if svc, ok := obj.(*model.Service); ok {
+		if st := op.startClusterIP(svc); st != nil {
+			c.fail(st)
+			return
+		}
 	}
 	op.store()
 }
@@ -70,8 +78,14 @@ func (op *createOp) maybeGenerateName() {
 // store writes the object, generating a new name on AlreadyExists when the
 // server chose the name.
 func (op *createOp) store() {
-	c, obj := op.c, op.obj
 	op.attempts++
+	op.write()
+}
+
+// write is one try of store: a Service's taken cluster IP is refused when
+// the client asked for it, else the next candidate is tried.
+func (op *createOp) write() {
+	c, obj := op.c, op.obj
 	data, err := encodeObject(obj)
 	if err != nil {
 		c.fail(internalError(err))
@@ -79,11 +93,27 @@ func (op *createOp) store() {
 	}
 	m := obj.GetObjectMeta()
 	key := storageKey(c.res, m.Namespace, m.Name)
+	txn := txnPutIfMod(key, 0, data)
+	svc, isSvc := obj.(*model.Service)
+	if isSvc {
+		if txn, err = serviceCreateTxn(key, data, svc); err != nil {
+			c.fail(internalError(err))
+			return
+		}
+	}
 	c.admit(obj, nil)
-	c.s.etcd.Txn(txnPutIfMod(key, 0, data), func(r etcd.TxnResult, err error) {
+	c.s.etcd.Txn(txn, func(r etcd.TxnResult, err error) {
 		switch {
 		case err != nil:
 			c.fail(etcdStatus(err))
+		case !r.Succeeded && isSvc && !nameTaken(r) && op.ip.requested:
+			c.fail(clusterIPInvalid(c.res, svc, "provided IP is already allocated"))
+		case !r.Succeeded && isSvc && !nameTaken(r):
+			if st := op.nextClusterIP(svc); st != nil {
+				c.fail(st)
+				return
+			}
+			op.write()
 		case !r.Succeeded && op.generated() && op.attempts < maxNameGenerationAttempts:
 			op.maybeGenerateName()
 			op.store()

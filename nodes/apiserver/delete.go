@@ -69,7 +69,7 @@ func (op *deleteOp) try(kv mvcc.KeyValue) {
 	grace := gracePeriod(cur, c.req.GracePeriodSeconds)
 	if grace == 0 && len(m.Finalizers) == 0 {
 		c.admit(cur, nil)
-		s.etcd.Txn(txnDeleteIfMod(op.key, kv.ModRevision), func(r etcd.TxnResult, err error) { op.done(cur, r, err) })
+		s.etcd.Txn(deleteTxn(op.key, kv.ModRevision, cur), func(r etcd.TxnResult, err error) { op.done(cur, r, err) })
 		return
 	}
 	if m.DeletionTimestamp != nil && model.Deref(m.DeletionGracePeriodSeconds, 0) <= grace {

@@ -141,7 +141,7 @@ func (op *updateOp) try(state updateState) {
 	var txn mvcc.TxnRequest
 	switch {
 	case readyToDelete(next):
-		txn = txnDeleteIfMod(op.key, kv.ModRevision)
+		txn = deleteTxn(op.key, kv.ModRevision, next)
 	case s.cfg.Ablations.Has(ablation.LastWriteWins):
 		txn = txnPut(op.key, data)
 	default:

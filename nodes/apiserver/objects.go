@@ -64,9 +64,18 @@ func copySpec(dst, src model.Object) {
 	specField(dst).Set(specField(src.DeepCopyObject()))
 }
 
-// specChanged reports whether the specs differ.
+// specChanged reports whether the specs differ; for a kind without a spec
+// (EndpointSlice), whether anything outside metadata differs, as the
+// EndpointSlice strategy's PrepareForUpdate (pkg/registry/discovery/
+// endpointslice/strategy.go) bumps generation on any such change.
 func specChanged(a, b model.Object) bool {
-	return !reflect.DeepEqual(specField(a).Interface(), specField(b).Interface())
+	if sa := specField(a); sa.IsValid() {
+		return !reflect.DeepEqual(sa.Interface(), specField(b).Interface())
+	}
+	ca, cb := a.DeepCopyObject(), b.DeepCopyObject()
+	*ca.GetObjectMeta(), *cb.GetObjectMeta() = model.ObjectMeta{}, model.ObjectMeta{}
+	*ca.GetTypeMeta(), *cb.GetTypeMeta() = model.TypeMeta{}, model.TypeMeta{}
+	return !reflect.DeepEqual(ca, cb)
 }
 
 // prepareForCreate sets what the server owns on create.
@@ -102,6 +111,7 @@ func prepareForUpdate(obj, old model.Object, res resourceInfo, statusOnly bool) 
 	m.DeletionTimestamp = om.DeletionTimestamp
 	m.DeletionGracePeriodSeconds = om.DeletionGracePeriodSeconds
 	m.Generation = om.Generation
+	keepClusterIP(obj, old)
 	changed := specChanged(obj, old)
 	if res.Custom != nil {
 		changed = !statusOnly && customContentChanged(obj.(*model.CustomObject), old.(*model.CustomObject))

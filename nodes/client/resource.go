@@ -47,6 +47,16 @@ func (c *Client) Leases(namespace string) *ResourceClient {
 	return c.Resource(model.ResourceLeasesName, namespace)
 }
 
+// Services returns the services client of namespace.
+func (c *Client) Services(namespace string) *ResourceClient {
+	return c.Resource(model.ResourceServicesName, namespace)
+}
+
+// EndpointSlices returns the endpointslices client of namespace.
+func (c *Client) EndpointSlices(namespace string) *ResourceClient {
+	return c.Resource(model.ResourceEndpointSlicesName, namespace)
+}
+
 // CustomResources returns the client of the custom kind def in namespace
 // (namespace "" for a cluster-scoped kind, or all namespaces), as
 // client-go's dynamic client's Resource(gvr).Namespace(ns): it sends and

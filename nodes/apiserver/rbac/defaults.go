@@ -15,6 +15,9 @@ const (
 	UserScheduler = "system:kube-scheduler"
 	// UserControllerManager is kube-controller-manager's identity.
 	UserControllerManager = "system:kube-controller-manager"
+	// UserKubeProxy is kube-proxy's identity, the user of kubeadm's
+	// kube-proxy credentials, bound to the ClusterRole system:node-proxier.
+	UserKubeProxy = "system:kube-proxy"
 	// SystemNamespace is where the control plane's leader-election Leases
 	// live.
 	SystemNamespace = "kube-system"
@@ -46,7 +49,12 @@ var gcVerbs = []string{"get", "list", "watch", "patch", "update", "delete"}
 //     deployments and leases, their status and binding subresources; read,
 //     update, patch and delete of nodes, update of nodes/status; and the
 //     garbage collector's read, update, patch and delete of every
-//     resource, custom ones included).
+//     resource, custom ones included; and the EndpointSlice controller's
+//     create, delete, get, list, update and watch of endpointslices, as
+//     system:controller:endpointslice-controller grants them);
+//   - "system:kube-proxy": ClusterRole system:node-proxier (list and watch
+//     services, endpoints and endpointslices; get, list and watch nodes;
+//     create, patch and update events).
 //
 // Kubelets ("system:node:<n>") get nothing from it: the Node authorizer
 // and NodeRestriction, which are code, authorize them.
@@ -67,6 +75,13 @@ func Default() *Policy {
 				{Verbs: []string{"get", "list", "watch", "update", "patch", "delete"}, APIGroups: []string{""}, Resources: []string{"nodes"}},
 				{Verbs: []string{"update"}, APIGroups: []string{""}, Resources: []string{"nodes/status"}},
 				{Verbs: gcVerbs, APIGroups: all, Resources: all},
+				{Verbs: []string{"create", "delete", "get", "list", "update", "watch"}, APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}},
+			}},
+			{Name: "system:node-proxier", Rules: []Rule{
+				{Verbs: []string{"list", "watch"}, APIGroups: []string{""}, Resources: []string{"endpoints", "services"}},
+				{Verbs: readVerbs, APIGroups: []string{""}, Resources: []string{"nodes"}},
+				{Verbs: []string{"create", "patch", "update"}, APIGroups: []string{"", "events.k8s.io"}, Resources: []string{"events"}},
+				{Verbs: []string{"list", "watch"}, APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}},
 			}},
 		},
 		Roles: []Role{
@@ -78,6 +93,7 @@ func Default() *Policy {
 			{Name: "cluster-admin", ClusterRole: "cluster-admin", Subjects: []Subject{User(UserAdmin)}},
 			{Name: "system:kube-scheduler", ClusterRole: "system:kube-scheduler", Subjects: []Subject{User(UserScheduler)}},
 			{Name: "system:kube-controller-manager", ClusterRole: "system:kube-controller-manager", Subjects: []Subject{User(UserControllerManager)}},
+			{Name: "system:node-proxier", ClusterRole: "system:node-proxier", Subjects: []Subject{User(UserKubeProxy)}},
 		},
 		RoleBindings: []RoleBinding{
 			{Namespace: SystemNamespace, Name: "system::leader-locking-kube-scheduler",

@@ -179,6 +179,22 @@ func TestDefault(t *testing.T) {
 		{req{UserControllerManager, "watch", "example.com", "widgets", "", ""}, true},
 		{req{UserControllerManager, "delete", "example.com", "widgets", "", "x"}, true},
 		{req{UserControllerManager, "create", "example.com", "widgets", "", "x"}, false},
+		// The EndpointSlice controller's: it reads services and pods
+		// (the collector's rule) and writes endpointslices.
+		{req{UserControllerManager, "watch", "", "services", "", ""}, true},
+		{req{UserControllerManager, "create", "discovery.k8s.io", "endpointslices", "", "x"}, true},
+		{req{UserControllerManager, "update", "discovery.k8s.io", "endpointslices", "", "x"}, true},
+		{req{UserControllerManager, "delete", "discovery.k8s.io", "endpointslices", "", "x"}, true},
+		{req{UserControllerManager, "create", "", "services", "", "x"}, false},
+		// kube-proxy's system:node-proxier: it watches Services, slices
+		// and nodes, and writes none of them.
+		{req{UserKubeProxy, "list", "", "services", "", ""}, true},
+		{req{UserKubeProxy, "watch", "discovery.k8s.io", "endpointslices", "", ""}, true},
+		{req{UserKubeProxy, "get", "", "nodes", "", ""}, true},
+		{req{UserKubeProxy, "create", "", "events", "", "x"}, true},
+		{req{UserKubeProxy, "update", "discovery.k8s.io", "endpointslices", "", "x"}, false},
+		{req{UserKubeProxy, "get", "", "services", "", "x"}, false},
+		{req{UserKubeProxy, "list", "", "pods", "", ""}, false},
 		{req{"system:node:n1", "get", "", "pods", "", "x"}, false}, // the Node authorizer's, not the policy's
 		{req{"bob", "get", "", "pods", "", "x"}, false},
 	}
