@@ -38,7 +38,9 @@ const (
 
 // Config configures the controller (the zero value is the real defaults).
 type Config struct {
-	// Ablations are the run's ablation switches.
+	// Ablations are the run's ablation switches; the reconciler asks for
+	// ablation.EndpointSliceIgnoresReadiness and
+	// ablation.EndpointSliceDropsTerminating.
 	Ablations ablation.Set
 	// MaxEndpointsPerSlice is --max-endpoints-per-slice; default
 	// model.MaxEndpointsPerSlice (100).

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 )
@@ -162,4 +163,31 @@ func TestForeignSliceChangeIsUndone(t *testing.T) {
 	require.NoError(t, err)
 	e.Run(3 * time.Second)
 	assert.Equal(t, []endpoint{{pod: "a", ip: "10.244.1.2", node: "n1", ready: true, serving: true}}, e.endpoints("web"))
+}
+
+// TestIgnoresReadinessAblation: with endpointslice-ignores-readiness,
+// endpoints of pods that are not ready, or are being deleted, are ready.
+func TestIgnoresReadinessAblation(t *testing.T) {
+	e := newEnv(t, 7, Config{Ablations: ablation.Of(ablation.EndpointSliceIgnoresReadiness)})
+	e.service("web", "web")
+	e.pod("unready", "web", podState{node: "n1", ip: "10.244.1.2"})
+	e.pod("leaving", "web", podState{node: "n1", ip: "10.244.1.3", ready: true})
+	e.deletePod("leaving")
+	e.Run(3 * time.Second)
+	assert.Equal(t, []endpoint{
+		{pod: "leaving", ip: "10.244.1.3", node: "n1", ready: true, serving: true, terminating: true},
+		{pod: "unready", ip: "10.244.1.2", node: "n1", ready: true},
+	}, e.endpoints("web"))
+}
+
+// TestDropsTerminatingAblation: with endpointslice-drops-terminating, a
+// pod being deleted has no endpoint.
+func TestDropsTerminatingAblation(t *testing.T) {
+	e := newEnv(t, 8, Config{Ablations: ablation.Of(ablation.EndpointSliceDropsTerminating)})
+	e.service("web", "web")
+	e.pod("staying", "web", podState{node: "n1", ip: "10.244.1.2", ready: true})
+	e.pod("leaving", "web", podState{node: "n1", ip: "10.244.1.3", ready: true})
+	e.deletePod("leaving")
+	e.Run(3 * time.Second)
+	assert.Equal(t, []endpoint{{pod: "staying", ip: "10.244.1.2", node: "n1", ready: true, serving: true}}, e.endpoints("web"))
 }

@@ -45,4 +45,12 @@
 // slice name and pod order. The endpoints.kubernetes.io/last-change-
 // trigger-time annotation, topology hints and zones, hostnames, dual
 // stack and the Endpoints mirroring are not modelled.
+//
+// Two ablations remove what endpoints-converge judges:
+// ablation.EndpointSliceIgnoresReadiness (endpointslice-ignores-readiness)
+// marks every endpoint ready, whatever its pod's readiness, so kube-proxy
+// would route to pods that are not ready; and
+// ablation.EndpointSliceDropsTerminating (endpointslice-drops-terminating)
+// leaves out the pods being deleted, so kube-proxy has no serving
+// terminating endpoint to fall back on.
 package endpointslice

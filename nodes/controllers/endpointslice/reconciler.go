@@ -74,7 +74,7 @@ func (r *reconciler) reconcile(svc *model.Service, pods []*model.Pod, existing [
 	desiredPorts := map[string][]model.EndpointPort{}
 	var portKeys []string // in first-seen order
 	for _, pod := range pods {
-		if !shouldPodBeInEndpoints(pod, true) {
+		if !shouldPodBeInEndpoints(pod, !r.ablations.Has(ablation.EndpointSliceDropsTerminating)) {
 			continue
 		}
 		ports := endpointPorts(svc, pod)
@@ -349,6 +349,9 @@ func (r *reconciler) podToEndpoint(pod *model.Pod, svc *model.Service) model.End
 	serving := model.IsPodReady(pod)
 	terminating := pod.DeletionTimestamp != nil
 	ready := serving && !terminating
+	if r.ablations.Has(ablation.EndpointSliceIgnoresReadiness) {
+		ready = true
+	}
 	ep := model.Endpoint{
 		Conditions: model.EndpointConditions{Ready: model.Ptr(ready), Serving: model.Ptr(serving), Terminating: model.Ptr(terminating)},
 		TargetRef:  &model.ObjectReference{Kind: model.KindPod, Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
