@@ -236,6 +236,14 @@ var (
 	// NoExpectations (nodes/controllers/replicaset, sync) manages replicas
 	// on every sync, whatever the informer has not yet observed.
 	NoExpectations = declare(Ablation{Name: "replicaset-no-expectations", Mechanism: "the ReplicaSet controller ignores its expectations and acts on whatever its informer shows, even before it has seen its own creations and deletions", Measure: "cm_pod_creates", Scenario: "controller-watch-lag"})
+	// EndpointSliceIgnoresReadiness (nodes/controllers/endpointslice, the
+	// reconciler's podToEndpoint) marks every endpoint ready, whatever its
+	// pod's readiness or deletion.
+	EndpointSliceIgnoresReadiness = declare(Ablation{Name: "endpointslice-ignores-readiness", Mechanism: "the EndpointSlice controller marks every endpoint ready, even of a pod that is not Ready or is being deleted, so kube-proxy would route to it", Check: "endpoints-converge", Scenario: "node-eviction"})
+	// EndpointSliceDropsTerminating (nodes/controllers/endpointslice, the
+	// reconciler) leaves out the pods being deleted, as the controller did
+	// before terminating endpoints (Kubernetes 1.20).
+	EndpointSliceDropsTerminating = declare(Ablation{Name: "endpointslice-drops-terminating", Mechanism: "the EndpointSlice controller leaves out the pods being deleted instead of keeping them as terminating endpoints (serving while they are ready), so kube-proxy has no serving-terminating endpoint to fall back on", Check: "endpoints-converge", Scenario: "node-eviction"})
 	// PollNotWatch (nodes/controllers/manager, its informers) puts every
 	// informer of the controller manager in poll mode: a quorum LIST every
 	// 2 s (manager.PollInterval) instead of a watch.

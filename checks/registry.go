@@ -100,6 +100,8 @@ func Registry() []Info {
 			}},
 		{"convergence", "stack", "after the settle window every ReplicaSet has its replicas Running and Ready on live Ready nodes that really run them, every Deployment is complete, and no pod is bound to a deleted node",
 			stackLayer, func(e Env) Check { return NewConvergence(ConvergenceOptions{FaultEnd: e.FaultEnd}) }},
+		{"endpoints-converge", "stack", "at the end of the run, every Service's EndpointSlices (the controller's, controlled by it) hold exactly one endpoint per pod its selector matches that has an IP, is not terminal and is on an existing node, with ready = Ready and not being deleted, serving = Ready and terminating = being deleted, and at most 100 endpoints a slice; a Service or pod that changed in the last 5 s is not judged",
+			stackLayer, func(Env) Check { return NewEndpointsConverge(EndpointsConvergeOptions{}) }},
 		{"bound-once", "stack", "no pod is bound twice or runs on two nodes, and no binding of a bound pod reaches etcd",
 			stackLayer, func(Env) Check { return NewBoundOnce() }},
 		{"probe-restarts", "stack", "a probe restarts only a container that is really unhealthy: hung, or failing its own liveness endpoint",

@@ -38,7 +38,7 @@ func stackCatalogue() []Spec {
 	nodeDeath := Spec{Name: "node-death", Description: "a node running two of web's five replicas dies for good at 60 s, and its Node is deleted 20 s later (as a cloud provider does for a terminated machine): the pod garbage collector deletes its pods after its 40 s quarantine, the ReplicaSet controller creates two replacements, the scheduler binds them and kubelets start them",
 		Duration: 300 * time.Second, Settle: 200 * time.Second,
 		Stack: &StackTopology{Nodes: 4, Rogue: true, Script: func(l *StackLayer) []apiload.Step {
-			return []apiload.Step{CreateStep(15*time.Second, web(5)), deleteDeadNodes(80*time.Second, l)}
+			return []apiload.Step{CreateStep(15*time.Second, web(5)), CreateStep(15*time.Second, NewService("web", 80)), deleteDeadNodes(80*time.Second, l)}
 		}},
 		Driver: func(c *nemesis.Cluster, _ *sim.Stream, _ time.Duration) { nemesis.KillBusiestNode(c, 60*time.Second) },
 		Build: func(*Cluster, Env) ([]checks.Check, error) {
@@ -58,14 +58,15 @@ func stackCatalogue() []Spec {
 	liveness := Spec{Name: "liveness-under-load", Description: "two ReplicaSets of an application that is busy (3 s per answer, but healthy) from 60 s to 150 s: tight's liveness probe times out after 1 s, so its kubelets kill and restart busy containers again and again, into CrashLoopBackOff (the restart storm is measured: healthy_restarts); ready probes readiness with that timeout and liveness with a sane one, so its pods leave service (rotation_exits) and come back without a restart",
 		Duration: 420 * time.Second, Settle: 270 * time.Second,
 		Stack: &StackTopology{Nodes: 3, Script: func(*StackLayer) []apiload.Step {
-			return []apiload.Step{CreateStep(15*time.Second, tight), CreateStep(15*time.Second, ready)}
+			return []apiload.Step{CreateStep(15*time.Second, tight), CreateStep(15*time.Second, ready), CreateStep(15*time.Second, NewService("ready", 80))}
 		}, ProbeExempt: func(pod string) bool { return strings.HasPrefix(pod, WorkloadNamespace+"/tight-") }},
 	}
 
 	apiDown := Spec{Name: "apiserver-down", Description: "every API server crashes at 60 s and stays down for 90 s, longer than the node monitor grace period: kubelets keep their pods running and probed, nothing can change (the operator's scale-up at 100 s waits), and afterwards the cluster recovers: the scale-up lands, no node is evicted (every node looked dead at once: the node lifecycle controller blames the control plane, not the nodes)",
 		Duration: 300 * time.Second, Settle: 150 * time.Second,
 		Stack: &StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
-			return []apiload.Step{CreateStep(15*time.Second, web(4)), ScaleReplicaSet(100*time.Second, WorkloadNamespace, "web", 6)}
+			return []apiload.Step{CreateStep(15*time.Second, web(4)), CreateStep(15*time.Second, NewService("web", 80)),
+				ScaleReplicaSet(100*time.Second, WorkloadNamespace, "web", 6)}
 		}},
 		Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 			return sim.Schedule{{At: 60 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{"apiservers"}}, For: 90 * time.Second}}
@@ -89,10 +90,10 @@ func stackCatalogue() []Spec {
 		},
 	}
 
-	eviction := Spec{Name: "node-eviction", Description: "a node running two of web's five replicas dies for good at 60 s and its Node stays: 50 s without heartbeats make it Ready=Unknown and tainted unreachable:NoExecute, and its pods, which tolerate that taint for 300 s, are evicted about 350 s after the last heartbeat; then replacements run elsewhere",
+	eviction := Spec{Name: "node-eviction", Description: "a node running two of web's five replicas dies for good at 60 s and its Node stays: 50 s without heartbeats make it Ready=Unknown and tainted unreachable:NoExecute, and its pods, which tolerate that taint for 300 s, are evicted about 350 s after the last heartbeat; then replacements run elsewhere, and web's Service lists the evicted pods as terminating, not ready, until the end (their kubelet is gone)",
 		Duration: 540 * time.Second, Settle: 480 * time.Second,
 		Stack: &StackTopology{Nodes: 4, Rogue: true, Script: func(*StackLayer) []apiload.Step {
-			return []apiload.Step{CreateStep(15*time.Second, web(5))}
+			return []apiload.Step{CreateStep(15*time.Second, web(5)), CreateStep(15*time.Second, NewService("web", 80))}
 		}},
 		Driver: func(c *nemesis.Cluster, _ *sim.Stream, _ time.Duration) { nemesis.KillBusiestNode(c, 60*time.Second) },
 		Build: func(*Cluster, Env) ([]checks.Check, error) {

@@ -28,11 +28,12 @@ func stackChaos(name string, nodes int, webReplicas, apiReplicas int32, duration
 	return Spec{
 		Name: name,
 		Description: "control-plane chaos with everything at once from 30 s: etcd members and leader, API servers, the scheduler's and controller manager's leaders, and nodes crash, pause or are cut off, one fault about every 8 s for up to 30 s, and a kubelet process restarts every 20 to 40 s (its containers run on); meanwhile the operator scales web up and rolls out a new version of the api Deployment; " +
-			"after the faults every ReplicaSet has its pods running and ready, the rollout is complete, and no pod was bound twice",
+			"after the faults every ReplicaSet has its pods running and ready, the rollout is complete, no pod was bound twice, and web's Service lists exactly its pods",
 		Duration: duration, Settle: stackChaosSettle,
 		Stack: &StackTopology{Nodes: nodes, Rogue: true, Script: func(*StackLayer) []apiload.Step {
 			return []apiload.Step{
 				CreateStep(15*time.Second, web(webReplicas)),
+				CreateStep(15*time.Second, NewService("web", 80)),
 				CreateStep(15*time.Second, NewDeployment("api", apiReplicas, AppSpec{CPU: "100m", Memory: "128Mi"})),
 				RollDeployment(60*time.Second, WorkloadNamespace, "api", "registry.example/api:2"),
 				ScaleReplicaSet(90*time.Second, WorkloadNamespace, "web", webReplicas+2),

@@ -91,6 +91,18 @@ func NewDeployment(app string, replicas int32, s AppSpec) *model.Deployment {
 	}
 }
 
+// NewService is a Service named app in WorkloadNamespace selecting
+// app=<app> on port (the pods' port too): a ClusterIP Service, whose IP
+// the API server allocates and whose EndpointSlices the controller
+// manager's EndpointSlice controller keeps.
+func NewService(app string, port int32) *model.Service {
+	return &model.Service{
+		ObjectMeta: model.ObjectMeta{Name: app, Namespace: WorkloadNamespace},
+		Spec: model.ServiceSpec{Selector: map[string]string{"app": app},
+			Ports: []model.ServicePort{{Name: "http", Port: port}}},
+	}
+}
+
 // CreateStep creates obj, of a built-in kind, in its namespace at at;
 // AlreadyExists counts as done (a retried create whose first attempt went
 // through). A custom object's resource is its definition's: create it with

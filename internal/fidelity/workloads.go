@@ -5,6 +5,7 @@ import (
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/controllers/deployment"
+	"github.com/kubesim/kubesim/nodes/controllers/endpointslice"
 	"github.com/kubesim/kubesim/nodes/controllers/gc"
 	"github.com/kubesim/kubesim/nodes/controllers/replicaset"
 	"github.com/kubesim/kubesim/nodes/scheduler"
@@ -54,5 +55,19 @@ func workloadDefaults() []Entry {
 			kcmFlag + "--concurrent-replicaset-syncs" + kcmFlagNote, "nodes/controllers/replicaset Workers", ""},
 		{l, "Garbage collector workers", gc.Workers, "20",
 			kcmFlag + "--concurrent-gc-syncs" + kcmFlagNote, "nodes/controllers/gc Workers", ""},
+		{l, "EndpointSlice controller workers", endpointslice.Workers, "5",
+			kcmFlag + "--concurrent-service-endpoint-syncs" + kcmFlagNote, "nodes/controllers/endpointslice Workers", ""},
+		{l, "Endpoint updates batch period", endpointslice.DefaultEndpointUpdatesBatchPeriod, "0",
+			kcmFlag + "--endpoint-updates-batch-period" + kcmFlagNote, "nodes/controllers/endpointslice DefaultEndpointUpdatesBatchPeriod", ""},
+		{l, "Max endpoints per EndpointSlice", model.MaxEndpointsPerSlice, "100",
+			kcmFlag + "--max-endpoints-per-slice" + kcmFlagNote, "model MaxEndpointsPerSlice", "nodes/controllers/endpointslice TestSlicesOfAtMostMax"},
+		{l, "EndpointSlice sync retries before a Service is dropped", endpointslice.MaxRetries, "15",
+			k8s + "pkg/controller/endpointslice/endpointslice_controller.go maxRetries", "nodes/controllers/endpointslice MaxRetries", ""},
+		{l, "EndpointSlice per-Service backoff: first", endpointslice.SyncBackOff, "1 s",
+			k8s + "pkg/controller/endpointslice/endpointslice_controller.go defaultSyncBackOff", "nodes/controllers/endpointslice SyncBackOff", ""},
+		{l, "EndpointSlice per-Service backoff: cap", endpointslice.MaxSyncBackOff, "1000 s",
+			k8s + "pkg/controller/endpointslice/endpointslice_controller.go maxSyncBackOff", "nodes/controllers/endpointslice MaxSyncBackOff", ""},
+		{l, "Delay before syncing a Service after a foreign slice change", endpointslice.EndpointSliceChangeMinSyncDelay, "1 s",
+			k8s + "pkg/controller/endpointslice/endpointslice_controller.go endpointSliceChangeMinSyncDelay", "nodes/controllers/endpointslice EndpointSliceChangeMinSyncDelay", "nodes/controllers/endpointslice TestForeignSliceChangeIsUndone"},
 	}
 }

@@ -1,7 +1,7 @@
 // Package controllers holds what the control loops of a controller manager
 // share: the Context (one host, one client, shared informers) and the
 // Controller interface. The loops live in subpackages (replicaset,
-// deployment, nodelifecycle, gc), and the manager that runs them under
+// deployment, nodelifecycle, gc, podgc, endpointslice), and the manager that runs them under
 // leader election in controllers/manager, as in kube-controller-manager.
 package controllers
 
@@ -23,6 +23,10 @@ type Context struct {
 	// Shared informers, all namespaces: pods, nodes, replicasets,
 	// deployments, and the node Leases of kube-node-lease.
 	Pods, Nodes, ReplicaSets, Deployments, NodeLeases *cache.Informer
+	// Services and EndpointSlices are the shared informers (all
+	// namespaces) of the EndpointSlice controller and the garbage
+	// collector.
+	Services, EndpointSlices *cache.Informer
 	// Custom are the shared informers of the cluster's custom kinds (all
 	// namespaces), in registration order (AddCustomInformers): the
 	// garbage collector watches them, as the real one watches every
@@ -67,7 +71,8 @@ func NewContext(h *sim.Host, c *client.Client, adjust func(*cache.ReflectorConfi
 		Nodes:       inf(model.ResourceNodesName, ""),
 		ReplicaSets: inf(model.ResourceReplicaSetsName, ""),
 		Deployments: inf(model.ResourceDeploymentsName, ""),
-		NodeLeases:  inf(model.ResourceLeasesName, model.NodeLeaseNamespace)}
+		NodeLeases:  inf(model.ResourceLeasesName, model.NodeLeaseNamespace),
+		Services:    inf(model.ResourceServicesName, ""), EndpointSlices: inf(model.ResourceEndpointSlicesName, "")}
 }
 
 // AddCustomInformers adds a shared informer (all namespaces, adjusted as
@@ -100,7 +105,7 @@ func (ctx *Context) CustomForKind(apiVersion, kind string) (CustomInformer, bool
 // Informers returns the context's informers, in a fixed order: the
 // built-in kinds', then the custom kinds'.
 func (ctx *Context) Informers() []*cache.Informer {
-	out := []*cache.Informer{ctx.Pods, ctx.Nodes, ctx.ReplicaSets, ctx.Deployments, ctx.NodeLeases}
+	out := []*cache.Informer{ctx.Pods, ctx.Nodes, ctx.ReplicaSets, ctx.Deployments, ctx.NodeLeases, ctx.Services, ctx.EndpointSlices}
 	for _, ci := range ctx.Custom {
 		out = append(out, ci.Informer)
 	}

@@ -72,6 +72,8 @@ func (c *Controller) sources() []source {
 		{model.ResourceDeploymentsName, c.ctx.Deployments},
 		{model.ResourceNodesName, c.ctx.Nodes},
 		{model.ResourceLeasesName, c.ctx.NodeLeases},
+		{model.ResourceServicesName, c.ctx.Services},
+		{model.ResourceEndpointSlicesName, c.ctx.EndpointSlices},
 	} {
 		if s.inf != nil {
 			out = append(out, s)
@@ -244,6 +246,10 @@ func (c *Controller) ownerInformer(r model.OwnerReference, namespace string) (*c
 		inf = c.ctx.Deployments
 	case model.KindNode:
 		inf = c.ctx.Nodes
+	case model.KindService:
+		inf = c.ctx.Services
+	case model.KindEndpointSlice:
+		inf = c.ctx.EndpointSlices
 	case model.KindLease:
 		if namespace == model.NodeLeaseNamespace {
 			inf = c.ctx.NodeLeases

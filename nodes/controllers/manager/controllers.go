@@ -4,6 +4,7 @@ import (
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/controllers"
 	"github.com/kubesim/kubesim/nodes/controllers/deployment"
+	"github.com/kubesim/kubesim/nodes/controllers/endpointslice"
 	"github.com/kubesim/kubesim/nodes/controllers/gc"
 	"github.com/kubesim/kubesim/nodes/controllers/nodelifecycle"
 	"github.com/kubesim/kubesim/nodes/controllers/podgc"
@@ -18,6 +19,7 @@ func newControllers(ctx *controllers.Context, cfg Config) []controllers.Controll
 		deployment.New(ctx, deployment.Config{}),
 		nodelifecycle.New(ctx, nodelifecycle.Config{Ablations: cfg.Ablations}),
 		gc.New(ctx, gc.Config{Ablations: cfg.Ablations}),
+		endpointslice.New(ctx, endpointslice.Config{Ablations: cfg.Ablations}),
 	}
 	if !cfg.Ablations.Has(ablation.NoPodGC) {
 		cs = append(cs, podgc.New(ctx, podgc.Config{TerminatedPodThreshold: cfg.TerminatedPodThreshold}))

@@ -1,8 +1,9 @@
 // Package manager is kubesim's kube-controller-manager: replicas that elect
 // a leader on the Lease kube-system/kube-controller-manager, and a leader
 // that runs the control loops (ReplicaSet, Deployment, node lifecycle,
-// garbage collector, pod garbage collector) on shared informers. It talks
-// only to the API server, as "system:kube-controller-manager".
+// garbage collector, EndpointSlice, pod garbage collector) on shared
+// informers. It talks only to the API server, as
+// "system:kube-controller-manager".
 //
 // Boot(cfg) is a host's boot function; the host exposes the *Manager as
 // "controller-manager".
@@ -27,8 +28,9 @@
 // kube-controller-manager's leader-election client.
 //
 // On leading, as the real StartControllers: a fresh controllers.Context is
-// built with shared informers (pods, nodes, replicasets and deployments in
-// all namespaces, the Leases of kube-node-lease, and every custom kind of
+// built with shared informers (pods, nodes, replicasets, deployments,
+// services and endpointslices in all namespaces, the Leases of
+// kube-node-lease, and every custom kind of
 // Config.Resources), every controller is made and Run (registering its
 // handlers and waiting for the informers to sync), and then the informers
 // are run.

@@ -1,0 +1,191 @@
+package checks
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/nodes/spoketrace"
+)
+
+// epWorld builds hand-made committed states for endpoints-converge.
+type epWorld struct {
+	rev   int64
+	steps []step
+}
+
+// put commits obj at ms.
+func (w *epWorld) put(ms int64, obj model.Object) {
+	data, err := model.Encode(obj)
+	if err != nil {
+		panic(err)
+	}
+	w.rev++
+	m := obj.GetObjectMeta()
+	key := "/registry/" + model.ResourceOf(obj).Name + "/"
+	if m.Namespace != "" {
+		key += m.Namespace + "/"
+	}
+	w.steps = append(w.steps, at(ms, &etcdtrace.Apply{Member: "etcd-1", Rev: w.rev,
+		Changes: []etcdtrace.Change{{Type: etcdtrace.ChangePut, Key: key + m.Name, Value: string(data), ModRev: w.rev}}}))
+}
+
+// end is the run's last event, at 60 s.
+func (w *epWorld) end() []step {
+	return append(w.steps, at(60000, &spoketrace.ClusterState{}))
+}
+
+var epSvc = &model.Service{ObjectMeta: model.ObjectMeta{Name: "web", Namespace: "default", UID: "svc1"},
+	Spec: model.ServiceSpec{Selector: map[string]string{"app": "web"}, ClusterIP: "10.96.1.1", Ports: []model.ServicePort{{Port: 80}}}}
+
+// epPod is a pod of app web on n1 with IP ip; ready and deleting as said;
+// phase Running unless given.
+func epPod(name, ip string, ready, deleting bool, phase model.PodPhase) *model.Pod {
+	p := &model.Pod{ObjectMeta: model.ObjectMeta{Name: name, Namespace: "default", UID: model.UID("u-" + name), Labels: map[string]string{"app": "web"}},
+		Spec: model.PodSpec{NodeName: "n1"}, Status: model.PodStatus{Phase: model.PodRunning, PodIP: ip}}
+	if phase != "" {
+		p.Status.Phase = phase
+	}
+	st := model.ConditionFalse
+	if ready {
+		st = model.ConditionTrue
+	}
+	model.SetPodCondition(&p.Status, model.PodCondition{Type: model.PodReady, Status: st})
+	if deleting {
+		p.DeletionTimestamp = model.Ptr(model.Time(1))
+	}
+	return p
+}
+
+// epEndpoint is the controller's endpoint of p.
+func epEndpoint(p *model.Pod) model.Endpoint {
+	ready, deleting := model.IsPodReady(p), p.DeletionTimestamp != nil
+	return model.Endpoint{Addresses: []string{p.Status.PodIP}, NodeName: p.Spec.NodeName,
+		Conditions: model.EndpointConditions{Ready: model.Ptr(ready && !deleting), Serving: model.Ptr(ready), Terminating: model.Ptr(deleting)},
+		TargetRef:  &model.ObjectReference{Kind: model.KindPod, Namespace: p.Namespace, Name: p.Name, UID: p.UID}}
+}
+
+// epSlice is a slice of epSvc named name holding eps.
+func epSlice(name string, eps ...model.Endpoint) *model.EndpointSlice {
+	return &model.EndpointSlice{ObjectMeta: model.ObjectMeta{Name: name, Namespace: "default",
+		Labels:          map[string]string{model.LabelServiceName: "web", model.LabelManagedBy: model.ManagedByEndpointSliceController},
+		OwnerReferences: []model.OwnerReference{*model.NewControllerRef(epSvc, model.KindService)}},
+		AddressType: model.AddressTypeIPv4, Endpoints: eps}
+}
+
+func TestEndpointsConverge(t *testing.T) {
+	ready := epPod("a", "10.0.0.1", true, false, "")
+	unready := epPod("b", "10.0.0.2", false, false, "")
+	leaving := epPod("c", "10.0.0.3", true, true, "")
+	done := epPod("d", "10.0.0.4", false, false, model.PodSucceeded)
+	noIP := epPod("e", "", false, false, model.PodPending)
+	lost := epPod("f", "10.0.0.6", true, false, "")
+	lost.Spec.NodeName = "gone"
+	lyingUnready := epEndpoint(unready)
+	lyingUnready.Conditions.Ready = model.Ptr(true)
+	other := epSlice("web-other", epEndpoint(ready))
+	other.OwnerReferences[0].UID = "older-svc"
+	var many []model.Endpoint
+	var manyPods []*model.Pod
+	for i := range model.MaxEndpointsPerSlice + 1 {
+		p := epPod(fmt.Sprintf("m%d", i), fmt.Sprintf("10.0.1.%d", i), true, false, "")
+		manyPods = append(manyPods, p)
+		many = append(many, epEndpoint(p))
+	}
+	base := func(w *epWorld, pods ...*model.Pod) {
+		w.put(1000, &model.Node{ObjectMeta: model.ObjectMeta{Name: "n1"}})
+		w.put(1000, epSvc)
+		for _, p := range pods {
+			w.put(2000, p)
+		}
+	}
+	cases := []struct {
+		name  string
+		build func(w *epWorld)
+		fail  string // the first offense, or "" for a pass
+	}{
+		{"every state as the controller writes it", func(w *epWorld) {
+			base(w, ready, unready, leaving, done, noIP, lost)
+			w.put(3000, epSlice("web-1", epEndpoint(ready), epEndpoint(unready), epEndpoint(leaving)))
+		}, ""},
+		{"no pods: an empty placeholder", func(w *epWorld) {
+			base(w)
+			w.put(3000, epSlice("web-1"))
+		}, ""},
+		{"endpoints spread over two slices", func(w *epWorld) {
+			base(w, ready, unready)
+			w.put(3000, epSlice("web-1", epEndpoint(ready)))
+			w.put(3000, epSlice("web-2", epEndpoint(unready)))
+		}, ""},
+		{"a ready pod without an endpoint", func(w *epWorld) {
+			base(w, ready, unready)
+			w.put(3000, epSlice("web-1", epEndpoint(unready)))
+		}, "service default/web: pod default/a (10.0.0.1 on n1 ready=true serving=true terminating=false) has no endpoint"},
+		{"an unready pod's endpoint says ready", func(w *epWorld) {
+			base(w, unready)
+			w.put(3000, epSlice("web-1", lyingUnready))
+		}, "service default/web: pod default/b's endpoint in default/web-1 is 10.0.0.2 on n1 ready=true serving=false terminating=false, its pod says 10.0.0.2 on n1 ready=false serving=false terminating=false"},
+		{"a terminating pod dropped", func(w *epWorld) {
+			base(w, ready, leaving)
+			w.put(3000, epSlice("web-1", epEndpoint(ready)))
+		}, "service default/web: pod default/c (10.0.0.3 on n1 ready=false serving=true terminating=true) has no endpoint"},
+		{"a terminal pod still listed", func(w *epWorld) {
+			base(w, done)
+			w.put(3000, epSlice("web-1", epEndpoint(done)))
+		}, "service default/web: slice default/web-1 lists default/d (10.0.0.4 on n1 ready=false serving=false terminating=false), which is no endpoint of it"},
+		{"a pod in two slices", func(w *epWorld) {
+			base(w, ready)
+			w.put(3000, epSlice("web-1", epEndpoint(ready)))
+			w.put(3000, epSlice("web-2", epEndpoint(ready)))
+		}, "service default/web: pod default/a has 2 endpoints"},
+		{"only another Service's slice", func(w *epWorld) {
+			base(w, ready)
+			w.put(3000, other)
+		}, "service default/web: pod default/a (10.0.0.1 on n1 ready=true serving=true terminating=false) has no endpoint"},
+		{"a slice of more than 100 endpoints", func(w *epWorld) {
+			base(w, manyPods...)
+			w.put(3000, epSlice("web-1", many...))
+		}, "slice default/web-1 holds 101 endpoints, more than 100"},
+		{"a pod that changed in the last 5 s is not judged", func(w *epWorld) {
+			base(w, ready)
+			w.put(3000, epSlice("web-1"))
+			w.put(57000, epPod("a", "10.0.0.1", false, false, ""))
+		}, ""},
+		{"the same change 5 s earlier is", func(w *epWorld) {
+			base(w, ready)
+			w.put(3000, epSlice("web-1"))
+			w.put(54000, epPod("a", "10.0.0.1", false, false, ""))
+		}, "service default/web: pod default/a (10.0.0.1 on n1 ready=false serving=false terminating=false) has no endpoint"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := &epWorld{}
+			c.build(w)
+			res := feed(NewEndpointsConverge(EndpointsConvergeOptions{}), w.end()...)
+			if c.fail == "" {
+				require.True(t, res.OK, res.Detail)
+				return
+			}
+			require.False(t, res.OK)
+			require.NotEmpty(t, res.Offenses)
+			require.Equal(t, c.fail, res.Offenses[0].What)
+		})
+	}
+}
+
+// TestEndpointsConvergeDetail: the detail counts the Services judged and
+// those still changing.
+func TestEndpointsConvergeDetail(t *testing.T) {
+	w := &epWorld{}
+	w.put(1000, &model.Node{ObjectMeta: model.ObjectMeta{Name: "n1"}})
+	w.put(1000, epSvc)
+	p := epPod("a", "10.0.0.1", true, false, "")
+	w.put(2000, p)
+	w.put(3000, epSlice("web-1", epEndpoint(p)))
+	res := feed(NewEndpointsConverge(EndpointsConvergeOptions{}), w.end()...)
+	require.True(t, res.OK)
+	require.Equal(t, "1 service(s) judged (1 endpoints) match their pods; 0 still changing at the end", res.Detail)
+}
