@@ -21,8 +21,7 @@ func TestRegistry(t *testing.T) {
 			internal = append(internal, a.Name)
 		}
 	}
-	require.Equal(t, []string{"raft-skip-empty-entry", "kube-proxy-ignores-readiness", "kube-proxy-flush-on-disconnect", "kubelet-no-prestop"}, internal,
-		"the internal switches: SkipEmptyEntry, and kube-proxy's two and kubelet-no-prestop until their checks exist")
+	require.Equal(t, []string{"raft-skip-empty-entry"}, internal, "the internal switch: SkipEmptyEntry")
 	require.Len(t, all, len(registry)-len(internal))
 	seen := map[string]bool{}
 	for _, a := range all {
@@ -35,7 +34,7 @@ func TestRegistry(t *testing.T) {
 		assert.Equal(t, a.Name, a.Switch.String())
 	}
 	assert.Equal(t, "raft-ack-before-fsync", all[0].Name, "documentation order")
-	assert.Equal(t, "liveness-before-startup", all[len(all)-1].Name, "documentation order")
+	assert.Equal(t, "kubelet-no-prestop", all[len(all)-1].Name, "documentation order")
 }
 
 // TestParse: a name turns on its switch and what it implies, nothing else;

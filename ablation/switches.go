@@ -256,23 +256,20 @@ var (
 )
 
 // The Service rotation: kube-proxy and the kubelet's preStop hook.
-// Internal until the checks that catch them (no-traffic-to-unready,
-// service-availability) and their scenarios exist; then each becomes a
-// declared switch with its check and scenario.
 var (
 	// ProxyIgnoresReadiness (nodes/kubeproxy, the rules of a Service port)
 	// routes to every endpoint of a Service, whatever its ready and serving
 	// conditions, instead of to the ready ones (or, when there are none,
 	// to the serving-terminating ones).
-	ProxyIgnoresReadiness = declareInternal("kube-proxy-ignores-readiness")
+	ProxyIgnoresReadiness = declare(Ablation{Name: "kube-proxy-ignores-readiness", Mechanism: "kube-proxy routes a Service's traffic to all its endpoints, ready or not: requests reach pods that are still starting or out of rotation", Check: "no-traffic-to-unready", Scenario: "rolling-update-traffic", AlsoCaughtBy: []string{"service-availability"}})
 	// ProxyFlushOnDisconnect (nodes/kubeproxy, its disconnect check)
 	// drops every rule of the node when kube-proxy cannot reach the API
 	// server, instead of keeping its last rules: a control plane outage
 	// becomes a data plane outage.
-	ProxyFlushOnDisconnect = declareInternal("kube-proxy-flush-on-disconnect")
+	ProxyFlushOnDisconnect = declare(Ablation{Name: "kube-proxy-flush-on-disconnect", Mechanism: "kube-proxy drops its node's rules when it cannot reach the API server, instead of keeping the last ones: a control plane outage becomes a data plane outage", Check: "service-availability", Scenario: "apiserver-down-traffic"})
 	// KubeletNoPreStop (nodes/kubelet, killContainer) stops a container
 	// without running its preStop hook: SIGTERM comes at once, so an
 	// application that stops accepting at SIGTERM refuses the requests
 	// that nodes still route to it until their kube-proxy syncs.
-	KubeletNoPreStop = declareInternal("kubelet-no-prestop")
+	KubeletNoPreStop = declare(Ablation{Name: "kubelet-no-prestop", Mechanism: "a kubelet stops a container without its preStop hook: SIGTERM comes at once, so requests still routed to it before kube-proxy syncs are refused", Check: "service-availability", Scenario: "rolling-update-traffic"})
 )

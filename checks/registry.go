@@ -115,6 +115,8 @@ func Registry() []Info {
 		{"eviction-timing", "stack", "the pods of an unreachable node are evicted within the window the node lifecycle algorithm gives: the 50 s grace, a monitor pass and the 300 s toleration, counted from the NoExecute taint the controller traced, and never from a node it did not taint", nil, nil},
 		{"self-healing", "stack", "after a node dies and its Node is deleted, each link of the chain (pod GC, ReplicaSet, scheduler, kubelet) acts within its bound", nil, nil},
 		{"leader-takeover", "stack", "when a leader is cut off, another replica leads within the bound client-go's Lease algorithm gives", nil, nil},
+		{"no-traffic-to-unready", "stack", "application requests reach only ready pods: kube-proxy never routes to an endpoint its slices say is not ready, and a pod its kubelet reported not ready gets no request routed as ready after the bound (2 s: kube-proxy's 1 s min sync and the writes and watches before it), unless a fault active within the recovery (60 s) may have delayed the news", nil, nil},
+		{"service-availability", "stack", "the fraction of application requests to the scenario's Service that succeeded in time is at least the floor the scenario declares", nil, nil},
 		{"steady-runtime", "stack", "while the API servers are down, no container stops or starts: the data plane outlives the control plane", nil, nil},
 		{"status-updates", "api", "writers of one object's spec (update) and of its status (update-status) with RetryOnConflict: every acknowledged write of either is accounted for, and neither ever changes the other half",
 			apiLayer, func(Env) Check { return NewStatusUpdates() }},

@@ -350,6 +350,9 @@ func (p *Prepared) Run() (Result, error) {
 	more := checks.MeasuresOf(p.Checks...)
 	if p.Cluster.Stack != nil {
 		maps.Copy(more, p.Cluster.Stack.Control.Values())
+		if t := p.Cluster.Stack.Traffic; t != nil {
+			maps.Copy(more, t.Values())
+		}
 	}
 	maps.Copy(res.Metrics, more)
 	res.OK = checks.AllOK(res.Checks)

@@ -11,8 +11,10 @@ import (
 	"github.com/kubesim/kubesim/nodes/apiload"
 	"github.com/kubesim/kubesim/nodes/apiserver"
 	"github.com/kubesim/kubesim/nodes/apiserver/rbac"
+	"github.com/kubesim/kubesim/nodes/apptraffic"
 	"github.com/kubesim/kubesim/nodes/controllers/manager"
 	"github.com/kubesim/kubesim/nodes/kubelet"
+	"github.com/kubesim/kubesim/nodes/kubeproxy"
 	"github.com/kubesim/kubesim/nodes/scheduler"
 	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
@@ -69,6 +71,11 @@ type StackTopology struct {
 	// Policy is the API servers' authorization policy, as
 	// APITopology.Policy; nil means rbac.Default().
 	Policy *rbac.Policy
+	// Traffic are the application's users: clients outside the cluster,
+	// each on a host of its own (named after the client, "users-N" by
+	// default), sending requests to a Service through an entry node
+	// (node-1 by default) whose kube-proxy rules route them.
+	Traffic []apptraffic.Config
 	// Custom are custom kinds the API servers serve, besides the built-in
 	// ones, so that an operator's controller on the stack can store its
 	// own objects and make Deployments from them, which the controller
@@ -88,6 +95,9 @@ type StackLayer struct {
 	Leaders                               *nemesis.SpokeLeaders
 	Placement                             *nemesis.Placement
 	Control                               *metrics.Control
+	// Traffic measures what the application's users saw (requests,
+	// success, latency); nil without StackTopology.Traffic.
+	Traffic *metrics.Traffic
 	// Dead are the nodes a nemesis crashed for good, for the operator's
 	// script (which deletes their Node objects, as a cloud provider would).
 	Dead []string
@@ -138,7 +148,8 @@ func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Durati
 	for i := 1; i <= n(top.Nodes, DefaultNodes); i++ {
 		name := fmt.Sprintf("node-%d", i)
 		cfg := kubelet.Config{Node: name, Servers: servers, Capacity: top.Capacity, Ablations: abl}
-		if err := add(&l.Nodes, name, RoleKubelet, kubelet.Boot(cfg), kubelet.Process); err != nil {
+		boot := kubeproxy.Beside(kubelet.Boot(cfg), kubeproxy.Config{Node: name, Servers: servers, Ablations: abl})
+		if err := add(&l.Nodes, name, RoleKubelet, boot, kubelet.Process, kubeproxy.Process); err != nil {
 			return nil, err
 		}
 	}
@@ -165,6 +176,21 @@ func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Durati
 	}
 	if top.Script != nil {
 		if err := add(&l.Clients, "operator", RoleOperator, apiload.BootScript(apiload.ScriptConfig{Name: "operator", Servers: servers, Steps: top.Script(l)})); err != nil {
+			return nil, err
+		}
+	}
+	if len(top.Traffic) > 0 {
+		l.Traffic = metrics.NewTraffic()
+		w.Subscribe(l.Traffic.Observe)
+	}
+	for i, tc := range top.Traffic {
+		if tc.Name == "" {
+			tc.Name = fmt.Sprintf("users-%d", i+1)
+		}
+		if tc.Entry == "" && len(l.Nodes) > 0 {
+			tc.Entry = l.Nodes[0]
+		}
+		if err := add(&l.Clients, tc.Name, RoleAPIClient, apptraffic.Boot(tc)); err != nil {
 			return nil, err
 		}
 	}

@@ -125,7 +125,7 @@ func stackCatalogue() []Spec {
 	}
 
 	chaos := stackChaos("stack-chaos", 5, 6, 4, stackChaosDuration)
-	return append(append([]Spec{nodeDeath, liveness, apiDown, cmFailover, eviction, splitBrain, watchLag, chaos}, spokeCatalogue()...), leaderCatalogue()...)
+	return append(append(append([]Spec{nodeDeath, liveness, apiDown, cmFailover, eviction, splitBrain, watchLag, chaos}, spokeCatalogue()...), leaderCatalogue()...), trafficCatalogue()...)
 }
 
 // deleteDeadNodes deletes the Node objects of the nodes a nemesis killed.

@@ -37,6 +37,13 @@ type AppSpec struct {
 	Liveness    *model.Probe
 	Readiness   *model.Probe
 	Startup     *model.Probe
+	// PreStopSleep, when set, gives the container a preStop hook that
+	// sleeps this many seconds before SIGTERM (corev1 LifecycleHandler
+	// Sleep): the pod keeps serving while kube-proxy catches up.
+	PreStopSleep *int64
+	// GracePeriod is the pod's terminationGracePeriodSeconds (default
+	// 30).
+	GracePeriod *int64
 }
 
 // PodTemplate is the pod template of app: labelled app=<app>, one
@@ -54,15 +61,19 @@ func PodTemplate(app string, s AppSpec) model.PodTemplateSpec {
 	if ann == nil {
 		ann = map[string]string{}
 	}
+	c := model.Container{
+		Name: app, Image: "registry.example/" + app + ":1",
+		Resources:      model.ResourceRequirements{Requests: model.ResourceListOf("cpu", s.CPU, "memory", s.Memory)},
+		LivenessProbe:  s.Liveness,
+		ReadinessProbe: s.Readiness,
+		StartupProbe:   s.Startup,
+	}
+	if s.PreStopSleep != nil {
+		c.Lifecycle = &model.Lifecycle{PreStop: &model.LifecycleHandler{Sleep: &model.SleepAction{Seconds: *s.PreStopSleep}}}
+	}
 	return model.PodTemplateSpec{
 		ObjectMeta: model.ObjectMeta{Labels: map[string]string{"app": app}, Annotations: ann},
-		Spec: model.PodSpec{Containers: []model.Container{{
-			Name: app, Image: "registry.example/" + app + ":1",
-			Resources:      model.ResourceRequirements{Requests: model.ResourceListOf("cpu", s.CPU, "memory", s.Memory)},
-			LivenessProbe:  s.Liveness,
-			ReadinessProbe: s.Readiness,
-			StartupProbe:   s.Startup,
-		}}},
+		Spec: model.PodSpec{Containers: []model.Container{c}, TerminationGracePeriodSeconds: s.GracePeriod},
 	}
 }
 
