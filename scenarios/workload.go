@@ -73,7 +73,7 @@ func PodTemplate(app string, s AppSpec) model.PodTemplateSpec {
 	}
 	return model.PodTemplateSpec{
 		ObjectMeta: model.ObjectMeta{Labels: map[string]string{"app": app}, Annotations: ann},
-		Spec: model.PodSpec{Containers: []model.Container{c}, TerminationGracePeriodSeconds: s.GracePeriod},
+		Spec:       model.PodSpec{Containers: []model.Container{c}, TerminationGracePeriodSeconds: s.GracePeriod},
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 // command sets it, fails at the same world; and the correct controller
 // passes that world: the bug, not the faults, broke the invariant.
 func TestBrokenOperatorIsCaught(t *testing.T) {
-	f := simtest.ExpectFailure(t, brokenSpec, simtest.Seeds(10), simtest.SkipSameSeedTwice(),
+	f := simtest.ExpectFailure(t, brokenSpec, simtest.Seeds(30), simtest.SkipSameSeedTwice(),
 		simtest.ReplayFlags("-broken"), simtest.ArtifactDir(t.TempDir()))
 	require.Equal(t, "widget-replicas", f.Result.Failed()[0].Name, "the invariant, not another check, catches the bug")
 	require.Contains(t, f.Replay, fmt.Sprintf("-seed %d -members 3 -broken", f.Result.Seed))

@@ -51,7 +51,7 @@ func Spec(name string, broken bool) scenarios.Spec {
 			}
 			hosts := []sim.HostSpec{
 				{Name: "widget-operator", Role: scenarios.RoleAPIClient, Boot: Boot(Config{
-					User: rbac.ServiceAccountUser(Namespace, ServiceAccount), Servers: servers, Timeout: 2 * time.Second, Broken: broken})},
+					User: rbac.ServiceAccountUser(Namespace, ServiceAccount), Servers: servers, Timeout: 500 * time.Millisecond, Broken: broken})},
 				{Name: "widget-user", Role: scenarios.RoleAPIClient, Boot: apiload.BootScript(apiload.ScriptConfig{
 					Servers: servers, Steps: script(env.FaultEnd)})},
 			}
