@@ -85,13 +85,19 @@ func TestServiceAvailability(t *testing.T) {
 	other := request(proxytrace.StateReady, 0, apptrace.OutcomeTimeout)
 	other.Service = "default/api"
 
-	r := feed(NewServiceAvailability("default/web", 0.75), at(1, ok), at(2, ok), at(3, ok), at(4, refused), at(5, other))
+	r := feed(NewServiceAvailability(ServiceFloor{"default/web", 0.75}), at(1, ok), at(2, ok), at(3, ok), at(4, refused), at(5, other))
 	require.True(t, r.OK, r.String())
 	require.Contains(t, r.Detail, "3 of 4 request(s)")
 
-	r = feed(NewServiceAvailability("default/web", 0.8), at(1, ok), at(2, ok), at(3, ok), at(4, refused))
+	r = feed(NewServiceAvailability(ServiceFloor{"default/web", 0.8}), at(1, ok), at(2, ok), at(3, ok), at(4, refused))
 	require.False(t, r.OK)
 	require.Contains(t, r.Offenses[0].What, "refused (not-running)")
 
-	require.False(t, feed(NewServiceAvailability("default/web", 0.5), at(1, other)).OK, "nothing judged")
+	require.False(t, feed(NewServiceAvailability(ServiceFloor{"default/web", 0.5}), at(1, other)).OK, "nothing judged")
+
+	// Two Services, each against its own floor: one below fails the check.
+	r = feed(NewServiceAvailability(ServiceFloor{"default/web", 0.5}, ServiceFloor{"default/api", 0.5}), at(1, ok), at(2, other))
+	require.False(t, r.OK)
+	require.Contains(t, r.Detail, "0 of 1 request(s) to default/api")
+	require.Contains(t, r.Offenses[0].What, "timeout")
 }

@@ -190,6 +190,9 @@ func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Durati
 		if tc.Entry == "" && len(l.Nodes) > 0 {
 			tc.Entry = l.Nodes[0]
 		}
+		// The users' way in stays up, as a load balancer's health check
+		// would steer them around a dead node: a nemesis kills others.
+		l.Spare = append(l.Spare, tc.Entry)
 		if err := add(&l.Clients, tc.Name, RoleAPIClient, apptraffic.Boot(tc)); err != nil {
 			return nil, err
 		}

@@ -1,12 +1,14 @@
 package scenarios
 
 import (
+	"strings"
 	"time"
 
 	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiload"
 	"github.com/kubesim/kubesim/nodes/apptraffic"
+	"github.com/kubesim/kubesim/nodes/kubelet"
 	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -42,7 +44,7 @@ func trafficUsers(d time.Duration) []apptraffic.Config {
 // measures the traffic: StackLayer.Traffic).
 func trafficChecks(floor float64) func(*Cluster, Env) ([]checks.Check, error) {
 	return func(*Cluster, Env) ([]checks.Check, error) {
-		return []checks.Check{checks.NewServiceAvailability(WorkloadNamespace+"/web", floor),
+		return []checks.Check{checks.NewServiceAvailability(checks.ServiceFloor{Service: WorkloadNamespace + "/web", Floor: floor}),
 			checks.NewNoTrafficToUnready(checks.NoTrafficToUnreadyOptions{})}, nil
 	}
 }
@@ -65,7 +67,58 @@ func trafficCatalogue() []Spec {
 			Build: trafficChecks(floor),
 		}
 	}
+	nodeDeath := Spec{Name: "node-death-traffic", Description: "the node running the most of web's 4 pods (behind the Service web, under 20 requests a second from outside through node-1, which is spared) dies for good at 70 s, and its Node is deleted 20 s later: its pods stay ready in the API, and in every node's rules, until the node lifecycle controller marks the node unreachable after the 50 s node monitor grace period and its pods not ready, or the pod garbage collector deletes them, so requests routed to them time out meanwhile (the window is measured: request_success); the rest are served, and the ReplicaSet replaces the lost pods",
+		Duration: d, Settle: 90 * time.Second,
+		Stack: &StackTopology{Nodes: 4, Traffic: trafficUsers(d), Script: func(l *StackLayer) []apiload.Step {
+			return []apiload.Step{
+				CreateStep(15*time.Second, NewDeployment("web", 4, trafficApp(5))),
+				CreateStep(15*time.Second, NewService("web", 80)),
+				deleteDeadNodes(90*time.Second, l),
+			}
+		}},
+		Driver: func(c *nemesis.Cluster, _ *sim.Stream, _ time.Duration) { nemesis.KillBusiestNode(c, 70*time.Second) },
+		// The floor from the real periods: the dead pods stay in the rules
+		// for at most the 20 s until their Node is deleted, pod GC's 40 s
+		// quarantine of orphans and its 20 s period, a few seconds more
+		// for the writes: about 85 s of the 190 s of traffic, for at most
+		// half the pods (two of four on the busiest node).
+		Build: trafficChecks(0.75),
+	}
+	// Both apps are busy from 60 s to 120 s: every answer, to a probe or a
+	// user, takes 3 s, past the probes' and the users' 1 s timeouts.
+	busy := annotations(kubelet.AnnotationLoad, "60s-120s=3s")
+	tight := AppSpec{Annotations: busy, Liveness: &model.Probe{PeriodSeconds: 5, TimeoutSeconds: 1, FailureThreshold: 3}}
+	ready := AppSpec{Annotations: busy, Liveness: &model.Probe{PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 3},
+		Readiness: &model.Probe{PeriodSeconds: 5, TimeoutSeconds: 1, FailureThreshold: 2}}
+	users := func(app string) apptraffic.Config {
+		return apptraffic.Config{Name: "users-" + app, Service: WorkloadNamespace + "/" + app, PortName: "http", Rate: trafficRate,
+			Start: sim.Time(trafficStart), Stop: sim.Time(d - trafficStop)}
+	}
+	readiness := Spec{Name: "readiness-vs-liveness", Description: "the liveness-versus-readiness practice problem end to end: two Deployments of an application that is busy (3 s per answer, but healthy) from 60 s to 120 s, each behind its Service and its users (20 requests a second each, through node-1); tight probes liveness with a 1 s timeout, so its kubelets kill the busy containers into CrashLoopBackOff and its users keep failing after the load is gone; ready probes readiness with that timeout (and liveness with a sane one), so its pods leave the rotation while busy (their users are refused at once rather than kept waiting) and come back as soon as the load is gone; request success and restarts are measured side by side",
+		Duration: d, Settle: 60 * time.Second,
+		Stack: &StackTopology{Nodes: 3, Traffic: []apptraffic.Config{users("tight"), users("ready")}, Script: func(*StackLayer) []apiload.Step {
+			return []apiload.Step{
+				CreateStep(15*time.Second, NewDeployment("tight", 3, tight)),
+				CreateStep(15*time.Second, NewDeployment("ready", 3, ready)),
+				CreateStep(15*time.Second, NewService("tight", 80)),
+				CreateStep(15*time.Second, NewService("ready", 80)),
+			}
+		}, ProbeExempt: func(pod string) bool { return strings.HasPrefix(pod, WorkloadNamespace+"/tight-") }},
+		// The floors from the periods: of the 190 s of traffic, ready
+		// loses the 60 s busy window and the few seconds its probes take
+		// to put pods back (0.65); tight loses the window and then up to
+		// its CrashLoopBackOff delay (40 s after four kills) and a start
+		// (0.45).
+		Build: func(*Cluster, Env) ([]checks.Check, error) {
+			return []checks.Check{checks.NewServiceAvailability(
+				checks.ServiceFloor{Service: WorkloadNamespace + "/ready", Floor: 0.65},
+				checks.ServiceFloor{Service: WorkloadNamespace + "/tight", Floor: 0.45}),
+				checks.NewNoTrafficToUnready(checks.NoTrafficToUnreadyOptions{})}, nil
+		},
+	}
 	return []Spec{
+		readiness,
+		nodeDeath,
 		rolling("rolling-update-traffic", 5, 1,
 			"web's Deployment (4 replicas behind the Service web, a preStop sleep of 5 s) rolls out twice, at 70 s and 130 s, under 20 requests a second from outside through node-1: a terminating pod keeps serving through its preStop sleep while its endpoint leaves kube-proxy's rules (within the 1 s min sync), so no request fails"),
 		rolling("rolling-update-traffic-no-prestop", -1, 0.95,
