@@ -111,6 +111,9 @@ type Group struct {
 	HasRate   bool
 	// Stack summarises full-stack runs (Stack.Runs is 0 for others).
 	Stack StackStat
+	// Traffic summarises what the application's users saw, in runs with
+	// traffic (Traffic.Runs is 0 for others).
+	Traffic TrafficStat
 }
 
 // StackStat summarises the control plane of a group's full-stack runs
@@ -237,6 +240,7 @@ func (g *Group) summarise() {
 		}
 	}
 	g.Stack = stackStat(g.Runs)
+	g.Traffic = trafficStat(g.Runs)
 	g.QuorumUp, g.WriteAvail, g.ReadAvail = MeanCI(qu), MeanCI(wa), MeanCI(ra)
 	g.Elections, g.Faults = MeanCI(el).Mean, MeanCI(fa).Mean
 	g.WriteP50Ms, g.WriteP99Ms, g.WriteLatencyRuns = MeanCI(p50).Mean, MeanCI(p99).Mean, len(p50)

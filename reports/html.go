@@ -18,8 +18,9 @@ import (
 // ReportFile is the name of the HTML report in the output directory.
 const ReportFile = "report.html"
 
-// ReportFiles are the names of the files a report writes into its
-// directory: ReportFile and every plot as PNG and SVG.
+// ReportFiles are the names of the files a report always writes into its
+// directory: ReportFile and every plot of PlotNames as PNG and SVG (an
+// optional plot, OptionalPlotNames, comes only with the results it shows).
 func ReportFiles() []string {
 	out := []string{ReportFile}
 	for _, n := range PlotNames {
@@ -133,6 +134,7 @@ type htmlData struct {
 	Figures                  []htmlFigure
 	Table                    []*Group
 	Stack                    []*Group // the groups with full-stack runs
+	Traffic                  []*Group // the groups with runs with traffic
 	CheckNames               []string
 	CheckRows                []htmlCheckRow
 	Failures                 []htmlFailure
@@ -178,6 +180,7 @@ func RenderHTML(set *Set) ([]byte, error) {
 			d.Stack = append(d.Stack, g)
 		}
 	}
+	d.Traffic = trafficGroups(set.Groups())
 	for _, s := range set.Sources {
 		d.Sources = append(d.Sources, filepath.ToSlash(s))
 	}
@@ -354,6 +357,13 @@ quorum is up is the binomial tail P(X ≥ ⌊<i>n</i>/2⌋+1), X ~ Bin(<i>n</i>,
 <table>
 <tr><th class="l">scenario / faults</th><th>members</th><th>runs</th><th>converged in (s)</th><th>not converged</th><th>double-running (replica-s)</th><th>healthy restarts</th><th>pods created</th></tr>
 {{range .Stack}}<tr><td class="l">{{.SeriesName}}</td><td>{{.Members}}</td><td>{{.Stack.Runs}}</td><td>{{f1 .Stack.Converge.Mean}} ± {{f1 .Stack.Converge.Half}}</td><td{{if .Stack.NotConverged}} class="bad"{{end}}>{{.Stack.NotConverged}}</td><td>{{f1 .Stack.DoubleRunning}}</td><td>{{f1 .Stack.HealthyRestarts}}</td><td>{{f1 .Stack.PodCreates}}</td></tr>
+{{end}}</table>{{end}}
+{{if .Traffic}}
+<h2>What the users saw</h2>
+<p class="muted">Runs with traffic: the fraction of the application's requests that succeeded (mean with its 95% interval); means per run of the requests that ended, of those that reached a pod no longer serving (to terminated) and of those routed to a pod not ready (to unready); the latency of successful requests.</p>
+<table>
+<tr><th class="l">scenario / faults</th><th>members</th><th>runs</th><th>request success</th><th>requests</th><th>to terminated</th><th>to unready</th><th>latency p50 / p99 (ms)</th></tr>
+{{range .Traffic}}<tr><td class="l">{{.SeriesName}}</td><td>{{.Members}}</td><td>{{.Traffic.Runs}}</td><td>{{stat .Traffic.Success}}</td><td>{{f1 .Traffic.Requests}}</td><td>{{f1 .Traffic.ToTerminated}}</td><td>{{f1 .Traffic.ToUnready}}</td><td>{{if .Traffic.LatencyRuns}}{{f1 .Traffic.LatencyP50Ms}} / {{f1 .Traffic.LatencyP99Ms}}{{else}}—{{end}}</td></tr>
 {{end}}</table>{{end}}
 
 <h2>Fault profiles</h2>

@@ -11,8 +11,10 @@ import (
 // beside the binomial prediction, write availability (a dash when the runs
 // had no KV workload to measure it), elections, and how
 // many runs passed and failed their checks; for full-stack runs the time
-// to converge, pods run twice, healthy restarts and pods created; then the
-// claims and the failing runs' replay commands.
+// to converge, pods run twice, healthy restarts and pods created; for runs
+// with traffic, request success with its 95% interval and the means per run
+// of requests, requests to terminated and to unready pods, and latency;
+// then the claims and the failing runs' replay commands.
 func WriteMarkdown(w io.Writer, set *Set) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# kubesim report: %d runs, %d groups\n\n", len(set.Results), len(set.Groups()))
@@ -44,6 +46,21 @@ func WriteMarkdown(w io.Writer, set *Set) error {
 			st := g.Stack
 			fmt.Fprintf(&b, "| %s | %d | %d | %.1f ± %.1f | %d | %.1f | %.1f | %.1f |\n", g.SeriesName(), g.Members, st.Runs,
 				st.Converge.Mean, st.Converge.Half, st.NotConverged, st.DoubleRunning, st.HealthyRestarts, st.PodCreates)
+		}
+		b.WriteString("\n")
+	}
+	if traffic := trafficGroups(set.Groups()); len(traffic) > 0 {
+		b.WriteString("## What the users saw (runs with traffic)\n\n")
+		b.WriteString("| group | members | runs | request success (95% CI) | requests | to terminated | to unready | latency p50 / p99 (ms) |\n")
+		b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+		for _, g := range traffic {
+			tr := g.Traffic
+			lat := "—"
+			if tr.LatencyRuns > 0 {
+				lat = fmt.Sprintf("%.1f / %.1f", tr.LatencyP50Ms, tr.LatencyP99Ms)
+			}
+			fmt.Fprintf(&b, "| %s | %d | %d | %s | %.1f | %.1f | %.1f | %s |\n", g.SeriesName(), g.Members, tr.Runs,
+				tr.Success, tr.Requests, tr.ToTerminated, tr.ToUnready, lat)
 		}
 		b.WriteString("\n")
 	}

@@ -29,10 +29,17 @@ const (
 	PlotFaultRate    = "availability_vs_fault_rate"
 	PlotLatency      = "write_latency"
 	PlotTimeline     = "timeline"
+	// PlotRequestSuccess is drawn only when runs measured request_success
+	// (see RequestSuccessFigure); the report shows it after PlotFaultRate.
+	PlotRequestSuccess = "request_success_vs_fault_rate"
 )
 
-// PlotNames lists the plots WritePlots draws.
+// PlotNames lists the plots WritePlots always draws.
 var PlotNames = []string{PlotAvailability, PlotFaultRate, PlotLatency, PlotTimeline}
+
+// OptionalPlotNames lists the plots WritePlots draws only when the results
+// hold what they show.
+var OptionalPlotNames = []string{PlotRequestSuccess}
 
 // Figure is one plot, with its legend drawn to the right of the data.
 type Figure struct {
@@ -179,6 +186,13 @@ func intTicks(ns []int) plot.ConstantTicks {
 	return t
 }
 
+// memberAxis makes the x axis one of member counts: a tick at each of ms
+// (ascending), with room on both sides.
+func memberAxis(p *plot.Plot, ms []int) {
+	p.X.Tick.Marker = intTicks(ms)
+	p.X.Min, p.X.Max = float64(ms[0])-0.6, float64(ms[len(ms)-1])+0.6
+}
+
 // fracTicks labels availability axes with enough digits to tell 0.99 from
 // 0.999.
 type fracTicks struct{}
@@ -199,12 +213,29 @@ func (fracTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !math.IsInf(step, 1) && step > 0 {
 		digits = max(1, int(math.Ceil(-math.Log10(step)-1e-9)))
 	}
+	// Ticks need not be multiples of their step (0.55, 0.75, 0.95 every
+	// 0.2): more digits, until every label reads as its value.
+	for digits < 9 && !labelsExact(ts, digits) {
+		digits++
+	}
 	for i := range ts {
 		if ts[i].Label != "" {
 			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', digits, 64)
 		}
 	}
 	return ts
+}
+
+// labelsExact reports whether every labelled tick's value prints exactly
+// with digits decimals.
+func labelsExact(ts []plot.Tick, digits int) bool {
+	scale := math.Pow(10, float64(digits))
+	for _, t := range ts {
+		if t.Label != "" && math.Abs(math.Round(t.Value*scale)/scale-t.Value) > 1e-9 {
+			return false
+		}
+	}
+	return true
 }
 
 // availabilityRange sets the y axis to cover the values with a margin,
@@ -238,8 +269,7 @@ func AvailabilityFigure(set *Set) (*Figure, error) {
 	groups := set.Groups()
 	ss := series(groups)
 	ms := memberCounts(groups)
-	p.X.Tick.Marker = intTicks(ms)
-	p.X.Min, p.X.Max = float64(ms[0])-0.6, float64(ms[len(ms)-1])+0.6
+	memberAxis(p, ms)
 	var vals []float64
 	width := 0.36 / float64(len(ss))
 	short := shortSeriesNames(ss)
@@ -295,37 +325,63 @@ func AvailabilityFigure(set *Set) (*Figure, error) {
 // shortSeriesNames names each series by what tells it apart from the
 // others: scenario, profile name, profile parameters, ablations.
 func shortSeriesNames(ss [][]*Group) []string {
-	parts := make([][4]string, len(ss))
+	parts := make([][]string, len(ss))
 	for i, s := range ss {
 		g := s[0]
-		parts[i][0] = g.Scenario
-		if g.Profile == nil {
-			parts[i][1] = "scenario faults"
-		} else {
-			parts[i][1] = g.Profile.Name
+		params := ""
+		if g.Profile != nil {
 			var kv []string
 			for _, k := range sim.SortedKeys(g.Profile.Params) {
 				kv = append(kv, k+"="+g.Profile.Params[k])
 			}
-			parts[i][2] = strings.Join(kv, ",")
+			params = strings.Join(kv, ",")
 		}
-		if len(g.Ablations) > 0 {
-			parts[i][3] = "ablate " + strings.Join(g.Ablations, ",")
-		}
+		parts[i] = []string{g.Scenario, profileKind(g), params, ablationsName(g)}
 	}
-	out := make([]string, len(ss))
-	for c := 0; c < 4; c++ {
+	return distinguishing(parts)
+}
+
+// familyNames names each rate family by what tells it apart from the
+// others: scenario, profile name, ablations.
+func familyNames(fams []*rateFamily) []string {
+	parts := make([][]string, len(fams))
+	for i, fam := range fams {
+		g := fam.groups[0]
+		parts[i] = []string{g.Scenario, profileKind(g), ablationsName(g)}
+	}
+	return distinguishing(parts)
+}
+
+func profileKind(g *Group) string {
+	if g.Profile == nil {
+		return "scenario faults"
+	}
+	return g.Profile.Name
+}
+
+func ablationsName(g *Group) string {
+	if len(g.Ablations) == 0 {
+		return "no ablation"
+	}
+	return "ablate " + strings.Join(g.Ablations, ",")
+}
+
+// distinguishing joins, for each row of parts, the columns in which the
+// rows differ (every non-empty column when there is one row).
+func distinguishing(parts [][]string) []string {
+	out := make([]string, len(parts))
+	if len(parts) == 0 {
+		return out
+	}
+	for c := range parts[0] {
 		same := true
 		for i := range parts {
 			same = same && parts[i][c] == parts[0][c]
 		}
-		if same && len(ss) > 1 {
+		if same && len(parts) > 1 {
 			continue
 		}
 		for i := range parts {
-			if parts[i][c] == "" && c == 3 {
-				parts[i][c] = "no ablation"
-			}
 			if parts[i][c] != "" {
 				if out[i] != "" {
 					out[i] += " "
@@ -438,29 +494,17 @@ func FaultRateFigure(set *Set) (*Figure, error) {
 			f.Caption += "; dashed: the binomial prediction at the same MTTR"
 		}
 		f.Caption += "."
-		for _, n := range memberCounts(fam.groups) {
-			var pts errPoints
-			for _, g := range fam.groups {
-				if g.Members == n {
-					xy, e := clippedCI(g.FaultRate, g.QuorumUp)
-					pts.XYs, pts.YErrors = append(pts.XYs, xy), append(pts.YErrors, e)
-					vals = append(vals, xy.Y-e.Low, xy.Y+e.High)
-				}
-			}
-			sort.Sort(byX(pts))
-			if err := addLine(f, pts.XYs, memberColor(n), false, nil, ""); err != nil {
-				return nil, err
-			}
-			if err := addErrPoints(f, pts, memberColor(n), draw.CircleGlyph{}, fmt.Sprintf("%d members", n)); err != nil {
-				return nil, err
-			}
-			if fam.unit == UnitCrashes {
-				fn := analyticCurve(n, fam.mttr, 0, fam.rates[len(fam.rates)-1]*1.1)
-				p.Add(fn)
-				vals = append(vals, analyticRate(n, fam.rates[len(fam.rates)-1]*1.1, fam.mttr))
+		var err error
+		if vals, err = rateLines(f, []*rateFamily{fam}, quorumUp); err != nil {
+			return nil, err
+		}
+		if fam.unit == UnitCrashes {
+			hi := fam.rates[len(fam.rates)-1] * 1.1
+			for _, n := range memberCounts(fam.groups) {
+				p.Add(analyticCurve(n, fam.mttr, 0, hi))
+				vals = append(vals, analyticRate(n, hi, fam.mttr))
 			}
 		}
-		p.X.Min = 0
 		availabilityRange(p, vals)
 		return f, nil
 	}
@@ -505,6 +549,67 @@ func FaultRateFigure(set *Set) (*Figure, error) {
 	f.Caption += "."
 	availabilityRange(p, vals)
 	return f, nil
+}
+
+func quorumUp(g *Group) Stat { return g.QuorumUp }
+
+// rateLines draws a metric of each family against the fault rate: one
+// line per family and member count, colored by member count, with a glyph
+// per family and the family's short name in the legend when there are
+// several. It sets the x axis to start at 0 and returns the ends of the
+// intervals drawn, for the y range.
+func rateLines(f *Figure, fams []*rateFamily, stat func(*Group) Stat) ([]float64, error) {
+	glyphs := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.PyramidGlyph{}, draw.RingGlyph{}, draw.BoxGlyph{}}
+	short := familyNames(fams)
+	rate := func(g *Group) float64 { return g.FaultRate }
+	var vals []float64
+	for fi, fam := range fams {
+		for _, n := range memberCounts(fam.groups) {
+			var gs []*Group
+			for _, g := range fam.groups {
+				if g.Members == n {
+					gs = append(gs, g)
+				}
+			}
+			name := fmt.Sprintf("%d members", n)
+			if len(fams) > 1 {
+				name += " (" + short[fi] + ")"
+			}
+			v, err := addStatLine(f, gs, rate, stat, memberColor(n), glyphs[fi%len(glyphs)], name)
+			if err != nil {
+				return nil, err
+			}
+			vals = append(vals, v...)
+		}
+	}
+	f.Plot.X.Min = 0
+	return vals, nil
+}
+
+// addStatLine draws a metric of the groups against x: the means joined in
+// x order, each with its 95% interval clipped to [0, 1]. Groups whose runs
+// did not measure the metric have no point. It returns the ends of the
+// intervals drawn.
+func addStatLine(f *Figure, groups []*Group, x func(*Group) float64, stat func(*Group) Stat, c color.Color, shape draw.GlyphDrawer, name string) ([]float64, error) {
+	var pts errPoints
+	var vals []float64
+	for _, g := range groups {
+		s := stat(g)
+		if s.N == 0 {
+			continue
+		}
+		xy, e := clippedCI(x(g), s)
+		pts.XYs, pts.YErrors = append(pts.XYs, xy), append(pts.YErrors, e)
+		vals = append(vals, xy.Y-e.Low, xy.Y+e.High)
+	}
+	if len(pts.XYs) == 0 {
+		return nil, nil
+	}
+	sort.Sort(byX(pts))
+	if err := addLine(f, pts.XYs, c, false, nil, ""); err != nil {
+		return nil, err
+	}
+	return vals, addErrPoints(f, pts, c, shape, name)
 }
 
 type byX errPoints
@@ -762,16 +867,20 @@ func messageFigure(name, title, msg string) *Figure {
 	return f
 }
 
-// Figures builds every plot of the set, in PlotNames order. The timeline
-// re-runs one world (see Set.Timeline); if that fails, its figure says why.
+// Figures builds every plot of the set, in PlotNames order, with the
+// request success plot after the quorum's fault-rate plot when runs
+// measured request_success. The timeline re-runs one world (see
+// Set.Timeline); if that fails, its figure says why.
 func Figures(set *Set) ([]*Figure, error) {
 	var out []*Figure
-	for _, mk := range []func(*Set) (*Figure, error){AvailabilityFigure, FaultRateFigure, LatencyFigure} {
+	for _, mk := range []func(*Set) (*Figure, error){AvailabilityFigure, FaultRateFigure, RequestSuccessFigure, LatencyFigure} {
 		f, err := mk(set)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, f)
+		if f != nil {
+			out = append(out, f)
+		}
 	}
 	tl, r, err := set.Timeline()
 	var f *Figure
@@ -785,11 +894,27 @@ func Figures(set *Set) ([]*Figure, error) {
 }
 
 // WritePlots writes every plot into dir as NAME.png and NAME.svg and
-// returns the paths written.
+// returns the paths written. An optional plot that the set does not draw
+// is removed from dir, so that a report written over an older one shows
+// no stale plot.
 func WritePlots(dir string, set *Set) ([]string, error) {
 	figs, err := Figures(set)
 	if err != nil {
 		return nil, err
+	}
+	drawn := map[string]bool{}
+	for _, f := range figs {
+		drawn[f.Name] = true
+	}
+	for _, name := range OptionalPlotNames {
+		if drawn[name] {
+			continue
+		}
+		for _, format := range []string{"png", "svg"} {
+			if err := os.Remove(filepath.Join(dir, name+"."+format)); err != nil && !os.IsNotExist(err) {
+				return nil, err
+			}
+		}
 	}
 	var paths []string
 	for _, f := range figs {
