@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubesim/kubesim/nodes/apptraffic"
 	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/scenarios/nemesis"
+	"github.com/kubesim/kubesim/sim"
 )
 
 // BenchmarkEtcdChaosRun is one whole run of etcd-chaos with 5 members over
@@ -70,8 +72,10 @@ func benchSpec(b *testing.B, spec scenarios.Spec, members int, virtual time.Dura
 
 // BenchmarkStackChaosRun is one whole run of the full stack under chaos:
 // 5 etcd members, 3 API servers, 2 schedulers, 2 controller managers, 10
-// kubelets and 30 pods (a ReplicaSet of 18 scaled to 20, a Deployment of 10
-// rolled to a new version), over 10 virtual minutes with every check. It
+// kubelets with their kube-proxies and 30 pods (a ReplicaSet of 18 scaled
+// to 20 behind a Service, a Deployment of 10 rolled to a new version), and
+// the Service's users sending 20 requests a second through node-1, over
+// 10 virtual minutes with every check. It
 // reports virtual seconds per wall second (the budget: at least 1,000x on
 // one core) and the heap the process obtained from the OS (the budget: at
 // most 200 MB). Run it with -cpu 1.
@@ -86,7 +90,12 @@ func BenchmarkStackChaosRun(b *testing.B) {
 		b.Run(fmt.Sprintf("gogc=%d", gogc), func(b *testing.B) {
 			defer debug.SetGCPercent(debug.SetGCPercent(gogc))
 			runtime.GC()
-			benchSpec(b, scenarios.StackChaosSpec("stack-chaos-bench", 10, 18, 10, virtual), 5, virtual)
+			spec := scenarios.StackChaosSpec("stack-chaos-bench", 10, 18, 10, virtual)
+			top := *spec.Stack
+			top.Traffic = []apptraffic.Config{{Name: "users", Service: scenarios.WorkloadNamespace + "/web", PortName: "http",
+				Rate: 20, Start: sim.Time(40 * time.Second)}}
+			spec.Stack = &top
+			benchSpec(b, spec, 5, virtual)
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			b.ReportMetric(float64(ms.HeapSys)/(1<<20), "heap_sys_MB")
