@@ -88,6 +88,7 @@ var matrix = []Run{
 	{"api-conflict-storm", 3, 1, "status and spec writers, merge patches with and without a resourceVersion precondition"},
 	{"api-compaction-410", 3, 1, "paged informer lists and continue tokens"},
 	{"etcd-leader-partition-under-api", 3, 1, "an update refused against a lagging cache copy reads etcd"},
+	{"etcd-leader-partition-under-api", 3, 3, "an update against a lagging cache copy (this seed catches update-trusts-stale-cache)"},
 	{"api-etcd-compaction", 3, 1, "API servers compact etcd: the watch cache reinitializes, exact-RV lists, 410 after an etcd compaction"},
 	// The spokes: convergence, bound-once, probe-restarts, double-running,
 	// eviction-timing, self-healing, leader-takeover, steady-runtime.
@@ -110,6 +111,12 @@ var matrix = []Run{
 	{"scheduler-zombie", 3, 1, "a scheduler leader frozen past its lease, then resumed"},
 	{"leader-clock-drift", 3, 1, "a leader's clock running slow: lease expiry on each replica's own clock"},
 	{"leader-clock-jumps", 3, 1, "clock steps under leader election: renewals judged on the monotonic clock"},
+	// The Service rotation: endpoints-converge, no-traffic-to-unready,
+	// service-availability.
+	{"rolling-update-traffic", 3, 1, "rollouts under users' traffic: EndpointSlice conditions, kube-proxy's ready routing and min sync, preStop before SIGTERM (this seed catches kube-proxy-ignores-readiness and kubelet-no-prestop)"},
+	{"apiserver-down-traffic", 3, 1, "the API servers down under traffic: kube-proxy keeps its rules (this seed catches kube-proxy-flush-on-disconnect)"},
+	{"node-death-traffic", 5, 1, "a node dies under traffic: timeouts to its pods until pod GC, slices updated, replacements routed"},
+	{"readiness-vs-liveness", 3, 1, "busy pods out of rotation and back, CrashLoopBackOff under traffic, the no-endpoints rejection"},
 }
 
 // RunAll runs every entry of the matrix as a subtest, in order, and fails
