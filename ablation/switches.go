@@ -73,6 +73,13 @@ var (
 	// response carrying CompactRevision, which clientv3 turns into
 	// ErrCompacted), so the client never learns that it missed changes.
 	CompactedWatchSilent = declare(Ablation{Name: "watch-compacted-silent", Mechanism: "a watch from a compacted revision resumes silently at the compact revision instead of being canceled with it", Check: "watch-guarantees", Scenario: "etcd-compaction"})
+	// SnapshotNotPointInTime (nodes/etcd, the Snapshot handler) copies
+	// the keys when the snapshot's stream ends, after the entries applied
+	// meanwhile, but labels the snapshot with the revision it started at,
+	// instead of reading everything in one read transaction taken at the
+	// start (etcd's backend.Snapshot, server/storage/backend/backend.go,
+	// which Maintenance.Snapshot streams): the snapshot mixes revisions.
+	SnapshotNotPointInTime = declare(Ablation{Name: "snapshot-not-point-in-time", Mechanism: "a snapshot copies the keys as they are when its stream ends but is labelled with the revision it started at, instead of one read transaction at its start", Check: "backup-consistency", Scenario: "etcd-backup"})
 )
 
 // The API layer: API servers and reflectors.

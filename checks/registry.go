@@ -112,6 +112,7 @@ func Registry() []Info {
 			}},
 		{"leader-exclusivity", "stack", "a leader-elected component writes as leader only while it leads and until its renew deadline on its own clock (RenewDeadline after acquiring, RetryPeriod+RenewDeadline after its last renewal; a host frozen when a timer fell due runs it at its resume), and a candidate takes a held Lease only once its own clock has run the lease duration since the holder's last record: client-go's guarantee, which has no fencing (a deposed leader's writes are counted: zombie_writes)",
 			stackLayer, func(Env) Check { return NewLeaderExclusivity(LeaderExclusivityOptions{}) }},
+		{"backup-consistency", "etcd", "every snapshot a member saved and every backup a store accepted has the key count and the hash of the committed KV state at its revision, rebuilt from the applied entries: a snapshot is a point-in-time copy", nil, nil},
 		{"eviction-timing", "stack", "the pods of an unreachable node are evicted within the window the node lifecycle algorithm gives: the 50 s grace, a monitor pass and the 300 s toleration, counted from the NoExecute taint the controller traced, and never from a node it did not taint", nil, nil},
 		{"self-healing", "stack", "after a node dies and its Node is deleted, each link of the chain (pod GC, ReplicaSet, scheduler, kubelet) acts within its bound", nil, nil},
 		{"leader-takeover", "stack", "when a leader is cut off, another replica leads within the bound client-go's Lease algorithm gives", nil, nil},

@@ -171,6 +171,14 @@ func Catalogue() []Spec {
 				}
 			},
 		},
+		{
+			Name: "etcd-backup",
+			Description: "the operator's backup job saves a snapshot (etcdctl snapshot save) from a random member every 20 s and uploads it to a backup store, a host of its own, while members crash and are partitioned away and the store is cut off now and then; " +
+				"every snapshot and every stored backup must be the committed state at its revision",
+			Topology: CompactEvery(20 * time.Second),
+			Faults:   backupFaults,
+			Build:    buildBackup(20 * time.Second),
+		},
 	}
 	specs = append(specs, apiCatalogue()...)
 	specs = append(specs, stackCatalogue()...)

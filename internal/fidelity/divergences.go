@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kubesim/kubesim/nodes/apiserver"
+	"github.com/kubesim/kubesim/nodes/etcd"
 	"github.com/kubesim/kubesim/nodes/raft"
 )
 
@@ -25,6 +26,13 @@ func Divergences() []Divergence {
 			Real:        "ListFromCacheSnapshot (beta, on in 1.34) serves continuations and exact-revision lists from snapshots the cache keeps of recent revisions; the server offers WatchList (beta, on), which client-go 1.34 does not use by default (WatchListClient off)",
 			Consequence: "paged lists past their first page, and lists at an exact revision, load etcd where a 1.34 API server answers many of them from its cache",
 			Where:       "nodes/apiserver list.go (list, listEtcd)",
+		},
+		{
+			Name:        "etcd snapshots",
+			Kubesim:     fmt.Sprintf("a snapshot holds each live key's latest version at its revision, with an FNV-1a hash of that content (etcdtrace.StateHash), and reaches the client %s after the member read it", Format(etcd.SnapshotStreamTime)),
+			Real:        "Maintenance.Snapshot streams the whole bolt file (history since the last compaction, tombstones, leases, membership) from one read transaction, in 32 KiB chunks, with a SHA-256 of the stream at the end; etcdutl snapshot status reports a CRC-32C of every bucket and the highest revision in the key bucket (server/etcdserver/api/v3rpc/maintenance.go, etcdutl/snapshot/v3_snapshot.go)",
+			Consequence: "a snapshot's size does not lengthen its stream, hashes are not comparable with etcd's, and a restore from one can serve no revision below the snapshot's",
+			Where:       "nodes/etcd snapshot.go (Snapshot, SnapshotStatus, SnapshotStreamTime)",
 		},
 		{
 			Name:        "Scheduling",

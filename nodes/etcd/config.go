@@ -12,7 +12,7 @@ const (
 	// PeerPort carries Raft messages between members.
 	PeerPort = "raft"
 	// ClientPort serves the client RPCs (Range, Put, DeleteRange, Txn,
-	// Compact, Status and the watch calls).
+	// Compact, Status, Snapshot and the watch calls).
 	ClientPort = "client"
 )
 

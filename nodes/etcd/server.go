@@ -37,6 +37,8 @@ func (m *member) handleClient(q *sim.Request) {
 		m.handleWrite(q, b)
 	case *statusRequest:
 		m.handleStatus(q)
+	case *snapshotRequest:
+		m.handleSnapshot(q)
 	case *watchCreate:
 		m.handleWatchCreate(q, b)
 	case *watchProgress:

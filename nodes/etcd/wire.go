@@ -345,6 +345,8 @@ type reply struct {
 	Delete *mvcc.DeleteResult
 	Txn    *mvcc.TxnResponse
 	Status *StatusResult
+	// Snapshot answers Maintenance.Snapshot.
+	Snapshot *Snapshot
 }
 
 // StatusResult is a member's status, as etcd's StatusResponse.

@@ -249,3 +249,33 @@ type WatchResp struct {
 	CompactRev int64    `json:"compact_rev,omitempty" trace:"canceled-compact,if=Canceled"`
 	Events     []Change `json:"events,omitempty" trace:""`
 }
+
+// SnapshotSave is emitted by a member when it serves a snapshot (etcd's
+// Maintenance.Snapshot, which `etcdctl snapshot save` calls): the copy of
+// its store at revision Rev, with Keys live keys and the StateHash of
+// their latest versions. MemberID and ClusterID are the member's and its
+// cluster's IDs, which a restore will replace.
+//
+//trace:kind KindSnapshotSave etcd.snapshot notrim
+type SnapshotSave struct {
+	Member    string `json:"member" trace:"member"`
+	MemberID  uint64 `json:"member_id" trace:"-"`
+	ClusterID uint64 `json:"cluster_id" trace:"cluster,hex"`
+	Rev       int64  `json:"rev" trace:"rev"`
+	Keys      int    `json:"keys" trace:"keys"`
+	Hash      uint64 `json:"hash" trace:"hash,hex"`
+}
+
+// BackupStored is emitted by a backup store when it has made a snapshot
+// object durable under Name: the object's own status (`snapshot status`
+// over what arrived), and the member that took it.
+//
+//trace:kind KindBackupStored backup.stored notrim
+type BackupStored struct {
+	Store  string `json:"store" trace:"store"`
+	Name   string `json:"name" trace:"name"`
+	Member string `json:"member" trace:"member"`
+	Rev    int64  `json:"rev" trace:"rev"`
+	Keys   int    `json:"keys" trace:"keys"`
+	Hash   uint64 `json:"hash" trace:"hash,hex"`
+}

@@ -6,7 +6,7 @@ import "github.com/kubesim/kubesim/sim"
 
 // The trace kinds, as returned by TraceKind: the constant that the
 // //trace:kind directive of each event type names, in the order of the types.
-const KindRaftState, KindApply, KindKVHash, KindCall, KindReturn, KindWatchOpen, KindWatchResp = "raft.state", "etcd.apply", "etcd.kvhash", "kv.call", "kv.return", "watch.open", "watch.resp"
+const KindRaftState, KindApply, KindKVHash, KindCall, KindReturn, KindWatchOpen, KindWatchResp, KindSnapshotSave, KindBackupStored = "raft.state", "etcd.apply", "etcd.kvhash", "kv.call", "kv.return", "watch.open", "watch.resp", "etcd.snapshot", "backup.stored"
 
 // TraceKind implements sim.Data.
 func (e *RaftState) TraceKind() string { return KindRaftState }
@@ -82,4 +82,20 @@ func (e *WatchResp) TraceKind() string { return KindWatchResp }
 // AppendText implements sim.Data.
 func (e *WatchResp) AppendText(b []byte) []byte {
 	return sim.Text(b).Str("watcher", e.Watcher).Uint("stream", e.Stream).Str("member", e.Member).Int("rev", e.Rev).Flag("progress", e.Progress).IntIf(e.Canceled, "canceled-compact", e.CompactRev).Items(len(e.Events), func(t sim.Text, i int) sim.Text { return e.Events[i].AppendText(t) }).Trimmed()
+}
+
+// TraceKind implements sim.Data.
+func (e *SnapshotSave) TraceKind() string { return KindSnapshotSave }
+
+// AppendText implements sim.Data.
+func (e *SnapshotSave) AppendText(b []byte) []byte {
+	return sim.Text(b).Str("member", e.Member).Hex("cluster", e.ClusterID).Int("rev", e.Rev).Int("keys", int64(e.Keys)).Hex("hash", e.Hash)
+}
+
+// TraceKind implements sim.Data.
+func (e *BackupStored) TraceKind() string { return KindBackupStored }
+
+// AppendText implements sim.Data.
+func (e *BackupStored) AppendText(b []byte) []byte {
+	return sim.Text(b).Str("store", e.Store).Str("name", e.Name).Str("member", e.Member).Int("rev", e.Rev).Int("keys", int64(e.Keys)).Hex("hash", e.Hash)
 }
