@@ -73,6 +73,7 @@ var matrix = []Run{
 	{"etcd-chaos", 3, 3, "random faults at three members"},
 	{"etcd-compaction", 3, 1, "compaction every 10 s under cut-off watchers: compacted watches canceled with the compact revision, relists, reads below it"},
 	{"etcd-long-pause", 3, 2, "a leader frozen past its election timeout: ReadIndex after a pause (this seed catches raft-lease-reads)"},
+	{"etcd-backup", 3, 1, "snapshots saved from members under faults and uploaded to a store that is cut off: point-in-time reads (this seed catches snapshot-not-point-in-time)"},
 	{"etcd-slow-disk", 4, 1, "slow fsyncs on a member: the leader sends before its own fsync, reads wait for apply"},
 	// API layer: api-linearizability, no-lost-updates, informer-replay,
 	// time-travel, access.
