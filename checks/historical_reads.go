@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
@@ -22,24 +23,53 @@ import (
 //   - Compacted: a read at a past revision r fails with "mvcc: required
 //     revision has been compacted" only when some member had applied a
 //     compaction above r (reading at the compact revision itself works),
-//     and the member that answered a read at r had not compacted above r.
+//     and the member that answered a read at r had not compacted above r
+//     when the read was sent. The member serves the read at some moment
+//     between the Call and the Return, so a compaction it applied in that
+//     window may have come after the answer, which is then correct.
 //
 // A Return with no Call before it is ignored; so is a read whose revision
 // no member has applied, which a linearizable read cannot have.
 type HistoricalReads struct {
 	hist    committedHistory
 	offs    earliestOffenses
-	pending map[callID]etcdtrace.Call
+	pending map[callID]pendingRead
 	want    []etcdtrace.Change // scratch
 	// maxCompact is the highest compaction any member applied.
 	maxCompact int64
+	// compactions is each member's compactions in the order applied, so
+	// that a read is judged by its member's compaction when it was sent.
+	compactions map[string][]compactMark
 
 	current, past, compacted, lists int
 }
 
 // NewHistoricalReads returns the "historical-reads" check.
 func NewHistoricalReads() *HistoricalReads {
-	return &HistoricalReads{hist: newCommittedHistory(), pending: map[callID]etcdtrace.Call{}}
+	return &HistoricalReads{hist: newCommittedHistory(), pending: map[callID]pendingRead{},
+		compactions: map[string][]compactMark{}}
+}
+
+// pendingRead is a read sent and not yet answered.
+type pendingRead struct {
+	call etcdtrace.Call
+	seq  uint64 // the Call event's sequence number
+}
+
+// compactMark is a compaction to rev a member applied at event seq.
+type compactMark struct {
+	seq uint64
+	rev int64
+}
+
+// compactedBefore is member's compaction revision as of event seq.
+func (c *HistoricalReads) compactedBefore(member string, seq uint64) int64 {
+	marks := c.compactions[member]
+	i := sort.Search(len(marks), func(i int) bool { return marks[i].seq >= seq })
+	if i == 0 {
+		return 0
+	}
+	return marks[i-1].rev
 }
 
 // Name implements Check.
@@ -54,23 +84,29 @@ func (c *HistoricalReads) Observe(e *sim.Event) {
 	case *etcdtrace.Apply:
 		c.hist.apply(d)
 		c.maxCompact = max(c.maxCompact, d.Compact)
+		if marks := c.compactions[d.Member]; d.Compact > 0 && (len(marks) == 0 || d.Compact > marks[len(marks)-1].rev) {
+			c.compactions[d.Member] = append(marks, compactMark{e.Seq, d.Compact})
+		}
 	case *etcdtrace.Call:
 		if d.Kind == etcdtrace.OpGet || d.Kind == etcdtrace.OpList {
-			c.pending[callID{d.Client, d.Op}] = etcdtrace.Call{Client: d.Client, Op: d.Op, Kind: d.Kind, Key: d.Key, End: d.End, Rev: d.Rev}
+			c.pending[callID{d.Client, d.Op}] = pendingRead{
+				call: etcdtrace.Call{Client: d.Client, Op: d.Op, Kind: d.Kind, Key: d.Key, End: d.End, Rev: d.Rev},
+				seq:  e.Seq,
+			}
 		}
 	case *etcdtrace.Return:
 		id := callID{d.Client, d.Op}
-		call, ok := c.pending[id]
+		p, ok := c.pending[id]
 		if !ok {
 			return
 		}
 		delete(c.pending, id)
-		c.judge(e, &call, d)
+		c.judge(e, &p.call, p.seq, d)
 	}
 }
 
 // judge checks one read's answer.
-func (c *HistoricalReads) judge(e *sim.Event, call *etcdtrace.Call, d *etcdtrace.Return) {
+func (c *HistoricalReads) judge(e *sim.Event, call *etcdtrace.Call, sent uint64, d *etcdtrace.Return) {
 	what := fmt.Sprintf("%s op %d %s(%s)", call.Client, call.Op, call.Kind, rangeText(call.Key, call.End))
 	if d.Outcome != etcdtrace.OutcomeOK {
 		if call.Rev > 0 && d.Err == mvcc.ErrCompacted.Error() {
@@ -97,9 +133,9 @@ func (c *HistoricalReads) judge(e *sim.Event, call *etcdtrace.Call, d *etcdtrace
 	if r <= 0 || r > c.hist.maxRev {
 		return
 	}
-	if call.Rev > 0 && call.Rev < c.hist.compact[d.Member] {
-		c.offs.add(e.At, e.Seq, "Compacted: %s at rev %d was answered by %s, which had compacted to %d",
-			what, call.Rev, d.Member, c.hist.compact[d.Member])
+	if cr := c.compactedBefore(d.Member, sent); call.Rev > 0 && call.Rev < cr {
+		c.offs.add(e.At, e.Seq, "Compacted: %s at rev %d was answered by %s, which had compacted to %d before the read was sent",
+			what, call.Rev, d.Member, cr)
 	}
 	kr := keyRange{call.Key, call.End}
 	c.want = append(c.want[:0], c.hist.rangeAt(kr, r)...)

@@ -77,7 +77,7 @@ func TestHistoricalReads(t *testing.T) {
 		}, want: "Compacted: c op 1 get(\"k\") at rev 4 failed as compacted, but no member had compacted past it (the highest compaction: 4)"},
 		{name: "a compacted revision served", reads: []step{
 			at(10, get(1, "k", "", 2)), at(11, found(1, 5, "etcd-1", readKV("k", "a", 2, 2, 1))),
-		}, want: "Compacted: c op 1 get(\"k\") at rev 2 was answered by etcd-1, which had compacted to 4"},
+		}, want: "Compacted: c op 1 get(\"k\") at rev 2 was answered by etcd-1, which had compacted to 4 before the read was sent"},
 		{name: "a wrong version", reads: []step{
 			at(10, get(1, "k", "", 4)), at(11, found(1, 5, "etcd-2", readKV("k", "b", 4, 2, 3))),
 		}, want: "Revision:"},
@@ -100,4 +100,25 @@ func TestHistoricalReads(t *testing.T) {
 			require.Contains(t, r.Offenses[0].What, tc.want)
 		})
 	}
+}
+
+// TestHistoricalReadsCompactedAfterServing is the race the check must
+// allow: the member answers a read at rev 2, applies a compaction to 4, and
+// only then does the answer arrive. Had the compaction come before the
+// read was sent, the same answer is an offense.
+func TestHistoricalReadsCompactedAfterServing(t *testing.T) {
+	get := &etcdtrace.Call{Client: "c", Op: 1, Kind: etcdtrace.OpGet, Key: "k", Rev: 2}
+	answer := &etcdtrace.Return{Client: "c", Op: 1, Outcome: etcdtrace.OutcomeOK, Rev: 5, Member: "etcd-1",
+		Found: true, Value: "a", Version: 1, ModRev: 2, CreateRev: 2}
+	history := []step{
+		at(1, applyAt("etcd-1", 2, 0, putAt("k", "a", 2, 2, 1))),
+		at(2, applyAt("etcd-1", 3, 0, putAt("j", "x", 3, 3, 1))),
+		at(3, applyAt("etcd-1", 4, 0, putAt("k", "b", 4, 2, 2))),
+	}
+	compact := at(5, applyAt("etcd-1", 4, 4))
+	r := feed(NewHistoricalReads(), append(history, at(4, get), compact, at(6, answer))...)
+	require.True(t, r.OK, r.String())
+	r = feed(NewHistoricalReads(), append(history, compact, at(4, get), at(6, answer))...)
+	require.False(t, r.OK)
+	require.Contains(t, r.Offenses[0].What, "which had compacted to 4 before the read was sent")
 }
