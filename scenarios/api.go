@@ -221,6 +221,9 @@ func addAPIServers(c *Cluster, n int, tmpl apiserver.Config) (*APILayer, []sim.H
 		etcdHosts = append(etcdHosts, h.ID())
 	}
 	l := &APILayer{w: w}
+	if tmpl.Decoded == nil {
+		tmpl.Decoded = apiserver.NewDecoded()
+	}
 	var servers []sim.HostID
 	for i := 1; i <= n; i++ {
 		name := fmt.Sprintf("apiserver-%d", i)

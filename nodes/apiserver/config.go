@@ -91,6 +91,11 @@ type Config struct {
 	ServiceCIDR netip.Prefix
 	// Ablations are the run's ablation switches; off in the zero value.
 	Ablations ablation.Set
+	// Decoded, when set, is shared by the replicas of one world so that a
+	// stored value is decoded once for all their watch caches (NewDecoded);
+	// nil means each replica decodes for itself. Either way the replicas
+	// behave the same.
+	Decoded *Decoded
 }
 
 // CompactionEvery is how often a replica of this configuration compacts

@@ -49,7 +49,7 @@ func (c *cache) list() {
 		}
 		store := make(map[string]model.Object, len(r.KVs))
 		for _, kv := range r.KVs {
-			if obj, err := decodeKV(kv); err == nil {
+			if obj, err := c.s.cfg.Decoded.decode(kv); err == nil {
 				store[string(kv.Key)] = obj
 			}
 		}
@@ -186,7 +186,7 @@ func (c *cache) apply(ev mvcc.Event, base int64) {
 	e := cacheEvent{key: key, prev: prev, rev: rev, at: c.s.h.Now()}
 	switch ev.Type {
 	case mvcc.EventPut:
-		obj, err := decodeKV(ev.Kv)
+		obj, err := c.s.cfg.Decoded.decode(ev.Kv)
 		if err != nil {
 			return
 		}
@@ -199,6 +199,7 @@ func (c *cache) apply(ev mvcc.Event, base int64) {
 		if prev == nil {
 			return
 		}
+		c.s.cfg.Decoded.forget(key, rev)
 		obj := prev.DeepCopyObject()
 		obj.GetObjectMeta().ResourceVersion = formatRV(rev)
 		e.typ, e.obj = apiwire.Deleted, obj

@@ -21,13 +21,8 @@ func encodeObject(obj model.Object) ([]byte, error) {
 	return data, err
 }
 
-// decodeKV decodes a stored object and sets its resourceVersion to the
-// key's mod_revision.
-func decodeKV(kv mvcc.KeyValue) (model.Object, error) {
-	return decodeValue(kv)
-}
-
-// Server.decodeKV is decodeKV for a read the replica serves: when its watch cache
+// decodeKV decodes a stored object for a read the replica serves, with its
+// resourceVersion set: when its watch cache
 // holds that very revision of the key, it copies the cached object instead
 // of parsing the same bytes again (the cache decoded them once already).
 func (s *Server) decodeKV(kv mvcc.KeyValue) (model.Object, error) {

@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"encoding/json"
+	"reflect"
 	"time"
 
 	"github.com/kubesim/kubesim/model"
@@ -122,6 +123,9 @@ func (p *process) setNodeStatus(node *model.Node) {
 // nodeStatusChanged compares two node statuses ignoring heartbeat times,
 // as nodeStatusHasChanged.
 func nodeStatusChanged(a, b *model.NodeStatus) bool {
+	if reflect.DeepEqual(a, b) {
+		return false // equal values encode equally; the common case, without encoding
+	}
 	strip := func(s *model.NodeStatus) []byte {
 		cp := *s
 		cp.Conditions = append([]model.NodeCondition(nil), s.Conditions...)

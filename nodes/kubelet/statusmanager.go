@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"encoding/json"
+	"reflect"
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiwire"
@@ -44,6 +45,9 @@ func mergeStatus(desired, api *model.PodStatus) model.PodStatus {
 // statusEqual compares two statuses by their encoding (so that nil and
 // empty slices agree).
 func statusEqual(a, b *model.PodStatus) bool {
+	if reflect.DeepEqual(a, b) {
+		return true // equal values encode equally; the common case, without encoding
+	}
 	ja, err1 := json.Marshal(a)
 	jb, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && string(ja) == string(jb)
