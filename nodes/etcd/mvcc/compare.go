@@ -85,7 +85,9 @@ func (s *Store) applyCompares(cs []Compare) bool {
 // applyCompare evaluates one compare at the current revision, as etcd's
 // applyCompare.
 func (s *Store) applyCompare(c *Compare) bool {
-	rr, err := s.rangeKeys(newKeyRange(c.Key, c.RangeEnd), RangeOptions{}, s.rev)
+	// Only a value comparison needs the values; the others read keys only,
+	// which spares copying every value.
+	rr, err := s.rangeKeys(newKeyRange(c.Key, c.RangeEnd), RangeOptions{KeysOnly: c.Target != CompareValue}, s.rev)
 	if err != nil {
 		return false
 	}
