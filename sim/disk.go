@@ -1,7 +1,7 @@
 package sim
 
 import (
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -231,6 +231,6 @@ func SortedKeys[K ~string | ~int | ~int32 | ~int64 | ~uint32 | ~uint64, V any](m
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	slices.Sort(keys)
 	return keys
 }
