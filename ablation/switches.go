@@ -274,6 +274,10 @@ var (
 	// server, instead of keeping its last rules: a control plane outage
 	// becomes a data plane outage.
 	ProxyFlushOnDisconnect = declare(Ablation{Name: "kube-proxy-flush-on-disconnect", Mechanism: "kube-proxy drops its node's rules when it cannot reach the API server, instead of keeping the last ones: a control plane outage becomes a data plane outage", Check: "service-availability", Scenario: "apiserver-down-traffic"})
+	// ProxyMergesServices (nodes/kubeproxy, Cache.portKey) groups the
+	// endpoints of every Service port by the port's name and protocol
+	// alone: two Services with a port "http" share their backends.
+	ProxyMergesServices = declare(Ablation{Name: "kube-proxy-merges-services", Mechanism: "kube-proxy groups endpoints by port name alone, not by Service: Services that share a port name route to each other's pods", Check: "service-routing", Scenario: "readiness-vs-liveness"})
 	// KubeletNoPreStop (nodes/kubelet, killContainer) stops a container
 	// without running its preStop hook: SIGTERM comes at once, so an
 	// application that stops accepting at SIGTERM refuses the requests

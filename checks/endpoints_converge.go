@@ -22,6 +22,11 @@ type EndpointsConvergeOptions struct {
 	// before the end for the Service to be judged; default
 	// DefaultEndpointsSettle.
 	Settle time.Duration
+	// Recovery is how long after the last fault (any kind, process
+	// restarts too) the mid-run judgements wait: a controller manager
+	// that lost its lease, or a watch broken by the fault, may take that
+	// long to catch up. Default DefaultDoubleRunningRecovery.
+	Recovery time.Duration
 }
 
 // EndpointsConverge checks, on the cluster's state as etcd committed it at
@@ -38,10 +43,27 @@ type EndpointsConvergeOptions struct {
 // A Service whose object or whose pods (matching or listed) changed within
 // Settle of the end is not judged: the controller may still be on its way.
 // The detail counts them.
+//
+// The same judgement is made during the run, at every point where the
+// Services, pods, EndpointSlices and the set of Nodes had all stood still
+// for Settle (judged just before the next change is committed), once the
+// controller wrote its first slice, with no fault active and none within
+// Recovery before the quiet began: a pod that turned ready or unready
+// must be in its Services' slices by then, not only when some later
+// change makes the controller look at the Service again.
 type EndpointsConverge struct {
-	settle time.Duration
-	rev    int64
-	last   sim.Time
+	settle, recovery time.Duration
+	rev              int64
+	last             sim.Time
+	// lastChange is when a judged resource last changed; changed, whether
+	// one ever did; sliced, whether a slice was ever written.
+	lastChange      sim.Time
+	changed, sliced bool
+	faults          int      // faults active
+	lastFault       sim.Time // the last fault's start or end
+	faulted         bool     // a fault happened
+	checkpoints     int      // quiet points judged during the run
+	rec             Recorder
 	// objs are the latest committed values of the resources it reads, by
 	// resource then "namespace/name"; looked up, and ranged only sorted.
 	objs map[string]map[string]*committed
@@ -64,7 +86,10 @@ func NewEndpointsConverge(opts EndpointsConvergeOptions) *EndpointsConverge {
 	if opts.Settle <= 0 {
 		opts.Settle = DefaultEndpointsSettle
 	}
-	c := &EndpointsConverge{settle: opts.Settle, objs: map[string]map[string]*committed{}}
+	if opts.Recovery <= 0 {
+		opts.Recovery = DefaultDoubleRunningRecovery
+	}
+	c := &EndpointsConverge{settle: opts.Settle, recovery: opts.Recovery, objs: map[string]map[string]*committed{}}
 	for _, r := range endpointsResources {
 		c.objs[r] = map[string]*committed{}
 	}
@@ -77,6 +102,10 @@ func (c *EndpointsConverge) Name() string { return "endpoints-converge" }
 // Observe implements Check.
 func (c *EndpointsConverge) Observe(e *sim.Event) {
 	c.last = e.At
+	if e.Kind == sim.KindFault {
+		c.observeFault(e)
+		return
+	}
 	d, ok := e.Data.(*etcdtrace.Apply)
 	if !ok || len(d.Changes) == 0 || d.Rev <= c.rev {
 		return
@@ -92,8 +121,47 @@ func (c *EndpointsConverge) Observe(e *sim.Event) {
 		if !ok {
 			continue
 		}
-		m[key] = &committed{value: ch.Value, deleted: ch.Type == etcdtrace.ChangeDelete, at: e.At, seq: e.Seq}
+		deleted := ch.Type == etcdtrace.ChangeDelete
+		if prev := m[key]; res != model.ResourceNodesName || prev == nil || prev.deleted || deleted {
+			// A Node's status updates change no endpoint; its coming and
+			// going does.
+			c.maybeJudgeQuiet(e)
+			c.lastChange, c.changed = e.At, true
+		}
+		if res == model.ResourceEndpointSlicesName {
+			c.sliced = true
+		}
+		m[key] = &committed{value: ch.Value, deleted: deleted, at: e.At, seq: e.Seq}
 	}
+}
+
+// observeFault follows which faults are active.
+func (c *EndpointsConverge) observeFault(e *sim.Event) {
+	ev := sim.ParseFaultEvent(e.Name)
+	if ev.Unresolved {
+		return
+	}
+	c.faulted, c.lastFault = true, e.At
+	switch {
+	case ev.Kind == sim.FaultHeal:
+		c.faults = 0
+	case ev.Ends:
+		c.faults = max(c.faults-1, 0)
+	case ev.Starts():
+		c.faults++
+	}
+}
+
+// maybeJudgeQuiet judges the committed state before a change at e when
+// everything stood still for Settle since the last change, away from
+// faults.
+func (c *EndpointsConverge) maybeJudgeQuiet(e *sim.Event) {
+	if !c.changed || !c.sliced || e.At.Sub(c.lastChange) < c.settle || c.faults > 0 ||
+		(c.faulted && c.lastChange.Sub(c.lastFault) < c.recovery) {
+		return
+	}
+	c.checkpoints++
+	c.judge(&c.rec, c.lastChange, fmt.Sprintf("at %v, after %v without a change: ", e.At, e.At.Sub(c.lastChange)))
 }
 
 // final decodes the live objects of resource, by key.
@@ -125,25 +193,35 @@ func (w wantEndpoint) String() string {
 
 // Finish implements Check.
 func (c *EndpointsConverge) Finish() Result {
-	var rec Recorder
+	rec := &c.rec
+	judged, unsettled, endpoints, ok := c.judge(rec, c.last-sim.Time(c.settle), "")
+	if !ok {
+		return rec.Result(c.Name(), "")
+	}
+	return rec.Result(c.Name(), fmt.Sprintf("%d service(s) judged (%d endpoints) match their pods; %d still changing at the end; %d quiet points judged during the run",
+		judged, endpoints, unsettled, c.checkpoints))
+}
+
+// judge compares every Service's slices with its pods in the committed
+// state, skipping those with a change after horizon; prefix starts each
+// offense. ok is false when a committed object does not decode.
+func (c *EndpointsConverge) judge(rec *Recorder, horizon sim.Time, prefix string) (judged, unsettled, endpoints int, ok bool) {
 	final := map[string]map[string]model.Object{}
 	for _, r := range endpointsResources {
 		objs, err := c.final(r)
 		if err != nil {
 			rec.Add(&sim.Event{At: c.last}, "a committed object does not decode: %v", err)
-			return rec.Result(c.Name(), "")
+			return 0, 0, 0, false
 		}
 		final[r] = objs
 	}
-	judged, unsettled, endpoints := 0, 0, 0
-	horizon := c.last - sim.Time(c.settle)
 	for _, key := range sim.SortedKeys(final[model.ResourceServicesName]) {
 		svc := final[model.ResourceServicesName][key].(*model.Service)
 		if len(svc.Spec.Selector) == 0 || svc.DeletionTimestamp != nil {
 			continue
 		}
 		want, recent := c.desired(svc, final, horizon)
-		got, slices, where := c.actual(svc, final, &rec)
+		got, slices, where := c.actual(svc, final, rec, prefix)
 		for _, s := range slices {
 			if c.objs[model.ResourceEndpointSlicesName][s].at > horizon {
 				recent = true
@@ -165,20 +243,20 @@ func (c *EndpointsConverge) Finish() Result {
 			g, ok := got[pod]
 			switch {
 			case !ok:
-				rec.Add(c.event(model.ResourcePodsName, pod), "service %s: pod %s (%s) has no endpoint", key, pod, want[pod])
+				rec.Add(c.event(model.ResourcePodsName, pod), "%sservice %s: pod %s (%s) has no endpoint", prefix, key, pod, want[pod])
 			case len(g) > 1:
-				rec.Add(c.event(model.ResourceEndpointSlicesName, where[pod]), "service %s: pod %s has %d endpoints", key, pod, len(g))
+				rec.Add(c.event(model.ResourceEndpointSlicesName, where[pod]), "%sservice %s: pod %s has %d endpoints", prefix, key, pod, len(g))
 			case g[0] != want[pod]:
-				rec.Add(c.event(model.ResourceEndpointSlicesName, where[pod]), "service %s: pod %s's endpoint in %s is %s, its pod says %s", key, pod, where[pod], g[0], want[pod])
+				rec.Add(c.event(model.ResourceEndpointSlicesName, where[pod]), "%sservice %s: pod %s's endpoint in %s is %s, its pod says %s", prefix, key, pod, where[pod], g[0], want[pod])
 			}
 		}
 		for _, pod := range sim.SortedKeys(got) {
 			if _, ok := want[pod]; !ok {
-				rec.Add(c.event(model.ResourceEndpointSlicesName, where[pod]), "service %s: slice %s lists %s (%s), which is no endpoint of it", key, where[pod], pod, got[pod][0])
+				rec.Add(c.event(model.ResourceEndpointSlicesName, where[pod]), "%sservice %s: slice %s lists %s (%s), which is no endpoint of it", prefix, key, where[pod], pod, got[pod][0])
 			}
 		}
 	}
-	return rec.Result(c.Name(), fmt.Sprintf("%d service(s) judged (%d endpoints) match their pods; %d still changing at the end", judged, endpoints, unsettled))
+	return judged, unsettled, endpoints, true
 }
 
 // desired returns the endpoints svc's pods call for, by pod key, and
@@ -210,7 +288,7 @@ func (c *EndpointsConverge) desired(svc *model.Service, final map[string]map[str
 // actual returns the endpoints of svc's slices by pod key, the keys of
 // those slices, and for each pod the slice it was last found in. A slice
 // of too many endpoints is an offense.
-func (c *EndpointsConverge) actual(svc *model.Service, final map[string]map[string]model.Object, rec *Recorder) (map[string][]wantEndpoint, []string, map[string]string) {
+func (c *EndpointsConverge) actual(svc *model.Service, final map[string]map[string]model.Object, rec *Recorder, prefix string) (map[string][]wantEndpoint, []string, map[string]string) {
 	got := map[string][]wantEndpoint{}
 	where := map[string]string{}
 	var keys []string
@@ -224,7 +302,7 @@ func (c *EndpointsConverge) actual(svc *model.Service, final map[string]map[stri
 		}
 		keys = append(keys, k)
 		if len(s.Endpoints) > model.MaxEndpointsPerSlice {
-			rec.Add(c.event(model.ResourceEndpointSlicesName, k), "slice %s holds %d endpoints, more than %d", k, len(s.Endpoints), model.MaxEndpointsPerSlice)
+			rec.Add(c.event(model.ResourceEndpointSlicesName, k), "%sslice %s holds %d endpoints, more than %d", prefix, k, len(s.Endpoints), model.MaxEndpointsPerSlice)
 		}
 		for _, ep := range s.Endpoints {
 			pod := "(no target) " + strings.Join(ep.Addresses, ",")

@@ -3,12 +3,14 @@ package checks
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/nodes/spoketrace"
+	"github.com/kubesim/kubesim/sim"
 )
 
 // epWorld builds hand-made committed states for endpoints-converge.
@@ -84,6 +86,7 @@ func TestEndpointsConverge(t *testing.T) {
 	noIP := epPod("e", "", false, false, model.PodPending)
 	lost := epPod("f", "10.0.0.6", true, false, "")
 	lost.Spec.NodeName = "gone"
+	unreadyA := epPod("a", "10.0.0.1", false, false, "")
 	lyingUnready := epEndpoint(unready)
 	lyingUnready.Conditions.Ready = model.Ptr(true)
 	other := epSlice("web-other", epEndpoint(ready))
@@ -151,14 +154,32 @@ func TestEndpointsConverge(t *testing.T) {
 		}, "slice default/web-1 holds 101 endpoints, more than 100"},
 		{"a pod that changed in the last 5 s is not judged", func(w *epWorld) {
 			base(w, ready)
-			w.put(3000, epSlice("web-1"))
+			w.put(3000, epSlice("web-1", epEndpoint(ready)))
 			w.put(57000, epPod("a", "10.0.0.1", false, false, ""))
 		}, ""},
 		{"the same change 5 s earlier is", func(w *epWorld) {
 			base(w, ready)
-			w.put(3000, epSlice("web-1"))
+			w.put(3000, epSlice("web-1", epEndpoint(ready)))
 			w.put(54000, epPod("a", "10.0.0.1", false, false, ""))
-		}, "service default/web: pod default/a (10.0.0.1 on n1 ready=false serving=false terminating=false) has no endpoint"},
+		}, "service default/web: pod default/a's endpoint in default/web-1 is 10.0.0.1 on n1 ready=true serving=true terminating=false, its pod says 10.0.0.1 on n1 ready=false serving=false terminating=false"},
+		{"a readiness change followed within 5 s, twice", func(w *epWorld) {
+			base(w, ready)
+			w.put(3000, epSlice("web-1", epEndpoint(ready)))
+			w.put(10000, unreadyA)
+			w.put(11000, epSlice("web-1", epEndpoint(unreadyA)))
+			w.put(30000, ready)
+			w.put(34000, epSlice("web-1", epEndpoint(ready)))
+		}, ""},
+		{"a readiness change never followed, until a later one undid it", func(w *epWorld) {
+			base(w, ready)
+			w.put(3000, epSlice("web-1", epEndpoint(ready)))
+			w.put(10000, unreadyA)
+			w.put(30000, ready)
+		}, "at 30.000000s, after 20s without a change: service default/web: pod default/a's endpoint in default/web-1 is 10.0.0.1 on n1 ready=true serving=true terminating=false, its pod says 10.0.0.1 on n1 ready=false serving=false terminating=false"},
+		{"no judgement before the controller's first slice", func(w *epWorld) {
+			base(w, ready)
+			w.put(30000, epSlice("web-1", epEndpoint(ready)))
+		}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -187,5 +208,38 @@ func TestEndpointsConvergeDetail(t *testing.T) {
 	w.put(3000, epSlice("web-1", epEndpoint(p)))
 	res := feed(NewEndpointsConverge(EndpointsConvergeOptions{}), w.end()...)
 	require.True(t, res.OK)
-	require.Equal(t, "1 service(s) judged (1 endpoints) match their pods; 0 still changing at the end", res.Detail)
+	require.Equal(t, "1 service(s) judged (1 endpoints) match their pods; 0 still changing at the end; 0 quiet points judged during the run", res.Detail)
+}
+
+// TestEndpointsConvergeQuietAfterFaults: the mid-run judgement waits out
+// Recovery after the last fault, and counts the quiet points it judged.
+func TestEndpointsConvergeQuietAfterFaults(t *testing.T) {
+	ready := epPod("a", "10.0.0.1", true, false, "")
+	unready := epPod("a", "10.0.0.1", false, false, "")
+	w := &epWorld{}
+	w.put(1000, &model.Node{ObjectMeta: model.ObjectMeta{Name: "n1"}})
+	w.put(1000, epSvc)
+	w.put(2000, ready)
+	w.put(3000, epSlice("web-1", epEndpoint(ready)))
+	w.put(10000, unready) // never followed: the controller manager was down
+	w.put(30000, ready)
+	var evs []sim.Event
+	for _, s := range w.end() {
+		evs = append(evs, sim.Event{At: sim.Time(s.ms * int64(time.Millisecond)), Kind: sim.KindNode, Data: s.data})
+	}
+	crash := sim.Event{At: sim.Time(4 * time.Second), Kind: sim.KindFault, Name: string(sim.FaultCrash)}
+	restart := sim.Event{At: sim.Time(9 * time.Second), Kind: sim.KindFault, Name: string(sim.FaultRestart)}
+	evs = append(evs[:4], append([]sim.Event{crash, restart}, evs[4:]...)...)
+	for i := range evs {
+		evs[i].Seq = uint64(i)
+	}
+	res := feedEvents(NewEndpointsConverge(EndpointsConvergeOptions{}), evs)
+	require.True(t, res.OK, res.String())
+	require.Contains(t, res.Detail, "0 quiet points judged during the run")
+
+	// With a recovery shorter than the second from the restart to the
+	// change, the same world is judged, and fails.
+	res = feedEvents(NewEndpointsConverge(EndpointsConvergeOptions{Recovery: 500 * time.Millisecond}), evs)
+	require.False(t, res.OK)
+	require.Contains(t, res.Offenses[0].What, "at 30.000000s, after 20s without a change")
 }

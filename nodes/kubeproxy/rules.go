@@ -79,6 +79,19 @@ type Cache struct {
 	// IgnoreReadiness is the kube-proxy-ignores-readiness ablation: route
 	// to every endpoint whatever its conditions.
 	IgnoreReadiness bool
+	// MergeServices is the kube-proxy-merges-services ablation: endpoints
+	// are grouped by port name and protocol alone, so Services that share
+	// a port name share their backends.
+	MergeServices bool
+}
+
+// portKey groups the endpoints of one Service port: the Service, the port's
+// name and protocol (endpointslicecache.go, ServicePortName).
+func (c *Cache) portKey(svc, name, protocol string) string {
+	if c.MergeServices {
+		return name + "/" + protocol
+	}
+	return svc + ":" + name + "/" + protocol
 }
 
 // NewCache makes the empty core of node's kube-proxy.
@@ -254,7 +267,7 @@ func (c *Cache) Routes() map[string]*Route {
 			if sp.port == 0 {
 				continue
 			}
-			pk := svc + ":" + sp.name + "/" + sp.protocol
+			pk := c.portKey(svc, sp.name, sp.protocol)
 			set := byPort[pk]
 			if set == nil {
 				set = map[string]candidate{}
@@ -279,7 +292,7 @@ func (c *Cache) Routes() map[string]*Route {
 	for _, key := range sim.SortedKeys(c.services) {
 		for _, p := range servicePorts(c.services[key]) {
 			r := &Route{Service: key, PortName: p.name, ClusterIP: p.clusterIP, Port: p.port, Protocol: p.protocol}
-			pk := key + ":" + p.name + "/" + p.protocol
+			pk := c.portKey(key, p.name, p.protocol)
 			all := make([]candidate, 0, len(order[pk]))
 			for _, addr := range order[pk] {
 				all = append(all, byPort[pk][addr])
