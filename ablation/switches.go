@@ -251,6 +251,12 @@ var (
 	// reconciler) leaves out the pods being deleted, as the controller did
 	// before terminating endpoints (Kubernetes 1.20).
 	EndpointSliceDropsTerminating = declare(Ablation{Name: "endpointslice-drops-terminating", Mechanism: "the EndpointSlice controller leaves out the pods being deleted instead of keeping them as terminating endpoints (serving while they are ready), so kube-proxy has no serving-terminating endpoint to fall back on", Check: "endpoints-converge", Scenario: "node-eviction"})
+	// EndpointSliceIgnoresPodUpdates (nodes/controllers/endpointslice,
+	// handlePodUpdate) drops every pod update event: a pod's readiness,
+	// IP or deletion reaches its Services' slices only when something
+	// else (a pod added or deleted, the Service, a slice) makes the
+	// controller sync them.
+	EndpointSliceIgnoresPodUpdates = declare(Ablation{Name: "endpointslice-ignores-pod-updates", Mechanism: "the EndpointSlice controller drops pod update events: a pod's readiness, IP or deletion reaches its Services' slices only when another event makes it sync them", Check: "endpoints-timely", Scenario: "readiness-vs-liveness", AlsoCaughtBy: []string{"endpoints-converge", "no-traffic-to-unready"}})
 	// PollNotWatch (nodes/controllers/manager, its informers) puts every
 	// informer of the controller manager in poll mode: a quorum LIST every
 	// 2 s (manager.PollInterval) instead of a watch.

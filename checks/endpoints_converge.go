@@ -273,16 +273,47 @@ func (c *EndpointsConverge) desired(svc *model.Service, final map[string]map[str
 		if c.objs[model.ResourcePodsName][k].at > horizon {
 			recent = true
 		}
-		if pod.Status.PodIP == "" || model.IsPodTerminal(pod) {
-			continue
+		_, nodeExists := final[model.ResourceNodesName][pod.Spec.NodeName]
+		if ep, ok := podEndpoint(pod, nodeExists); ok {
+			want[k] = ep
 		}
-		if _, ok := final[model.ResourceNodesName][pod.Spec.NodeName]; !ok {
-			continue
-		}
-		ready, deleting := model.IsPodReady(pod), pod.DeletionTimestamp != nil
-		want[k] = wantEndpoint{addr: pod.Status.PodIP, node: pod.Spec.NodeName, ready: ready && !deleting, serving: ready, terminating: deleting}
 	}
 	return want, recent
+}
+
+// podEndpoint is the endpoint the EndpointSlice controller gives a pod its
+// Service selects: none (ok false) without an IP, for a terminal pod, or on
+// a node that does not exist; else its address and node, ready = Ready and
+// not being deleted, serving = Ready, terminating = being deleted.
+func podEndpoint(pod *model.Pod, nodeExists bool) (ep wantEndpoint, ok bool) {
+	if pod.Status.PodIP == "" || model.IsPodTerminal(pod) || !nodeExists {
+		return wantEndpoint{}, false
+	}
+	ready, deleting := model.IsPodReady(pod), pod.DeletionTimestamp != nil
+	return wantEndpoint{addr: pod.Status.PodIP, node: pod.Spec.NodeName, ready: ready && !deleting, serving: ready, terminating: deleting}, true
+}
+
+// sliceOf reports whether s is one of svc's slices as the controller
+// manages them: labelled with its name, managed by the controller,
+// controlled by svc, not being deleted.
+func sliceOf(s *model.EndpointSlice, svc *model.Service) bool {
+	ref := model.GetControllerOf(s)
+	return s.Namespace == svc.Namespace && s.Labels[model.LabelServiceName] == svc.Name &&
+		s.Labels[model.LabelManagedBy] == model.ManagedByEndpointSliceController && s.DeletionTimestamp == nil &&
+		ref != nil && ref.UID == svc.UID
+}
+
+// sliceEndpoint is an endpoint of a slice as the checks compare it, and
+// the pod it targets ("namespace/name", or a placeholder with its
+// addresses when it has no target).
+func sliceEndpoint(ep model.Endpoint) (pod string, got wantEndpoint) {
+	pod = "(no target) " + strings.Join(ep.Addresses, ",")
+	if ep.TargetRef != nil {
+		pod = ep.TargetRef.Namespace + "/" + ep.TargetRef.Name
+	}
+	return pod, wantEndpoint{addr: strings.Join(ep.Addresses, ","), node: ep.NodeName,
+		ready: model.Deref(ep.Conditions.Ready, false), serving: model.Deref(ep.Conditions.Serving, false),
+		terminating: model.Deref(ep.Conditions.Terminating, false)}
 }
 
 // actual returns the endpoints of svc's slices by pod key, the keys of
@@ -294,10 +325,7 @@ func (c *EndpointsConverge) actual(svc *model.Service, final map[string]map[stri
 	var keys []string
 	for _, k := range sim.SortedKeys(final[model.ResourceEndpointSlicesName]) {
 		s := final[model.ResourceEndpointSlicesName][k].(*model.EndpointSlice)
-		ref := model.GetControllerOf(s)
-		if s.Namespace != svc.Namespace || s.Labels[model.LabelServiceName] != svc.Name ||
-			s.Labels[model.LabelManagedBy] != model.ManagedByEndpointSliceController || s.DeletionTimestamp != nil ||
-			ref == nil || ref.UID != svc.UID {
+		if !sliceOf(s, svc) {
 			continue
 		}
 		keys = append(keys, k)
@@ -305,13 +333,8 @@ func (c *EndpointsConverge) actual(svc *model.Service, final map[string]map[stri
 			rec.Add(c.event(model.ResourceEndpointSlicesName, k), "%sslice %s holds %d endpoints, more than %d", prefix, k, len(s.Endpoints), model.MaxEndpointsPerSlice)
 		}
 		for _, ep := range s.Endpoints {
-			pod := "(no target) " + strings.Join(ep.Addresses, ",")
-			if ep.TargetRef != nil {
-				pod = ep.TargetRef.Namespace + "/" + ep.TargetRef.Name
-			}
-			got[pod] = append(got[pod], wantEndpoint{addr: strings.Join(ep.Addresses, ","), node: ep.NodeName,
-				ready: model.Deref(ep.Conditions.Ready, false), serving: model.Deref(ep.Conditions.Serving, false),
-				terminating: model.Deref(ep.Conditions.Terminating, false)})
+			pod, g := sliceEndpoint(ep)
+			got[pod] = append(got[pod], g)
 			where[pod] = k
 		}
 	}

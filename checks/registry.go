@@ -102,6 +102,8 @@ func Registry() []Info {
 			stackLayer, func(e Env) Check { return NewConvergence(ConvergenceOptions{FaultEnd: e.FaultEnd}) }},
 		{"endpoints-converge", "stack", "at the end of the run, every Service's EndpointSlices (the controller's, controlled by it) hold exactly one endpoint per pod its selector matches that has an IP, is not terminal and is on an existing node, with ready = Ready and not being deleted, serving = Ready and terminating = being deleted, and at most 100 endpoints a slice; a Service or pod that changed in the last 5 s is not judged; the same holds during the run whenever Services, pods, slices and Nodes have all stood still for 5 s, away from faults (60 s after the last)",
 			stackLayer, func(Env) Check { return NewEndpointsConverge(EndpointsConvergeOptions{}) }},
+		{"endpoints-timely", "stack", "every committed change of a pod, its Service or the set of Nodes is in the Service's EndpointSlices within 5 s (a pod's endpoint as endpoints-converge defines it, or none), unless a later change of it set a new goal first, or a fault was active or ended within 60 s",
+			stackLayer, func(Env) Check { return NewEndpointsTimely(EndpointsTimelyOptions{}) }},
 		{"service-routing", "stack", "every application request routed to a backend went to a pod its Service's selector picks, at the pod's IP, on the targetPort of the Service port it asked for",
 			stackLayer, func(Env) Check { return NewServiceRouting() }},
 		{"bound-once", "stack", "no pod is bound twice or runs on two nodes, and no binding of a bound pod reaches etcd",

@@ -40,7 +40,8 @@ const (
 type Config struct {
 	// Ablations are the run's ablation switches; the reconciler asks for
 	// ablation.EndpointSliceIgnoresReadiness and
-	// ablation.EndpointSliceDropsTerminating.
+	// ablation.EndpointSliceDropsTerminating, the pod handler for
+	// ablation.EndpointSliceIgnoresPodUpdates.
 	Ablations ablation.Set
 	// MaxEndpointsPerSlice is --max-endpoints-per-slice; default
 	// model.MaxEndpointsPerSlice (100).
@@ -187,7 +188,7 @@ func (c *Controller) handlePodUpdate(oldObj, newObj model.Object) {
 		return
 	}
 	podChanged, labelsChanged := podEndpointsChanged(old, cur)
-	if !podChanged && !labelsChanged {
+	if !podChanged && !labelsChanged || c.cfg.Ablations.Has(ablation.EndpointSliceIgnoresPodUpdates) {
 		return
 	}
 	keys := c.podServices(cur)

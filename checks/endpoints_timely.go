@@ -1,0 +1,360 @@
+package checks
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// DefaultEndpointsBound is how long the EndpointSlice controller may take
+// to put a pod's change into its Services' slices with no fault about: a
+// watch event to its informer, a sync (the endpoint updates batch period
+// defaults to 0: pkg/controller/endpointslice, --endpoint-updates-batch-
+// period), one write per slice, and a retry after a conflict.
+const DefaultEndpointsBound = 2 * time.Second
+
+// EndpointsTimelyOptions configure endpoints-timely.
+type EndpointsTimelyOptions struct {
+	// Bound is how long after a committed change a pod's endpoint may
+	// still differ from it; default DefaultEndpointsBound.
+	Bound time.Duration
+	// Recovery is how long after the last fault (any kind) a late
+	// endpoint is excused; default DefaultDoubleRunningRecovery.
+	Recovery time.Duration
+}
+
+// EndpointsTimely checks that the EndpointSlice controller follows every
+// pod in time: once a change of a pod, of its Service or of the set of
+// Nodes is committed (the etcd Apply events), each Service selecting the
+// pod (before or after the change) must show the pod's endpoint as
+// endpoints-converge defines it (or none) in its slices within Bound,
+// unless a later change of the same pod or Service set a new goal first.
+// A goal set before the controller wrote its first slice counts from that
+// slice; an endpoint late while a fault was active, or whose goal was set
+// within Recovery after one, is excused.
+// Where endpoints-converge judges states that stood still, this one
+// judges every change, including those a later change would hide: a pod
+// that began terminating, turned ready or unready, got its IP.
+type EndpointsTimely struct {
+	bound, recovery time.Duration
+	rev             int64
+	now             sim.Time
+	pods            map[string]*model.Pod     // "namespace/name"
+	services        map[string]*model.Service // "namespace/name"
+	slices          map[string]map[string]*model.EndpointSlice
+	nodes           map[string]bool
+	sliced          bool
+	slicedAt        sim.Time // the controller's first slice
+	pending         map[endpointGoal]*pendingEndpoint
+	faults          int
+	lastFault       sim.Time
+	faulted         bool
+	met, excused    int
+	rec             Recorder
+}
+
+// endpointGoal is one pod of one Service.
+type endpointGoal struct{ svc, pod string }
+
+// pendingEndpoint is an endpoint the slices do not show yet.
+type pendingEndpoint struct {
+	want  wantEndpoint
+	none  bool // the pod must have no endpoint
+	since sim.Time
+	seq   uint64
+}
+
+// NewEndpointsTimely returns the "endpoints-timely" check.
+func NewEndpointsTimely(opts EndpointsTimelyOptions) *EndpointsTimely {
+	if opts.Bound <= 0 {
+		opts.Bound = DefaultEndpointsBound
+	}
+	if opts.Recovery <= 0 {
+		opts.Recovery = DefaultDoubleRunningRecovery
+	}
+	return &EndpointsTimely{bound: opts.Bound, recovery: opts.Recovery,
+		pods: map[string]*model.Pod{}, services: map[string]*model.Service{},
+		slices: map[string]map[string]*model.EndpointSlice{}, nodes: map[string]bool{},
+		pending: map[endpointGoal]*pendingEndpoint{}}
+}
+
+// Name implements Check.
+func (c *EndpointsTimely) Name() string { return "endpoints-timely" }
+
+// Observe implements Check.
+func (c *EndpointsTimely) Observe(e *sim.Event) {
+	if e.At > c.now {
+		c.expire(e.At)
+		c.now = e.At
+	}
+	if e.Kind == sim.KindFault {
+		c.observeFault(e)
+		return
+	}
+	d, ok := e.Data.(*etcdtrace.Apply)
+	if !ok || len(d.Changes) == 0 || d.Rev <= c.rev {
+		return
+	}
+	c.rev = d.Rev
+	for i := range d.Changes {
+		c.change(e, &d.Changes[i])
+	}
+}
+
+// observeFault follows which faults are active.
+func (c *EndpointsTimely) observeFault(e *sim.Event) {
+	ev := sim.ParseFaultEvent(e.Name)
+	if ev.Unresolved {
+		return
+	}
+	c.faulted, c.lastFault = true, e.At
+	switch {
+	case ev.Kind == sim.FaultHeal:
+		c.faults = 0
+	case ev.Ends:
+		c.faults = max(c.faults-1, 0)
+	case ev.Starts():
+		c.faults++
+	}
+}
+
+// change applies one committed change and sets the goals it makes.
+func (c *EndpointsTimely) change(e *sim.Event, ch *etcdtrace.Change) {
+	res, key, ok := splitRegistryKey(ch.Key)
+	if !ok {
+		return
+	}
+	var obj model.Object
+	if ch.Type == etcdtrace.ChangePut {
+		switch res {
+		case model.ResourcePodsName, model.ResourceServicesName, model.ResourceEndpointSlicesName, model.ResourceNodesName:
+			o, err := model.Decode([]byte(ch.Value))
+			if err != nil {
+				c.rec.Add(e, "committed %s %s does not decode: %v", res, key, err)
+				return
+			}
+			obj = o
+		default:
+			return
+		}
+	}
+	switch res {
+	case model.ResourcePodsName:
+		old := c.pods[key]
+		if obj == nil {
+			delete(c.pods, key)
+		} else {
+			c.pods[key] = obj.(*model.Pod)
+		}
+		for _, svc := range c.servicesOf(old, c.pods[key]) {
+			c.setGoal(e, svc, key)
+		}
+	case model.ResourceServicesName:
+		if obj == nil {
+			delete(c.services, key)
+			c.dropGoals(key)
+			return
+		}
+		c.services[key] = obj.(*model.Service)
+		c.setGoals(e, func(string, *model.Pod) bool { return true }, key)
+	case model.ResourceNodesName:
+		existed := c.nodes[key]
+		c.nodes[key] = obj != nil
+		if existed != (obj != nil) {
+			c.setGoals(e, func(_ string, p *model.Pod) bool { return p.Spec.NodeName == key }, "")
+		}
+	case model.ResourceEndpointSlicesName:
+		ns, _, _ := splitNamespaced(key)
+		svc := ns + "/" + c.sliceService(key, obj)
+		if c.slices[svc] == nil {
+			c.slices[svc] = map[string]*model.EndpointSlice{}
+		}
+		if obj == nil {
+			delete(c.slices[svc], key)
+		} else {
+			c.slices[svc][key] = obj.(*model.EndpointSlice)
+			if !c.sliced {
+				c.sliced, c.slicedAt = true, e.At
+			}
+		}
+		c.recheck(svc)
+	}
+}
+
+// sliceService is the Service a slice is labelled with, remembered across
+// its deletion (whose change carries no value).
+func (c *EndpointsTimely) sliceService(key string, obj model.Object) string {
+	if obj != nil {
+		return obj.GetObjectMeta().Labels[model.LabelServiceName]
+	}
+	for svc, m := range c.slices { // determinism: a key is in one map at most
+		if _, ok := m[key]; ok {
+			_, name, _ := splitNamespaced(svc)
+			return name
+		}
+	}
+	return ""
+}
+
+// splitNamespaced splits "namespace/name".
+func splitNamespaced(key string) (ns, name string, ok bool) {
+	for i := 0; i < len(key); i++ {
+		if key[i] == '/' {
+			return key[:i], key[i+1:], true
+		}
+	}
+	return "", key, false
+}
+
+// servicesOf returns, sorted, the Services that select either version of
+// a pod.
+func (c *EndpointsTimely) servicesOf(pods ...*model.Pod) []string {
+	var out []string
+	for _, k := range sim.SortedKeys(c.services) {
+		svc := c.services[k]
+		if len(svc.Spec.Selector) == 0 || svc.DeletionTimestamp != nil {
+			continue
+		}
+		sel := model.SelectorFromSet(svc.Spec.Selector)
+		for _, p := range pods {
+			if p != nil && p.Namespace == svc.Namespace && sel.Matches(p.Labels) {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// setGoals sets the goal of every pod that match picks for the Service svc
+// ("" for all Services selecting it).
+func (c *EndpointsTimely) setGoals(e *sim.Event, match func(string, *model.Pod) bool, svc string) {
+	for _, k := range sim.SortedKeys(c.pods) {
+		p := c.pods[k]
+		if !match(k, p) {
+			continue
+		}
+		for _, s := range c.servicesOf(p) {
+			if svc == "" || s == svc {
+				c.setGoal(e, s, k)
+			}
+		}
+	}
+}
+
+// goal is what svc's slices must show of pod now.
+func (c *EndpointsTimely) goal(svc, pod string) (want wantEndpoint, none bool) {
+	p, s := c.pods[pod], c.services[svc]
+	if p == nil || s == nil || len(s.Spec.Selector) == 0 || s.DeletionTimestamp != nil || p.Namespace != s.Namespace ||
+		!model.SelectorFromSet(s.Spec.Selector).Matches(p.Labels) {
+		return wantEndpoint{}, true
+	}
+	ep, ok := podEndpoint(p, c.nodes[p.Spec.NodeName])
+	return ep, !ok
+}
+
+// shows reports whether svc's slices show want (or nothing, for none) for
+// pod: exactly one endpoint, equal to want.
+func (c *EndpointsTimely) shows(svc, pod string, want wantEndpoint, none bool) bool {
+	s := c.services[svc]
+	var got []wantEndpoint
+	for _, k := range sim.SortedKeys(c.slices[svc]) {
+		sl := c.slices[svc][k]
+		if s != nil && !sliceOf(sl, s) {
+			continue
+		}
+		for _, ep := range sl.Endpoints {
+			if p, g := sliceEndpoint(ep); p == pod {
+				got = append(got, g)
+			}
+		}
+	}
+	if none {
+		return len(got) == 0
+	}
+	return len(got) == 1 && got[0] == want
+}
+
+// setGoal makes the pod's current endpoint the goal of svc's slices,
+// unless they show it already.
+func (c *EndpointsTimely) setGoal(e *sim.Event, svc, pod string) {
+	k := endpointGoal{svc, pod}
+	want, none := c.goal(svc, pod)
+	if c.shows(svc, pod, want, none) {
+		if c.pending[k] != nil {
+			c.met++
+		}
+		delete(c.pending, k)
+		return
+	}
+	if p := c.pending[k]; p != nil && p.want == want && p.none == none {
+		return // the same goal: its clock keeps running
+	}
+	c.pending[k] = &pendingEndpoint{want: want, none: none, since: e.At, seq: e.Seq}
+}
+
+// dropGoals forgets the goals of a deleted Service: its slices go with it.
+func (c *EndpointsTimely) dropGoals(svc string) {
+	for k := range c.pending { // determinism: deletions only
+		if k.svc == svc {
+			delete(c.pending, k)
+		}
+	}
+}
+
+// recheck clears the goals of svc its slices now meet.
+func (c *EndpointsTimely) recheck(svc string) {
+	for k, p := range c.pending { // determinism: deletions and a count only
+		if k.svc == svc && c.shows(svc, k.pod, p.want, p.none) {
+			delete(c.pending, k)
+			c.met++
+		}
+	}
+}
+
+// expire reports the goals not met within the bound by now.
+func (c *EndpointsTimely) expire(now sim.Time) {
+	if len(c.pending) == 0 || !c.sliced {
+		return // before its first slice, the controller is not running yet
+	}
+	for _, k := range sortedGoals(c.pending) {
+		p := c.pending[k]
+		// A goal set before the controller ran counts from its first slice.
+		if now.Sub(max(p.since, c.slicedAt)) <= c.bound {
+			continue
+		}
+		delete(c.pending, k)
+		if c.faults > 0 || (c.faulted && p.since.Sub(c.lastFault) < c.recovery) {
+			c.excused++
+			continue
+		}
+		what := "no endpoint"
+		if !p.none {
+			what = "the endpoint " + p.want.String()
+		}
+		c.rec.Add(&sim.Event{At: p.since, Seq: p.seq}, "service %s: pod %s called for %s, but the slices did not show it within %v",
+			k.svc, k.pod, what, c.bound)
+	}
+}
+
+// sortedGoals returns the goals in a fixed order.
+func sortedGoals(m map[endpointGoal]*pendingEndpoint) []endpointGoal {
+	byKey := make(map[string]endpointGoal, len(m))
+	for k := range m { // determinism: collection only; sorted below
+		byKey[k.svc+"\x00"+k.pod] = k
+	}
+	out := make([]endpointGoal, 0, len(byKey))
+	for _, s := range sim.SortedKeys(byKey) {
+		out = append(out, byKey[s])
+	}
+	return out
+}
+
+// Finish implements Check.
+func (c *EndpointsTimely) Finish() Result {
+	return c.rec.Result(c.Name(), fmt.Sprintf("%d endpoint changes shown within %v; %d late ones excused by faults",
+		c.met, c.bound, c.excused))
+}
