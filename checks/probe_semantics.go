@@ -36,12 +36,15 @@ import (
 //     (computePodActions kills on a startup failure as on a liveness one);
 //   - at the end of an instant in which anything happened to a pod, the
 //     readiness the kubelet reports (PodReady) is not the one its
-//     containers' runs give: ready when every run is running, not being
-//     killed, started (no startup probe, or it succeeded) and past its
-//     readiness threshold; not ready otherwise. So a
-//     pod leaves service only after failureThreshold readiness failures in
-//     a row (or its container stops), and comes back only after
-//     successThreshold successes in a row.
+//     containers' runs give: ready when every run is running (being
+//     killed too: the readiness probe keeps running through the preStop
+//     hook and SIGTERM until the container exits, doProbe's graceful
+//     shutdown stops only liveness and startup probing), started (no
+//     startup probe, or it succeeded) and past its readiness threshold;
+//     not ready otherwise. So a pod leaves service only after
+//     failureThreshold readiness failures in a row (or its container
+//     stops), and comes back only after successThreshold successes in a
+//     row.
 //
 // A pod reported not ready is judged only once the check knows all its
 // containers (it was reported ready before: every container ran then).
@@ -341,8 +344,6 @@ func (r *probeRun) ready() (bool, string) {
 	switch {
 	case r == nil || r.stopped:
 		return false, "not running"
-	case r.killed:
-		return false, "being killed"
 	}
 	if !r.started() {
 		return false, fmt.Sprintf("not started (startup %s)", r.workers[probeStart].describe())

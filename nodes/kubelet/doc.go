@@ -70,7 +70,11 @@
 // the application keeps running and serving meanwhile. Then SIGTERM, with
 // what the grace period has left but at least 2 s
 // (minimumGracePeriodInSeconds); then SIGKILL. The kubelet-no-prestop
-// ablation skips the hook.
+// ablation skips the hook. While a container stops, its readiness probe
+// keeps running and its Ready stays what that probe says until it exits;
+// only liveness and startup probing stop (doProbe's graceful shutdown,
+// pkg/kubelet/prober/worker.go). An application that stopped accepting
+// after SIGTERM refuses its probes too.
 //
 // # Application traffic
 //

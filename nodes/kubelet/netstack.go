@@ -175,7 +175,7 @@ func (k *Kubelet) answerApp(q *sim.Request, req *AppRequest) {
 	switch {
 	case in.hung(now):
 		return // the kernel accepts the connection; nothing answers on it
-	case in.sigtermAt != 0 && now >= in.sigtermAt.Add(in.app.serveAfterSigterm):
+	case in.shutDown(now):
 		reply.Answer, reply.Reason = AnswerRefused, RefusedShutdown
 		q.Reply(reply)
 		return

@@ -167,6 +167,7 @@ func TestPreStopDelaysSigterm(t *testing.T) {
 				r := e.request(ip)
 				require.Equal(t, AnswerOK, r.reply.Answer, "the preStop sleep runs: the application still serves")
 				require.Equal(t, PodTerminating, r.reply.State)
+				require.True(t, r.reply.Ready, "a terminating pod stays Ready while its container runs: only liveness and startup probing stop (doProbe's graceful shutdown)")
 			}
 			e.W.Run(t0.Add(tc.sigtermS + 100*time.Millisecond))
 			r := e.request(ip)
@@ -177,6 +178,8 @@ func TestPreStopDelaysSigterm(t *testing.T) {
 			stops, stopAt := e.rec.stops("default/web")
 			require.Equal(t, exitGraceful, stops[0].ExitCode)
 			require.Equal(t, t0.Add(tc.sigtermS+2*time.Second), stopAt[0], "SIGTERM after the sleep, then the shutdown time")
+			r = e.request(ip)
+			require.False(t, r.reply.Ready, "not Ready once the container exited")
 		})
 	}
 }

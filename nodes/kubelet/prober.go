@@ -178,9 +178,15 @@ func (w *probeWorker) stop() {
 	w.timer.Stop()
 }
 
-// alive reports whether the run can still be probed.
+// alive reports whether the run can still be probed: a readiness worker
+// probes while the container runs, through its preStop hook and after
+// SIGTERM until it exits; the liveness and startup workers stop once the
+// kubelet stops the container (doProbe, pkg/kubelet/prober/worker.go:
+// "Graceful shutdown of the pod" stops only liveness and startup probing
+// when the pod is being deleted, and a liveness or startup failure puts
+// its worker on hold).
 func (w *probeWorker) alive() bool {
-	return w.in.state == stateRunning && !w.in.stopping
+	return w.in.state == stateRunning && (w.kind == readiness || !w.in.stopping)
 }
 
 // tick starts a probe: it is answered after the application's answer time,
@@ -318,11 +324,13 @@ func (ps *podState) containerStarted(c *model.Container, in *instance) bool {
 	return cp != nil && cp.inst == in && cp.started()
 }
 
-// containerReady reports the Ready of a container's run: running, not
-// being stopped, started, and its readiness probe (if any) passing
-// (UpdatePodStatus leaves Ready false until the container started).
+// containerReady reports the Ready of a container's run: running (being
+// stopped too: its preStop hook and the time after SIGTERM until it exits),
+// started, and its readiness probe (if any) passing (prober_manager.go
+// UpdatePodStatus: Ready needs State.Running and a readiness success, and
+// stays false until the container started).
 func (ps *podState) containerReady(c *model.Container, in *instance) bool {
-	if in == nil || in.state != stateRunning || in.stopping || !ps.containerStarted(c, in) {
+	if in == nil || in.state != stateRunning || !ps.containerStarted(c, in) {
 		return false
 	}
 	if c.ReadinessProbe == nil {

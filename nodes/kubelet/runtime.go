@@ -250,7 +250,7 @@ func (in *instance) hung(t sim.Time) bool {
 // come (the application hangs).
 func (in *instance) probe(kind probeKind) (answer time.Duration, answered, success bool) {
 	now := in.rt.h.Now()
-	if in.state != stateRunning || in.hung(now) {
+	if in.state != stateRunning || in.hung(now) || in.shutDown(now) {
 		return 0, false, false
 	}
 	success = true
@@ -269,6 +269,13 @@ func (in *instance) probe(kind probeKind) (answer time.Duration, answered, succe
 		in.failingLiveness = !success
 	}
 	return in.app.answerTime(now), true, success
+}
+
+// shutDown reports whether the application stopped accepting connections
+// after SIGTERM (once its serve-after-SIGTERM time is over): its probes
+// are refused, as its users' requests are.
+func (in *instance) shutDown(t sim.Time) bool {
+	return in.sigtermAt != 0 && t >= in.sigtermAt.Add(in.app.serveAfterSigterm)
 }
 
 // healthy is the ground truth ContainerStop reports: the application
