@@ -130,7 +130,12 @@ var (
 // below it fail as compacted where etcd might serve them), and, with
 // MarkCompacted, at the bumped revision, as etcd's scheduled compaction
 // finishes when the member starts.
-func Restore(d *sim.Disk, snap *Snapshot, cfg RestoreConfig) (RestoreResult, error) {
+//
+// Restore runs on the member's host h while it is down, writes its disk
+// and traces etcdtrace.Restore there. The files become durable with the
+// member's first fsync once it boots.
+func Restore(h *sim.Host, snap *Snapshot, cfg RestoreConfig) (RestoreResult, error) {
+	d := h.Disk()
 	if (cfg.BumpRevision > 0) != cfg.MarkCompacted || cfg.BumpRevision < 0 {
 		return RestoreResult{}, ErrRestoreFlags
 	}
@@ -165,6 +170,10 @@ func Restore(d *sim.Disk, snap *Snapshot, cfg RestoreConfig) (RestoreResult, err
 	d.Set(snapFile, encodeSnapshot(rs))
 	d.Set(walFile, encodeHardState(raft.HardState{Term: res.Term, Vote: ids[0], Commit: res.Index}))
 	d.Set(membershipFile, encodeMembership(res.MemberID, res.ClusterID, peers))
+	st := SnapshotStatus(snap)
+	h.Emit(&etcdtrace.Restore{Member: cfg.Name, MemberID: res.MemberID, ClusterID: res.ClusterID, FromCluster: snap.ClusterID,
+		SnapshotRev: snap.Revision, Rev: res.Revision, CompactRev: res.CompactRevision, Keys: st.TotalKeys, Hash: st.Hash,
+		KVs: StateChanges(snap.KVs)})
 	return res, nil
 }
 

@@ -60,7 +60,7 @@ func restoreAll(t *testing.T, cl *cluster, snap *Snapshot, bump int64) []Restore
 	}
 	var out []RestoreResult
 	for _, h := range cl.members {
-		res, err := Restore(h.Disk(), snap, RestoreConfig{Name: h.Name(), InitialCluster: initial,
+		res, err := Restore(h, snap, RestoreConfig{Name: h.Name(), InitialCluster: initial,
 			InitialClusterToken: "restored", BumpRevision: bump, MarkCompacted: bump > 0})
 		require.NoError(t, err)
 		out = append(out, res)
@@ -76,8 +76,20 @@ func restoreAll(t *testing.T, cl *cluster, snap *Snapshot, bump int64) []Restore
 // snapshot did, and has lost the write acknowledged after the snapshot.
 func TestRestoreBuildsNewCluster(t *testing.T) {
 	cl, snap, _, c := lostCluster(t)
+	var traced []etcdtrace.Restore
+	cl.w.Subscribe(func(e *sim.Event) {
+		if d, ok := e.Data.(*etcdtrace.Restore); ok {
+			traced = append(traced, *d)
+		}
+	})
 	res := restoreAll(t, cl, snap, 0)
 	peers := res[0].Peers
+	require.Len(t, traced, 3)
+	for i, d := range traced {
+		require.Equal(t, etcdtrace.Restore{Member: cl.members[i].Name(), MemberID: res[i].MemberID, ClusterID: res[i].ClusterID,
+			FromCluster: snap.ClusterID, SnapshotRev: snap.Revision, Rev: snap.Revision, CompactRev: snap.Revision,
+			Keys: len(snap.KVs), Hash: snap.Hash, KVs: StateChanges(snap.KVs)}, d)
+	}
 	for i, r := range res {
 		require.Equal(t, MemberID([]string{PeerURL(cl.members[i].Name())}, "restored"), r.MemberID)
 		require.Equal(t, peers[i].ID, r.MemberID)
@@ -187,15 +199,15 @@ func TestRestoreRefuses(t *testing.T) {
 		if tt.mod != nil {
 			tt.mod(&c)
 		}
-		_, err := Restore(h.Disk(), tt.snap, c)
+		_, err := Restore(h, tt.snap, c)
 		require.True(t, errors.Is(err, tt.want), "%s: %v", tt.name, err)
 		require.Empty(t, h.Disk().Files(), tt.name)
 	}
 	c := cfg
 	c.SkipHashCheck = true
-	_, err := Restore(h.Disk(), &bad, c)
+	_, err := Restore(h, &bad, c)
 	require.NoError(t, err, "--skip-hash-check")
-	_, err = Restore(h.Disk(), good, cfg)
+	_, err = Restore(h, good, cfg)
 	require.ErrorIs(t, err, ErrRestoreDataDirNotEmpty)
 }
 
