@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
 	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -29,8 +30,20 @@ import (
 // (apitrace.Return 2xx of create, update, update-status, patch, delete
 // and bind) with a resourceVersion above it; rpo_s, from the commit of
 // the recovery point to the last lost commit (0 when nothing was lost);
-// and rto_s, from the first loss of a member's disk (a wipe fault on an
-// etcd member) to the operator's "converged" etcdtrace.RecoveryStep.
+// rto_s, from the first loss of a member's disk (a wipe fault on an
+// etcd member) to the operator's "converged" etcdtrace.RecoveryStep; and
+// rto_procedure_s, from the operator's first step to that one (rto_s less
+// the time the operator took to react). It also measures what was
+// forgotten and what the data plane kept: rpo_keys_lost, the keys of the
+// lost cluster's last committed state that the restored state lacks or
+// holds at an older version; pods_running_at_loss, the pods with a
+// running container (spoketrace.ContainerStart and ContainerStop) when
+// the first member's disk was lost; pods_kept_through_outage, those of
+// them still running at the first restore (kubelets keep their pods while
+// the control plane is gone); and pods_stopped_after_restore, those of
+// them whose containers all stopped after it (kubelets stop the pods the
+// restored state does not know, controllers scale down what it holds
+// more of).
 type RPO struct {
 	members   map[sim.HostID]bool
 	hist      committedHistory
@@ -48,7 +61,15 @@ type RPO struct {
 	restoreAt sim.Time
 	convergAt sim.Time
 	converged bool
+	startAt   sim.Time // the operator's first recovery step
+	started   bool
 	lastRev   int64 // highest revision the lost cluster committed before the restore
+	keysLost  int
+	// running counts each pod's running containers, by pod UID.
+	running map[string]int
+	// atLoss are the pods running at the loss; kept those of them still
+	// running at the first restore.
+	atLoss, kept map[string]bool
 }
 
 // apiOp names one traced API call.
@@ -64,7 +85,7 @@ var ackedVerbs = map[string]bool{"create": true, "update": true, "update-status"
 // are the etcd members' hosts, whose wipe is the loss.
 func NewRPO(members []sim.HostID) *RPO {
 	c := &RPO{members: map[sim.HostID]bool{}, hist: newCommittedHistory(), restored: map[uint64]bool{},
-		member: map[string]bool{}, writes: map[apiOp]string{}}
+		member: map[string]bool{}, writes: map[apiOp]string{}, running: map[string]int{}}
 	for _, m := range members {
 		c.members[m] = true
 	}
@@ -79,6 +100,7 @@ func (c *RPO) Observe(e *sim.Event) {
 	if e.Kind == sim.KindFault {
 		if e.Name == string(sim.FaultWipe) && c.members[e.Host] && !c.lost {
 			c.lost, c.lossAt = true, e.At
+			c.atLoss = c.runningPods()
 		}
 		return
 	}
@@ -112,9 +134,18 @@ func (c *RPO) Observe(e *sim.Event) {
 		if rv, err := strconv.ParseInt(d.RV, 10, 64); err == nil && d.Code >= 200 && d.Code < 300 && c.restores == 0 {
 			c.acked = append(c.acked, rv)
 		}
+	case *spoketrace.ContainerStart:
+		c.running[d.UID]++
+	case *spoketrace.ContainerStop:
+		if c.running[d.UID]--; c.running[d.UID] <= 0 {
+			delete(c.running, d.UID)
+		}
 	case *etcdtrace.Restore:
 		c.observeRestore(e, d)
 	case *etcdtrace.RecoveryStep:
+		if !c.started {
+			c.started, c.startAt = true, e.At
+		}
 		if d.Step == "converged" && d.Err == "" && !c.converged && c.restores > 0 {
 			c.converged, c.convergAt = true, e.At
 		}
@@ -126,6 +157,13 @@ func (c *RPO) observeRestore(e *sim.Event, d *etcdtrace.Restore) {
 	c.member[d.Member] = true
 	if c.restores == 0 {
 		c.point, c.restoreAt = d.SnapshotRev, e.At
+		c.kept = map[string]bool{}
+		for _, uid := range sim.SortedKeys(c.atLoss) {
+			if c.running[uid] > 0 {
+				c.kept[uid] = true
+			}
+		}
+		c.keysLost = keysLost(c.hist.rangeAt(keyRange{key: "", end: "\x00"}, c.hist.maxRev), d.KVs)
 	}
 	c.restores++
 	if c.restored[d.ClusterID] {
@@ -146,6 +184,31 @@ func (c *RPO) observeRestore(e *sim.Event, d *etcdtrace.Restore) {
 		c.rec.Add(e, "%s: a backup at rev %d was stored before it: the writes up to rev %d are lost beyond the recovery point the backups offered",
 			what, c.newest, c.newest)
 	}
+}
+
+// runningPods returns the pods with a running container.
+func (c *RPO) runningPods() map[string]bool {
+	out := map[string]bool{}
+	for _, uid := range sim.SortedKeys(c.running) {
+		out[uid] = true
+	}
+	return out
+}
+
+// keysLost counts the keys of last that restored lacks or holds at an
+// older mod revision.
+func keysLost(last, restored []etcdtrace.Change) int {
+	have := make(map[string]int64, len(restored))
+	for _, kv := range restored {
+		have[kv.Key] = kv.ModRev
+	}
+	n := 0
+	for _, kv := range last {
+		if rev, ok := have[kv.Key]; !ok || rev < kv.ModRev {
+			n++
+		}
+	}
+	return n
 }
 
 // Finish implements Check.
@@ -172,21 +235,33 @@ func (c *RPO) writesLost() int {
 }
 
 // Measures implements Measurer: rpo_revisions_lost, rpo_writes_lost,
-// rpo_s and rto_s.
+// rpo_s, rto_s, rto_procedure_s, rpo_keys_lost, pods_running_at_loss,
+// pods_kept_through_outage and pods_stopped_after_restore.
 func (c *RPO) Measures() map[string]float64 {
 	if c.restores == 0 {
-		return map[string]float64{"rpo_revisions_lost": -1, "rpo_writes_lost": -1, "rpo_s": -1, "rto_s": -1}
+		return map[string]float64{"rpo_revisions_lost": -1, "rpo_writes_lost": -1, "rpo_s": -1, "rto_s": -1, "rto_procedure_s": -1,
+			"rpo_keys_lost": -1, "pods_running_at_loss": -1, "pods_kept_through_outage": -1, "pods_stopped_after_restore": -1}
 	}
 	rpo := 0.0
 	if c.lastRev > c.point && c.point < int64(len(c.revAt)) {
 		rpo = c.revAt[c.lastRev].Sub(c.revAt[c.point]).Seconds()
 	}
-	rto := -1.0
+	rto, proc := -1.0, -1.0
 	if c.lost && c.converged {
 		rto = c.convergAt.Sub(c.lossAt).Seconds()
 	}
+	if c.converged {
+		proc = c.convergAt.Sub(c.startAt).Seconds()
+	}
+	stopped := 0
+	for _, uid := range sim.SortedKeys(c.kept) {
+		if c.running[uid] == 0 {
+			stopped++
+		}
+	}
 	return map[string]float64{"rpo_revisions_lost": float64(c.revisionsLost()), "rpo_writes_lost": float64(c.writesLost()),
-		"rpo_s": rpo, "rto_s": rto}
+		"rpo_s": rpo, "rto_s": rto, "rto_procedure_s": proc, "rpo_keys_lost": float64(c.keysLost),
+		"pods_running_at_loss": float64(len(c.atLoss)), "pods_kept_through_outage": float64(len(c.kept)), "pods_stopped_after_restore": float64(stopped)}
 }
 
 var (

@@ -13,6 +13,7 @@ import (
 	"github.com/kubesim/kubesim/nodes/etcd"
 	"github.com/kubesim/kubesim/nodes/etcd/backup"
 	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/nodes/kubelet"
 	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -53,6 +54,13 @@ type RecoveryConfig struct {
 	NoBump bool
 	// Token is the new cluster's --initial-cluster-token.
 	Token string
+	// NoBackup is the amnesia case: there is no backup to fetch, so the
+	// operator starts etcd as a new, empty cluster (etcd.Bootstrap),
+	// restarts every kubelet (a kubelet registers its Node only when it
+	// starts, and the Nodes are gone) and re-applies Manifests, the
+	// workload's source of truth.
+	NoBackup  bool
+	Manifests []model.Object
 }
 
 // backupRevision reads the revision from a backup's object name
@@ -131,6 +139,10 @@ func (r *recovery) stop() {
 	}
 	r.inject(sim.FaultWipe, "etcd")
 	r.step("stop-etcd", "surviving members stopped, data directories moved aside", nil)
+	if r.cfg.NoBackup {
+		r.restore()
+		return
+	}
 	r.fetch()
 }
 
@@ -187,9 +199,14 @@ func (r *recovery) restore() {
 		bump = 0
 	}
 	for _, h := range hosts {
-		res, err := etcd.Restore(h, r.snap, etcd.RestoreConfig{Name: h.Name(), InitialCluster: initial,
-			InitialClusterToken: r.cfg.Token, BumpRevision: bump, MarkCompacted: bump > 0})
-		r.step("restore", fmt.Sprintf("%s: member %x of cluster %x at rev %d", h.Name(), res.MemberID, res.ClusterID, res.Revision), err)
+		rc := etcd.RestoreConfig{Name: h.Name(), InitialCluster: initial, InitialClusterToken: r.cfg.Token,
+			BumpRevision: bump, MarkCompacted: bump > 0}
+		step, restore := "restore", func() (etcd.RestoreResult, error) { return etcd.Restore(h, r.snap, rc) }
+		if r.cfg.NoBackup {
+			step, restore = "bootstrap-empty", func() (etcd.RestoreResult, error) { return etcd.Bootstrap(h, rc) }
+		}
+		res, err := restore()
+		r.step(step, fmt.Sprintf("%s: member %x of cluster %x at rev %d", h.Name(), res.MemberID, res.ClusterID, res.Revision), err)
 		if err != nil {
 			return
 		}
@@ -199,7 +216,30 @@ func (r *recovery) restore() {
 	r.h.After(recoveryEtcdWarmup, "dr-start-apiservers", func() {
 		r.inject(sim.FaultRestart, "apiservers")
 		r.step("start-apiservers", "", nil)
+		if r.cfg.NoBackup {
+			r.h.World().Inject(sim.Fault{Kind: sim.FaultRestartProcess, Targets: [][]string{{"nodes"}}, Process: kubelet.Process})
+			r.step("restart-kubelets", "", nil)
+			r.h.After(recoveryPoll, "dr-reapply", func() { r.reapply(0) })
+			return
+		}
 		r.h.After(recoveryPoll, "dr-verify", r.verify)
+	})
+}
+
+// reapply creates the manifests from the i-th on, retrying each until it
+// lands, then verifies.
+func (r *recovery) reapply(i int) {
+	if i == len(r.cfg.Manifests) {
+		r.step("reapply-manifests", fmt.Sprintf("%d objects", i), nil)
+		r.h.After(recoveryPoll, "dr-verify", r.verify)
+		return
+	}
+	CreateStep(0, r.cfg.Manifests[i]).Do(r.api, func(err error) {
+		if err != nil {
+			r.h.After(recoveryPoll, "dr-reapply", func() { r.reapply(i) })
+			return
+		}
+		r.reapply(i + 1)
 	})
 }
 

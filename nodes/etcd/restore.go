@@ -245,3 +245,32 @@ func loadMembership(d *sim.Disk) (uint64, []Peer, bool) {
 	}
 	return self, peers, true
 }
+
+// Bootstrap builds, on an empty disk, the data directory of member
+// cfg.Name of a new, empty cluster (the member and cluster IDs and the
+// peers; no snapshot, no log), as etcd does when it starts on an empty
+// data directory with --initial-cluster-state new and the given
+// --initial-cluster and --initial-cluster-token: its Raft log starts
+// empty and its store at revision 1, with no compaction. It is what is
+// left when there is no backup to restore, and traces etcdtrace.Restore
+// with snapshot revision 0 and no keys: everything the lost cluster
+// committed is gone. The bump and hash-check fields of cfg are ignored.
+func Bootstrap(h *sim.Host, cfg RestoreConfig) (RestoreResult, error) {
+	d := h.Disk()
+	if len(d.Files()) > 0 {
+		return RestoreResult{}, ErrRestoreDataDirNotEmpty
+	}
+	peers, err := NewClusterPeers(cfg.InitialCluster, cfg.InitialClusterToken)
+	if err != nil {
+		return RestoreResult{}, err
+	}
+	i := slices.IndexFunc(peers, func(p Peer) bool { return p.Name == cfg.Name })
+	if i < 0 {
+		return RestoreResult{}, ErrRestoreNotMember
+	}
+	res := RestoreResult{MemberID: peers[i].ID, ClusterID: ClusterID(peers), Peers: peers, Revision: 1, CompactRevision: -1}
+	d.Set(membershipFile, encodeMembership(res.MemberID, res.ClusterID, peers))
+	h.Emit(&etcdtrace.Restore{Member: cfg.Name, MemberID: res.MemberID, ClusterID: res.ClusterID,
+		Rev: res.Revision, CompactRev: res.CompactRevision, Hash: etcdtrace.StateHash(nil)})
+	return res, nil
+}

@@ -217,3 +217,30 @@ func TestNewClusterPeersRefusesDuplicates(t *testing.T) {
 	_, err := NewClusterPeers([]InitialMember{{Name: "a", PeerURL: PeerURL("x")}, {Name: "b", PeerURL: PeerURL("x")}}, "t")
 	require.Error(t, err)
 }
+
+// TestBootstrapEmptyCluster: without a backup, members booted on
+// bootstrapped data directories form a new, empty cluster at revision 1
+// (new IDs), which serves writes from revision 2 on.
+func TestBootstrapEmptyCluster(t *testing.T) {
+	cl, _, _, c := lostCluster(t)
+	var initial []InitialMember
+	for _, h := range cl.members {
+		initial = append(initial, InitialMember{Name: h.Name(), PeerURL: PeerURL(h.Name()), Host: h.ID()})
+	}
+	for _, h := range cl.members {
+		res, err := Bootstrap(h, RestoreConfig{Name: h.Name(), InitialCluster: initial, InitialClusterToken: "empty"})
+		require.NoError(t, err)
+		require.Equal(t, MemberID([]string{PeerURL(h.Name())}, "empty"), res.MemberID)
+		_, err = Bootstrap(h, RestoreConfig{Name: h.Name(), InitialCluster: initial, InitialClusterToken: "empty"})
+		require.ErrorIs(t, err, ErrRestoreDataDirNotEmpty)
+	}
+	cl.w.Inject(sim.Fault{Kind: sim.FaultRestart, Targets: [][]string{{"etcd-1", "etcd-2", "etcd-3"}}})
+	cl.waitLeader(10 * time.Second)
+	got, err := cl.get(c, "\x00", GetOptions{End: "\x00"})
+	require.NoError(t, err)
+	require.Empty(t, got.KVs, "everything is forgotten")
+	require.Equal(t, int64(1), got.Revision)
+	put, err := cl.put(c, "a", "new")
+	require.NoError(t, err)
+	require.Equal(t, int64(2), put.Revision)
+}
