@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
@@ -52,26 +53,7 @@ func recoveryLoss(rng *sim.Stream) time.Duration {
 
 // recoveryCatalogue returns the disaster-recovery scenarios.
 func recoveryCatalogue() []Spec {
-	return []Spec{{
-		Name: "etcd-disaster-recovery",
-		Description: "the backup job saves a snapshot every 20 s; between 80 and 110 s a quorum of etcd members loses its disks for good and the rest lose power; at 130 s the operator stops the API servers and the surviving members, fetches the newest backup from the backup store, restores it with etcdutl snapshot restore --bump-revision --mark-compacted into a new cluster on the same hosts (new member and cluster IDs) and restarts etcd and then the API servers: " +
-			"the restored state is the committed state at the backup's revision and only the writes acknowledged after it are lost (rpo_writes_lost, rpo_revisions_lost), every informer gets 410 and relists without going back in time, controllers reconcile, kubelets stop the pods that the restored state does not know, and the cluster converges (rto_s)",
-		Duration: 420 * time.Second, Settle: 420*time.Second - recoveryStart,
-		Stack: &StackTopology{Nodes: 4, Script: recoveryScript},
-		Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-			at := recoveryLoss(rng)
-			q := len(c.Members)/2 + 1
-			s := sim.Schedule{{At: at, Kind: sim.FaultWipe, Targets: [][]string{c.Members[:q]}}}
-			if q < len(c.Members) {
-				// The rest lose power with them, their disks intact: no
-				// backup can be taken after the loss.
-				s = append(s, sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{c.Members[q:]}})
-			}
-			return s
-		},
-		Build:       buildRecovery(recoveryBackupInterval, recoveryStart),
-		EtcdClients: []string{BackupJobHost},
-	}, {
+	return []Spec{DisasterRecoveryEvery(recoveryBackupInterval), {
 		Name: "etcd-amnesia",
 		Description: "there is no backup: between 80 and 110 s every etcd member loses its disk; at 130 s the operator starts etcd as a new, empty cluster, restarts the API servers and every kubelet (a kubelet registers its Node only when it starts) and re-applies the workload's manifests from version control: " +
 			"the cluster forgets every object and every change made since the manifests (rpo_keys_lost, rpo_revisions_lost: everything), the kubelets keep running their pods through the outage (pods_kept_through_outage) and stop them once the empty state tells them the pods are gone (pods_stopped_after_restore), and the re-applied workload converges with new pods (rto_s)",
@@ -139,4 +121,35 @@ func buildRecovery(interval, start time.Duration) func(c *Cluster, env Env) ([]c
 		}
 		return []checks.Check{checks.NewBackupConsistency(), checks.NewRPO(c.MemberIDs()), checks.NewTimeTravel()}, nil
 	}
+}
+
+// DisasterRecoveryEvery is etcd-disaster-recovery with a backup every
+// interval (the catalogue's takes one every 20 s), named
+// etcd-disaster-recovery-every-<interval> for any other interval: what a
+// sweep over the backup interval runs (reports.RecoveryClaims judges it).
+func DisasterRecoveryEvery(interval time.Duration) Spec {
+	name := "etcd-disaster-recovery"
+	if interval != recoveryBackupInterval {
+		name += "-every-" + interval.String()
+	}
+	return withDefaults([]Spec{{
+		Name: name,
+		Description: "the backup job saves a snapshot every " + strconv.FormatFloat(interval.Seconds(), 'g', -1, 64) + " s; between 80 and 110 s a quorum of etcd members loses its disks for good and the rest lose power; at 130 s the operator stops the API servers and the surviving members, fetches the newest backup from the backup store, restores it with etcdutl snapshot restore --bump-revision --mark-compacted into a new cluster on the same hosts (new member and cluster IDs) and restarts etcd and then the API servers: " +
+			"the restored state is the committed state at the backup's revision and only the writes acknowledged after it are lost (rpo_writes_lost, rpo_revisions_lost), every informer gets 410 and relists without going back in time, controllers reconcile, kubelets stop the pods that the restored state does not know, and the cluster converges (rto_s)",
+		Duration: 420 * time.Second, Settle: 420*time.Second - recoveryStart,
+		Stack: &StackTopology{Nodes: 4, Script: recoveryScript},
+		Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
+			at := recoveryLoss(rng)
+			q := len(c.Members)/2 + 1
+			s := sim.Schedule{{At: at, Kind: sim.FaultWipe, Targets: [][]string{c.Members[:q]}}}
+			if q < len(c.Members) {
+				// The rest lose power with them, their disks intact: no
+				// backup can be taken after the loss.
+				s = append(s, sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{c.Members[q:]}})
+			}
+			return s
+		},
+		Build:       buildRecovery(interval, recoveryStart),
+		EtcdClients: []string{BackupJobHost},
+	}})[0]
 }
