@@ -52,6 +52,9 @@ type RecoveryConfig struct {
 	// restore-without-bump ablation): the restored cluster hands out
 	// again the revisions the lost one used after the snapshot.
 	NoBump bool
+	// LastByName picks the backup whose name sorts last instead of the
+	// newest (the restore-last-by-name ablation).
+	LastByName bool
 	// Token is the new cluster's --initial-cluster-token.
 	Token string
 	// NoBackup is the amnesia case: there is no backup to fetch, so the
@@ -163,7 +166,8 @@ func (r *recovery) fetch() {
 			if m == nil {
 				continue
 			}
-			if rev, _ := strconv.ParseInt(m[1], 10, 64); rev > bestRev {
+			rev, _ := strconv.ParseInt(m[1], 10, 64)
+			if r.cfg.LastByName && n > best || !r.cfg.LastByName && rev > bestRev {
 				best, bestRev = n, rev
 			}
 		}

@@ -103,7 +103,8 @@ func addRecoveryHosts(c *Cluster, env Env, cfg RecoveryConfig, store sim.HostID)
 // are backup-consistency, no-lost-acknowledged-writes-beyond-RPO and
 // time-travel (on the observer informer). With the restore-without-bump
 // ablation the operator restores without --bump-revision and
-// --mark-compacted.
+// --mark-compacted; with restore-last-by-name it restores the backup
+// whose name sorts last instead of the newest.
 func buildRecovery(interval, start time.Duration) func(c *Cluster, env Env) ([]checks.Check, error) {
 	return func(c *Cluster, env Env) ([]checks.Check, error) {
 		w := c.World
@@ -115,7 +116,8 @@ func buildRecovery(interval, start time.Duration) func(c *Cluster, env Env) ([]c
 		if _, err := w.AddHost(sim.HostSpec{Name: BackupJobHost, Role: RoleEtcdOperator, Boot: backup.BootJob(job)}); err != nil {
 			return nil, err
 		}
-		cfg := RecoveryConfig{Start: start, NoBump: env.Ablations.Has(ablation.RestoreWithoutBump), Token: "kubesim-restored"}
+		cfg := RecoveryConfig{Start: start, NoBump: env.Ablations.Has(ablation.RestoreWithoutBump),
+			LastByName: env.Ablations.Has(ablation.RestoreLastByName), Token: "kubesim-restored"}
 		if err := addRecoveryHosts(c, env, cfg, st.ID()); err != nil {
 			return nil, err
 		}
