@@ -24,21 +24,34 @@ import (
 //   - apply order: within one incarnation a member applies strictly
 //     increasing indexes; after a restart it may start again lower.
 //
+// Each Raft group is judged on its own: a member whose data directory
+// was restored into a new cluster (etcdtrace.Restore, `etcdutl snapshot
+// restore`) belongs, from then on, to the group of that cluster ID, whose
+// terms and indexes start afresh.
+//
 // Memory grows with the log: one small slot per Raft index, in a slice.
 type RaftSafety struct {
 	rec     Recorder
 	members map[string]*raftMember
-	// leaders maps a term to the first member seen as its leader.
-	leaders map[uint64]string
-	// slots is indexed by Raft index.
-	slots   []raftSlot
+	// groups are the Raft groups by cluster ID: 0 for the cluster the
+	// world was built with, a restored cluster's ID for each restore.
+	groups  map[uint64]*raftGroup
 	applied uint64 // distinct indexes applied by some member
 	applies uint64 // Apply events
 	states  uint64 // RaftState events
 }
 
+// raftGroup is what the check knows of one Raft group (one cluster).
+type raftGroup struct {
+	// leaders maps a term to the first member seen as its leader.
+	leaders map[uint64]string
+	// slots is indexed by Raft index.
+	slots []raftSlot
+}
+
 // raftMember is what the check remembers of one member.
 type raftMember struct {
+	group       *raftGroup // the group it belongs to now
 	incarnation uint64
 	booted      bool   // a RaftState was seen
 	commit      uint64 // last commit index in this incarnation
@@ -60,7 +73,7 @@ type raftSlot struct {
 
 // NewRaftSafety returns the "raft-safety" check.
 func NewRaftSafety() *RaftSafety {
-	return &RaftSafety{members: map[string]*raftMember{}, leaders: map[uint64]string{}}
+	return &RaftSafety{members: map[string]*raftMember{}, groups: map[uint64]*raftGroup{}}
 }
 
 // Name implements Check.
@@ -69,21 +82,31 @@ func (c *RaftSafety) Name() string { return "raft-safety" }
 func (c *RaftSafety) member(name string) *raftMember {
 	m := c.members[name]
 	if m == nil {
-		m = &raftMember{}
+		m = &raftMember{group: c.group(0)}
 		c.members[name] = m
 	}
 	return m
 }
 
-// slot returns the slot of index i, growing the table as needed.
-func (c *RaftSafety) slot(i uint64) *raftSlot {
-	if i >= uint64(len(c.slots)) {
-		n := max(2*uint64(len(c.slots)), i+1, 64)
-		grown := make([]raftSlot, n)
-		copy(grown, c.slots)
-		c.slots = grown
+// group returns the group of a cluster ID, creating it.
+func (c *RaftSafety) group(cluster uint64) *raftGroup {
+	g := c.groups[cluster]
+	if g == nil {
+		g = &raftGroup{leaders: map[uint64]string{}}
+		c.groups[cluster] = g
 	}
-	return &c.slots[i]
+	return g
+}
+
+// slot returns the slot of index i, growing the table as needed.
+func (g *raftGroup) slot(i uint64) *raftSlot {
+	if i >= uint64(len(g.slots)) {
+		n := max(2*uint64(len(g.slots)), i+1, 64)
+		grown := make([]raftSlot, n)
+		copy(grown, g.slots)
+		g.slots = grown
+	}
+	return &g.slots[i]
 }
 
 // Observe implements Check.
@@ -96,6 +119,8 @@ func (c *RaftSafety) Observe(e *sim.Event) {
 		c.observeState(e, d)
 	case *etcdtrace.Apply:
 		c.observeApply(e, d)
+	case *etcdtrace.Restore:
+		c.member(d.Member).group = c.group(d.ClusterID)
 	}
 }
 
@@ -114,13 +139,13 @@ func (c *RaftSafety) observeState(e *sim.Event, d *etcdtrace.RaftState) {
 		m.commit = d.Commit
 	}
 	if d.Role == "leader" {
-		if prev, ok := c.leaders[d.Term]; !ok {
-			c.leaders[d.Term] = d.Member
+		if prev, ok := m.group.leaders[d.Term]; !ok {
+			m.group.leaders[d.Term] = d.Member
 		} else if prev != d.Member {
 			c.rec.Add(e, "election safety: two leaders in term %d: %s and %s", d.Term, prev, d.Member)
 		}
 	}
-	s := c.slot(d.Commit)
+	s := m.group.slot(d.Commit)
 	if !s.hasLog {
 		s.logHash, s.hasLog = d.LogHash, true
 	} else if s.logHash != d.LogHash {
@@ -137,7 +162,7 @@ func (c *RaftSafety) observeApply(e *sim.Event, d *etcdtrace.Apply) {
 			d.Member, m.incarnation, d.Index, m.lastApplied)
 	}
 	m.hasApplied, m.applyInc, m.lastApplied = true, m.incarnation, d.Index
-	s := c.slot(d.Index)
+	s := m.group.slot(d.Index)
 	switch {
 	case s.term == 0:
 		s.term, s.entryHash = d.Term, d.EntryHash
@@ -154,8 +179,17 @@ func (c *RaftSafety) observeApply(e *sim.Event, d *etcdtrace.Apply) {
 // Finish implements Check.
 func (c *RaftSafety) Finish() Result {
 	ok := fmt.Sprintf("%d terms with a leader, %d members, %d entries applied identically (%d applies, %d state reports)",
-		len(c.leaders), len(c.members), c.applied, c.applies, c.states)
+		c.terms(), len(c.members), c.applied, c.applies, c.states)
 	return c.rec.Result(c.Name(), ok)
+}
+
+// terms counts the terms that had a leader, over every group.
+func (c *RaftSafety) terms() int {
+	n := 0
+	for _, id := range sim.SortedKeys(c.groups) {
+		n += len(c.groups[id].leaders)
+	}
+	return n
 }
 
 var _ Check = (*RaftSafety)(nil)

@@ -78,3 +78,39 @@ func TestRaftSafetyViolations(t *testing.T) {
 		})
 	}
 }
+
+// TestRaftSafetyRestoredGroup: members restored into a new cluster
+// (etcdtrace.Restore) form a Raft group of their own, whose terms and
+// indexes start again: its leader of term 2 and its entry at index 3 are
+// not the old group's. Within the new group the properties still hold:
+// two leaders of one term, or two entries at one index, are offenses.
+func TestRaftSafetyRestoredGroup(t *testing.T) {
+	restore := func(member string) *etcdtrace.Restore {
+		return &etcdtrace.Restore{Member: member, ClusterID: 0xc1}
+	}
+	restored := append(validRaftTrace(),
+		at(50, restore("n1")), at(50, restore("n2")), at(50, restore("n3")),
+		at(60, rs("n3", 2, 2, "leader", 3, 0xb3)),
+		at(61, ap("n3", 3, 2, 0x99)),
+		at(62, rs("n1", 3, 2, "follower", 3, 0xb3)),
+		at(62, ap("n1", 3, 2, 0x99)),
+	)
+	r := feed(NewRaftSafety(), restored...)
+	require.True(t, r.OK, r.String())
+	require.Contains(t, r.Detail, "3 terms with a leader")
+
+	cases := []struct {
+		name  string
+		extra []step
+		want  string
+	}{
+		{"two leaders in the new group", []step{at(70, rs("n1", 3, 2, "leader", 3, 0xb3))}, "election safety: two leaders in term 2"},
+		{"two entries at one index", []step{at(70, rs("n2", 2, 2, "follower", 0, 0)), at(71, ap("n2", 3, 2, 0x98))}, "state machine safety"},
+		{"not restored: still the old group", []step{at(70, rs("n4", 1, 2, "leader", 3, 0xa3))}, "election safety: two leaders in term 2: n2 and n4"},
+	}
+	for _, tc := range cases {
+		r := feed(NewRaftSafety(), append(append([]step(nil), restored...), tc.extra...)...)
+		require.False(t, r.OK, tc.name)
+		require.Contains(t, r.Detail, tc.want, tc.name)
+	}
+}

@@ -33,6 +33,10 @@ type Info struct {
 type Env struct {
 	// Members are the etcd members' hosts.
 	Members []sim.HostID
+	// EtcdClients are the hosts besides the API servers that may reach
+	// etcd's client port: an operator's backup job, which holds etcd's
+	// client certificates.
+	EtcdClients []string
 	// APIServers are the API servers' host names: the only hosts that may
 	// reach etcd's client port.
 	APIServers []string
@@ -95,7 +99,9 @@ func Registry() []Info {
 			apiLayer, func(Env) Check { return NewTimeTravel() }},
 		{"access", "api", "only API servers reached etcd, and no write that the authorization policy (roles and bindings, rbac.Default unless the scenario gives its own) and the node rules and restriction forbid was admitted",
 			[]string{"api", "stack"}, func(e Env) Check {
-				return NewAccess(AccessOptions{AllowedSenders: func(host string) bool { return slices.Contains(e.APIServers, host) }, HostName: e.HostName,
+				return NewAccess(AccessOptions{AllowedSenders: func(host string) bool {
+					return slices.Contains(e.APIServers, host) || slices.Contains(e.EtcdClients, host)
+				}, HostName: e.HostName,
 					Policy: e.Policy})
 			}},
 		{"convergence", "stack", "after the settle window every ReplicaSet has its replicas Running and Ready on live Ready nodes that really run them, every Deployment is complete, and no pod is bound to a deleted node",
@@ -117,6 +123,7 @@ func Registry() []Info {
 		{"leader-exclusivity", "stack", "a leader-elected component writes as leader only while it leads and until its renew deadline on its own clock (RenewDeadline after acquiring, RetryPeriod+RenewDeadline after its last renewal; a host frozen when a timer fell due runs it at its resume), and a candidate takes a held Lease only once its own clock has run the lease duration since the holder's last record: client-go's guarantee, which has no fencing (a deposed leader's writes are counted: zombie_writes)",
 			stackLayer, func(Env) Check { return NewLeaderExclusivity(LeaderExclusivityOptions{}) }},
 		{"backup-consistency", "etcd", "every snapshot a member saved and every backup a store accepted has the key count and the hash of the committed KV state at its revision, rebuilt from the applied entries: a snapshot is a point-in-time copy", nil, nil},
+		{"no-lost-acknowledged-writes-beyond-RPO", "etcd", "a cluster restored from a backup (etcdutl snapshot restore) holds exactly the committed state at the snapshot's revision, rebuilt from the lost cluster's applied entries, and that snapshot is the newest backup stored: only the writes acknowledged after it are lost (measured: rpo_revisions_lost, rpo_writes_lost, rpo_s, rto_s)", nil, nil},
 		{"eviction-timing", "stack", "the pods of an unreachable node are evicted within the window the node lifecycle algorithm gives: the 50 s grace, a monitor pass and the 300 s toleration, counted from the NoExecute taint the controller traced, and never from a node it did not taint", nil, nil},
 		{"self-healing", "stack", "after a node dies and its Node is deleted, each link of the chain (pod GC, ReplicaSet, scheduler, kubelet) acts within its bound", nil, nil},
 		{"leader-takeover", "stack", "when a leader is cut off, another replica leads within the bound client-go's Lease algorithm gives", nil, nil},

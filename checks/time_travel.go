@@ -2,8 +2,10 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
+	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -28,12 +30,27 @@ import (
 //
 // A relist with reason "initial" starts a new informer process (at start,
 // or after its host restarted) with no memory, so it resets the view.
+//
+// A restore of etcd from a snapshot (etcdtrace.Restore) loses the writes
+// after the snapshot's revision, its recovery point: a relist served by
+// the restored cluster (at a resourceVersion at least the restored
+// revision) may take a key back to its state at the recovery point when
+// the informer had seen a later write of it, or bring back a key whose
+// deletion after the recovery point it had seen. Nothing else is
+// excused: the view must still never go back, so a restore that did not
+// bump the revision above every revision handed out before
+// (--bump-revision) shows as time travel.
 type TimeTravel struct {
 	informers map[string]*travelInformer
+	restores  []travelRestore
 	rec       Recorder
 	relists   int
 	events    int
 }
+
+// travelRestore is one restore: the snapshot's revision and the
+// restored cluster's first revision.
+type travelRestore struct{ point, rev int64 }
 
 // travelInformer is what the check remembers of one informer.
 type travelInformer struct {
@@ -70,6 +87,11 @@ func (c *TimeTravel) Observe(e *sim.Event) {
 		return
 	}
 	switch d := e.Data.(type) {
+	case *etcdtrace.Restore:
+		r := travelRestore{point: d.SnapshotRev, rev: d.Rev}
+		if !slices.Contains(c.restores, r) {
+			c.restores = append(c.restores, r)
+		}
 	case *apitrace.Relist:
 		c.relists++
 		inf := c.informer(d.Informer)
@@ -125,14 +147,27 @@ func (c *TimeTravel) relistItem(e *sim.Event, d *apitrace.InformerEvent, inf *tr
 	if d.Type == "delete" {
 		return // a tombstone: the key is gone at the list's revision
 	}
-	if prev, ok := inf.keyRV[d.Key]; ok && rv < prev {
+	if prev, ok := inf.keyRV[d.Key]; ok && rv < prev && !c.lostByRestore(inf.listRV, prev, rv) {
 		c.rec.Add(e, "time travel: informer %s's relist (%s, resourceVersion %d) took %q back from resourceVersion %d to %d (issue 59848)",
 			d.Informer, inf.reason, inf.listRV, d.Key, prev, rv)
 	}
-	if del, ok := inf.deleted[d.Key]; ok && rv < del {
+	if del, ok := inf.deleted[d.Key]; ok && rv < del && !c.lostByRestore(inf.listRV, del, rv) {
 		c.rec.Add(e, "time travel: informer %s's relist (%s, resourceVersion %d) resurrected %q at resourceVersion %d, after seeing its deletion at %d (issue 59848)",
 			d.Informer, inf.reason, inf.listRV, d.Key, rv, del)
 	}
+}
+
+// lostByRestore reports whether a relist at listRV that shows a key at rv,
+// after the informer saw it change at seen, shows the state a restore
+// left: the list comes from the restored cluster, the change seen came
+// after the restore's recovery point, and rv is at or below it.
+func (c *TimeTravel) lostByRestore(listRV, seen, rv int64) bool {
+	for _, r := range c.restores {
+		if listRV >= r.rev && seen > r.point && rv <= r.point {
+			return true
+		}
+	}
+	return false
 }
 
 // Finish implements Check.

@@ -4,7 +4,14 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 )
+
+// restored is a restore from the snapshot at point into a cluster at rev.
+func restored(point, rev int64) *etcdtrace.Restore {
+	return &etcdtrace.Restore{Member: "etcd-1", ClusterID: 0xc1, SnapshotRev: point, Rev: rev, CompactRev: rev}
+}
 
 func TestTimeTravel(t *testing.T) {
 	// The informer lists at 3, then sees a@4 and b deleted at 5.
@@ -57,6 +64,34 @@ func TestTimeTravel(t *testing.T) {
 			at(20, ievent("add", "default/c", "4")),
 		), false, `got a add event on "default/c" at resourceVersion 4, behind its view at 5`},
 		{"store behind the view", with(at(50, store("3", item("default/a", "4")))), false, "store is at resourceVersion 3, behind its view at 5"},
+
+		// A restore from the snapshot at rev 3 (a@2, b@3) into a cluster
+		// bumped to 1003 lost a@4 and b's deletion at 5.
+		{"a restore with a bump loses the writes after its point", with(
+			at(30, restored(3, 1003)),
+			at(40, relist("gone", "1005", 2)),
+			at(40, ievent("update", "default/a", "2")),
+			at(40, ievent("add", "default/b", "3")),
+		), true, "no view went back"},
+		{"a restore without a bump: the relist is behind the view", with(
+			at(30, restored(3, 3)),
+			at(40, relist("gone", "4", 2)),
+			at(40, ievent("update", "default/a", "2")),
+			at(40, ievent("add", "default/b", "3")),
+		), false, "relisted (gone) at resourceVersion 4, behind its view at 5"},
+		{"a restore excuses only what it lost", []step{
+			at(10, relist("initial", "3", 2)),
+			at(10, ievent("add", "default/a", "2")),
+			at(10, ievent("add", "default/b", "3")),
+			at(30, restored(3, 1003)),
+			at(40, relist("gone", "1005", 1)),
+			at(40, ievent("update", "default/b", "1")),
+		}, false, `took "default/b" back from resourceVersion 3 to 1`},
+		{"a stale relist of the old cluster is not excused by a later restore", with(
+			at(20, relist("gone", "6", 1)),
+			at(20, ievent("update", "default/a", "2")),
+			at(30, restored(3, 1003)),
+		), false, `took "default/a" back from resourceVersion 4 to 2`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -60,6 +60,15 @@ func Registry() []Info {
 		{"heal_create_s", "stack", "node-death, node-eviction", "from the death to the creation of their replacements, in seconds"},
 		{"heal_bind_s", "stack", "node-death, node-eviction", "from the death to the binding of the replacements, in seconds"},
 		{"heal_start_s", "stack", "node-death, node-eviction", "from the death to the start of the replacements, in seconds"},
+		{"rpo_revisions_lost", "stack", "etcd-disaster-recovery, etcd-amnesia", "revisions the lost etcd cluster committed above the revision of the backup it was restored from (all of them without a backup): every write of the control plane that the recovery lost"},
+		{"rpo_keys_lost", "stack", "etcd-disaster-recovery, etcd-amnesia", "keys of the lost cluster's last committed state that the restored state lacks or holds at an older version"},
+		{"rpo_writes_lost", "stack", "etcd-disaster-recovery, etcd-amnesia", "of those, the API writes a traced client (the counter writer) saw acknowledged"},
+		{"rpo_s", "stack", "etcd-disaster-recovery, etcd-amnesia", "from the commit of the backup's revision to the last commit the recovery lost, in seconds (0 when nothing was lost)"},
+		{"rto_s", "stack", "etcd-disaster-recovery, etcd-amnesia", "from the loss of the etcd quorum's disks to the operator seeing the cluster converged again (every node Ready, every ReplicaSet's replicas Running and Ready), in seconds; -1 if it never did"},
+		{"rto_procedure_s", "stack", "etcd-disaster-recovery, etcd-amnesia", "the same from the operator's first recovery step: rto_s less the operator's reaction time"},
+		{"pods_running_at_loss", "stack", "etcd-disaster-recovery, etcd-amnesia", "pods with a running container when the first etcd member's disk was lost"},
+		{"pods_kept_through_outage", "stack", "etcd-disaster-recovery, etcd-amnesia", "of those, the pods still running when etcd was restored: kubelets keep their pods while the control plane is gone"},
+		{"pods_stopped_after_restore", "stack", "etcd-disaster-recovery, etcd-amnesia", "of those, the pods whose containers all stopped after the restore: kubelets stop the pods the restored state does not know, and controllers scale down what it holds more of"},
 		{"takeover_s", "stack", "controller-manager-failover", "the longest time from a leader being cut off to another replica leading, in seconds; -1 if none"},
 	}
 }

@@ -14,11 +14,14 @@ import (
 	"github.com/kubesim/kubesim/sim"
 )
 
-// Roles of the API layer's hosts. Only RoleAPIServer may reach etcd's
-// client port.
+// Roles of the API layer's hosts. Only RoleAPIServer and
+// RoleEtcdOperator may reach etcd's client port.
 const (
 	RoleAPIServer = "apiserver"
 	RoleAPIClient = "api-client"
+	// RoleEtcdOperator is an operator's tool that holds etcd's client
+	// certificates, as a backup job running etcdctl does.
+	RoleEtcdOperator = "etcd-operator"
 )
 
 // Defaults of APITopology.
@@ -240,7 +243,7 @@ func addAPIServers(c *Cluster, n int, tmpl apiserver.Config) (*APILayer, []sim.H
 		l.Servers = append(l.Servers, name)
 		servers = append(servers, h.ID())
 	}
-	w.Network().AllowOnly(etcd.ClientPort, RoleAPIServer)
+	w.Network().AllowOnly(etcd.ClientPort, RoleAPIServer, RoleEtcdOperator)
 	c.API = l
 	w.AddResolver(l.resolve)
 	return l, servers, nil

@@ -66,6 +66,11 @@ type Spec struct {
 	// stack). Any member count can still be asked for.
 	Members []int
 	Seeds   int
+	// EtcdClients names the hosts besides the API servers that may reach
+	// etcd's client port (with role RoleEtcdOperator): an operator's
+	// backup job on the stack, which runs etcdctl with etcd's client
+	// certificates. The access check allows them.
+	EtcdClients []string
 }
 
 // Env is what Spec.Build knows of the run.
@@ -314,6 +319,7 @@ func buildLayers(spec Spec, c *Cluster, env Env) ([]checks.Check, error) {
 	}
 	if c.API != nil {
 		cenv.APIServers = c.API.Servers
+		cenv.EtcdClients = spec.EtcdClients
 	}
 	cs := checks.ForLayer(spec.Layer(), cenv)
 	if spec.Build != nil {

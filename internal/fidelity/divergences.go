@@ -6,6 +6,7 @@ import (
 	"github.com/kubesim/kubesim/nodes/apiserver"
 	"github.com/kubesim/kubesim/nodes/etcd"
 	"github.com/kubesim/kubesim/nodes/raft"
+	"github.com/kubesim/kubesim/scenarios"
 )
 
 // Divergences returns the known differences from the pinned versions. The
@@ -33,6 +34,13 @@ func Divergences() []Divergence {
 			Real:        "Maintenance.Snapshot streams the whole bolt file (history since the last compaction, tombstones, leases, membership) from one read transaction, in 32 KiB chunks, with a SHA-256 of the stream at the end; etcdutl snapshot status reports a CRC-32C of every bucket and the highest revision in the key bucket (server/etcdserver/api/v3rpc/maintenance.go, etcdutl/snapshot/v3_snapshot.go)",
 			Consequence: "a snapshot's size does not lengthen its stream, hashes are not comparable with etcd's, and a restore from one can serve no revision below the snapshot's",
 			Where:       "nodes/etcd snapshot.go (Snapshot, SnapshotStatus, SnapshotStreamTime)",
+		},
+		{
+			Name:        "etcd snapshot restore",
+			Kubesim:     "etcd.Restore writes a Raft snapshot at index N (the member count), term 1, holding the snapshot's keys, a HardState committing it, and the membership (IDs from the peer URLs and the token); the store is compacted at the snapshot's revision, or at the bumped one with --mark-compacted; the recovery scenarios bump by " + fmt.Sprint(scenarios.RecoveryBumpRevision) + " revisions",
+			Real:        "etcdutl snapshot restore copies the bolt file (history since the last compaction kept), writes N ConfChange entries at term 1 and a snapshot at their index into a new WAL, and with --mark-compacted schedules a compaction at the bumped revision that the member finishes when it starts (etcdutl/snapshot/v3_snapshot.go, saveWALAndSnap, modifyLatestRevision); Kubernetes' guidance bumps by about a billion",
+			Consequence: "a restored member cannot serve a revision below the snapshot's even without --mark-compacted, and its log starts at a snapshot rather than at configuration entries",
+			Where:       "nodes/etcd restore.go (Restore, Bootstrap); scenarios RecoveryBumpRevision",
 		},
 		{
 			Name:        "Scheduling",

@@ -62,6 +62,10 @@ func Boot(cfg Config) func(h *sim.Host) {
 
 // newMember restores a member from its disk.
 func newMember(h *sim.Host, cfg Config) (*member, error) {
+	if id, peers, ok := loadMembership(h.Disk()); ok {
+		// A restored data directory names the member and its cluster.
+		cfg.ID, cfg.Peers = id, peers
+	}
 	m := &member{
 		h:       h,
 		cfg:     cfg,

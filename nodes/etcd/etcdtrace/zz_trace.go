@@ -6,7 +6,7 @@ import "github.com/kubesim/kubesim/sim"
 
 // The trace kinds, as returned by TraceKind: the constant that the
 // //trace:kind directive of each event type names, in the order of the types.
-const KindRaftState, KindApply, KindKVHash, KindCall, KindReturn, KindWatchOpen, KindWatchResp, KindSnapshotSave, KindBackupStored = "raft.state", "etcd.apply", "etcd.kvhash", "kv.call", "kv.return", "watch.open", "watch.resp", "etcd.snapshot", "backup.stored"
+const KindRaftState, KindApply, KindKVHash, KindCall, KindReturn, KindWatchOpen, KindWatchResp, KindSnapshotSave, KindBackupStored, KindRestore, KindRecoveryStep = "raft.state", "etcd.apply", "etcd.kvhash", "kv.call", "kv.return", "watch.open", "watch.resp", "etcd.snapshot", "backup.stored", "etcd.restore", "operator.step"
 
 // TraceKind implements sim.Data.
 func (e *RaftState) TraceKind() string { return KindRaftState }
@@ -98,4 +98,20 @@ func (e *BackupStored) TraceKind() string { return KindBackupStored }
 // AppendText implements sim.Data.
 func (e *BackupStored) AppendText(b []byte) []byte {
 	return sim.Text(b).Str("store", e.Store).Str("name", e.Name).Str("member", e.Member).Int("rev", e.Rev).Int("keys", int64(e.Keys)).Hex("hash", e.Hash)
+}
+
+// TraceKind implements sim.Data.
+func (e *Restore) TraceKind() string { return KindRestore }
+
+// AppendText implements sim.Data.
+func (e *Restore) AppendText(b []byte) []byte {
+	return sim.Text(b).Str("member", e.Member).Hex("id", e.MemberID).Hex("cluster", e.ClusterID).Hex("from", e.FromCluster).Int("snaprev", e.SnapshotRev).Int("rev", e.Rev).Int("compact", e.CompactRev).Int("keys", int64(e.Keys)).Hex("hash", e.Hash)
+}
+
+// TraceKind implements sim.Data.
+func (e *RecoveryStep) TraceKind() string { return KindRecoveryStep }
+
+// AppendText implements sim.Data.
+func (e *RecoveryStep) AppendText(b []byte) []byte {
+	return sim.Text(b).Str("operator", e.Operator).Str("step", e.Step).StrOpt("detail", e.Detail).StrOpt("err", e.Err)
 }
