@@ -190,7 +190,8 @@ func (c *EndpointsTimely) sliceService(key string, obj model.Object) string {
 	if obj != nil {
 		return obj.GetObjectMeta().Labels[model.LabelServiceName]
 	}
-	for svc, m := range c.slices { // determinism: a key is in one map at most
+	// determinism: a key is in one map at most
+	for svc, m := range c.slices {
 		if _, ok := m[key]; ok {
 			_, name, _ := splitNamespaced(svc)
 			return name
@@ -298,7 +299,8 @@ func (c *EndpointsTimely) setGoal(e *sim.Event, svc, pod string) {
 
 // dropGoals forgets the goals of a deleted Service: its slices go with it.
 func (c *EndpointsTimely) dropGoals(svc string) {
-	for k := range c.pending { // determinism: deletions only
+	// determinism: deletions only
+	for k := range c.pending {
 		if k.svc == svc {
 			delete(c.pending, k)
 		}
@@ -307,7 +309,8 @@ func (c *EndpointsTimely) dropGoals(svc string) {
 
 // recheck clears the goals of svc its slices now meet.
 func (c *EndpointsTimely) recheck(svc string) {
-	for k, p := range c.pending { // determinism: deletions and a count only
+	// determinism: deletions and a count only
+	for k, p := range c.pending {
 		if k.svc == svc && c.shows(svc, k.pod, p.want, p.none) {
 			delete(c.pending, k)
 			c.met++
@@ -343,7 +346,8 @@ func (c *EndpointsTimely) expire(now sim.Time) {
 // sortedGoals returns the goals in a fixed order.
 func sortedGoals(m map[endpointGoal]*pendingEndpoint) []endpointGoal {
 	byKey := make(map[string]endpointGoal, len(m))
-	for k := range m { // determinism: collection only; sorted below
+	// determinism: collection only; sorted below
+	for k := range m {
 		byKey[k.svc+"\x00"+k.pod] = k
 	}
 	out := make([]endpointGoal, 0, len(byKey))
