@@ -21,7 +21,7 @@ func TestRegistry(t *testing.T) {
 			internal = append(internal, a.Name)
 		}
 	}
-	require.Equal(t, []string{"raft-skip-empty-entry"}, internal, "the internal switch: SkipEmptyEntry")
+	require.Equal(t, []string{"raft-skip-empty-entry", "raft-conf-change-unguarded"}, internal, "the internal switches: SkipEmptyEntry, ConfChangeUnguarded")
 	require.Len(t, all, len(registry)-len(internal))
 	seen := map[string]bool{}
 	for _, a := range all {

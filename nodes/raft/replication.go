@@ -90,9 +90,11 @@ func (n *Node) bcastHeartbeat(seq uint64) {
 // commit index moved.
 func (n *Node) maybeCommit() bool {
 	var buf [maxPeers]uint64
-	matches := buf[:len(n.peers)]
+	matches := buf[:0]
 	for i := range n.prs {
-		matches[i] = n.prs[i].match
+		if n.isVoterAt(i) { // learners never count (thesis §4.2.1)
+			matches = append(matches, n.prs[i].match)
+		}
 	}
 	// Insertion sort, descending: clusters are tiny.
 	for i := 1; i < len(matches); i++ {
@@ -151,7 +153,7 @@ func (n *Node) tickHeartbeat() {
 func (n *Node) checkQuorumActive() bool {
 	active := 0
 	for i := range n.prs {
-		if i == n.self || n.prs[i].recentActive {
+		if n.isVoterAt(i) && (i == n.self || n.prs[i].recentActive) {
 			active++
 		}
 		if i != n.self {
@@ -176,7 +178,12 @@ func (n *Node) stepLeader(m *Message) error {
 		}
 		// Copy the forwarded entries: their slice belongs to the sender.
 		for _, e := range m.Entries {
-			n.appendEntries(Entry{Type: EntryNormal, Data: e.Data})
+			if e.Type == EntryConfChange {
+				e = n.maybeAcceptConfChange(e)
+			} else {
+				e.Type = EntryNormal
+			}
+			n.appendEntries(Entry{Type: e.Type, Data: e.Data})
 		}
 		n.bcastAppend()
 		return nil
@@ -189,8 +196,8 @@ func (n *Node) stepLeader(m *Message) error {
 	}
 
 	i := n.peerIndex(m.From)
-	if i == n.self {
-		return nil
+	if i < 0 || i == n.self {
+		return nil // not (or no longer) a member: no progress to update
 	}
 	pr := &n.prs[i]
 	pr.recentActive = true
@@ -267,6 +274,21 @@ func (n *Node) handleHeartbeatResp(i int, m *Message) {
 	if m.Index != 0 {
 		n.ackRead(i, m.Index)
 	}
+}
+
+// maybeAcceptConfChange returns the conf change entry e to append, or an
+// empty entry in its place if an earlier conf change may still be
+// unapplied: single-server changes are safe only one at a time (thesis
+// §4.1), and go.etcd.io/raft/v3 stepLeader replaces a refused change by an
+// empty normal entry (kubesim's EntryEmpty) so that the proposal's index is
+// still used. The raft-conf-change-unguarded ablation accepts every change.
+func (n *Node) maybeAcceptConfChange(e Entry) Entry {
+	next := n.log.lastIndex() + 1
+	if n.pendingConfIndex > n.log.applied && !n.cfg.Ablations.Has(ablation.ConfChangeUnguarded) {
+		return Entry{Type: EntryEmpty}
+	}
+	n.pendingConfIndex = next
+	return e
 }
 
 // stepFollower is the follower's message handler.

@@ -1,9 +1,6 @@
 package raft
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // Compact records that the application took a snapshot of its state at
 // applied index index, with state machine bytes data, and discards the log up
@@ -22,9 +19,9 @@ func (n *Node) Compact(index uint64, data []byte) error {
 	s := &Snapshot{
 		Index:   index,
 		Term:    t,
-		Peers:   slices.Clone(n.peers),
-		Data:    data,
-		LogHash: l.hashAt(index),
+		ConfState: n.confStateAt(index).Clone(),
+		Data:      data,
+		LogHash:   l.hashAt(index),
 	}
 	l.compact(s)
 	return nil
@@ -57,13 +54,21 @@ func (n *Node) handleSnapshot(m *Message) {
 	s := m.Snapshot
 	l := &n.log
 	switch {
-	case s == nil || s.Index <= l.committed:
+	case s == nil || s.Index <= l.committed || !s.ConfState.Contains(n.id):
+		// A snapshot whose configuration lacks us is refused too
+		// (go.etcd.io/raft/v3 raft.restore: "attempted to restore
+		// snapshot but it is not in the ConfState").
 		n.send(Message{To: m.From, Type: MsgAppResp, Index: l.committed})
 	case l.matchTerm(s.Index, s.Term):
 		l.commitTo(s.Index)
 		n.send(Message{To: m.From, Type: MsgAppResp, Index: l.committed})
 	default:
 		l.restore(s)
+		// The snapshot's configuration takes effect at once; conf changes
+		// handed out before it are stale (see ApplyConfChange).
+		cs := s.ConfState.Clone()
+		n.confHistory = []confAt{{index: s.Index, conf: cs}}
+		n.switchToConfig(cs)
 		n.send(Message{To: m.From, Type: MsgAppResp, Index: l.lastIndex()})
 	}
 }
