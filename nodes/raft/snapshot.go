@@ -17,8 +17,8 @@ func (n *Node) Compact(index uint64, data []byte) error {
 	}
 	t, _ := l.term(index)
 	s := &Snapshot{
-		Index:   index,
-		Term:    t,
+		Index:     index,
+		Term:      t,
 		ConfState: n.confStateAt(index).Clone(),
 		Data:      data,
 		LogHash:   l.hashAt(index),
