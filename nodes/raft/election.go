@@ -15,8 +15,14 @@ func (n *Node) tickElection() {
 // hup starts an election: a PreVote poll first when enabled, unless this is
 // a leadership-transfer campaign (ctx == transferContext), which skips
 // straight to a real election.
+//
+// A node with committed conf changes it has not applied yet does not
+// campaign (go.etcd.io/raft/v3 hup, hasUnappliedConfChanges): its
+// configuration may be more than one change behind the cluster's, so that
+// its quorum need not intersect the one that committed those changes (a
+// restarted node re-applies its committed entries before it may lead).
 func (n *Node) hup(ctx []byte) {
-	if n.role == Leader || !n.isVoter() {
+	if n.role == Leader || !n.isVoter() || n.hasUnappliedConfChanges() {
 		return
 	}
 	if n.cfg.PreVote && !isTransferCampaign(ctx) {
@@ -157,4 +163,19 @@ func (n *Node) stepCandidate(m *Message) error {
 		}
 	}
 	return nil
+}
+
+// hasUnappliedConfChanges reports whether a committed entry after the
+// applied index is a conf change (or a snapshot is still to be applied).
+func (n *Node) hasUnappliedConfChanges() bool {
+	l := &n.log
+	if l.pendingSnap != nil {
+		return true
+	}
+	for i := max(l.applied, l.snapIndex) + 1; i <= l.committed; i++ {
+		if l.entry(i).Type == EntryConfChange {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,10 @@
 package raft
 
-import "github.com/kubesim/kubesim/ablation"
+import (
+	"slices"
+
+	"github.com/kubesim/kubesim/ablation"
+)
 
 // appendEntries appends new entries to the leader's log in its term.
 func (n *Node) appendEntries(ents ...Entry) {
@@ -33,6 +37,15 @@ func (n *Node) sendAppend(i int, sendIfEmpty bool) bool {
 	prevTerm, ok := n.log.term(prevIndex)
 	if !ok {
 		return n.sendSnapshot(i)
+	}
+	if prevIndex == 0 && n.log.snapIndex == 0 && !slices.Contains(n.cfg.Peers, n.peers[i]) {
+		// A member that joined later cannot rebuild the configuration
+		// from the log: kubesim's bootstrap configuration is Config.Peers,
+		// not conf change entries at the head of the log as etcd's
+		// StartNode writes them. It is caught up by a snapshot, which
+		// carries the configuration (see WantsSnapshot).
+		n.wantSnapshot = true
+		return false
 	}
 	hi := min(last+1, pr.next+uint64(n.cfg.MaxEntriesPerMsg))
 	ents := n.log.slice(pr.next, hi)

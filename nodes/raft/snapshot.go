@@ -24,8 +24,15 @@ func (n *Node) Compact(index uint64, data []byte) error {
 		LogHash:   l.hashAt(index),
 	}
 	l.compact(s)
+	n.wantSnapshot = false
 	return nil
 }
+
+// WantsSnapshot reports whether the leader must catch up a member whose
+// entries are compacted, but its latest snapshot predates that member (see
+// sendSnapshot). The application should then Compact at its applied index:
+// the new snapshot carries the configuration that includes the member.
+func (n *Node) WantsSnapshot() bool { return n.wantSnapshot }
 
 // Snapshot returns the node's latest snapshot (taken by Compact or received
 // from a leader), or nil. The member wiring persists it as its snapshot file.
@@ -37,6 +44,15 @@ func (n *Node) sendSnapshot(i int) bool {
 	s := n.log.snapshot
 	if s == nil {
 		panic("raft: log compacted without a snapshot")
+	}
+	if !s.ConfState.Contains(n.peers[i]) {
+		// The member was added after the snapshot, which it would
+		// refuse. etcd never sends raft's stored snapshot: it sends one
+		// of its current applied state and configuration (etcdserver
+		// createMergedSnapshotMessage). Ask the application for a newer
+		// snapshot (WantsSnapshot) and probe again meanwhile.
+		n.wantSnapshot = true
+		return false
 	}
 	n.send(Message{To: n.peers[i], Type: MsgSnap, Snapshot: s})
 	n.prs[i].becomeSnapshot(s.Index)

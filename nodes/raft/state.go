@@ -61,6 +61,9 @@ type Node struct {
 	// flight: no conf change is accepted while an entry up to this index
 	// may be an unapplied conf change (go.etcd.io/raft/v3 raft.go).
 	pendingConfIndex uint64
+	// wantSnapshot: a member to catch up is missing from the latest
+	// snapshot's configuration (see WantsSnapshot).
+	wantSnapshot bool
 
 	term uint64
 	vote uint64
