@@ -145,7 +145,11 @@ func remove(s []uint64, id uint64) []uint64 {
 	if !found {
 		return s
 	}
-	return slices.Delete(s, i, i+1)
+	s = slices.Delete(s, i, i+1)
+	if len(s) == 0 {
+		return nil // an empty list is nil, so that ConfStates compare equal
+	}
+	return s
 }
 
 // ProposeConfChange proposes a single-server configuration change as an
