@@ -60,7 +60,7 @@ func UnmarshalConfChange(data []byte) (ConfChange, error) {
 		return ConfChange{}, errBadConfChange
 	}
 	id, k := binary.Uvarint(data[1:])
-	if k <= 0 || id == None {
+	if k <= 0 {
 		return ConfChange{}, errBadConfChange
 	}
 	cc := ConfChange{Type: ConfChangeType(data[0]), NodeID: id}
@@ -108,6 +108,11 @@ func (cs ConfState) Contains(id uint64) bool {
 func (cs ConfState) apply(cc ConfChange) (ConfState, error) {
 	out := cs.Clone()
 	id := cc.NodeID
+	if id == None {
+		// The application refused the change: etcd sets NodeID to
+		// raft.None and raft skips it (confchange.Changer.apply).
+		return out, nil
+	}
 	switch cc.Type {
 	case ConfChangeAddNode:
 		out.Learners = remove(out.Learners, id)
@@ -380,4 +385,15 @@ func validateConfState(cs ConfState) error {
 		}
 	}
 	return nil
+}
+
+// Match returns what the leader knows the member id holds (its match
+// index), and false if this node is not the leader or id is no member.
+// etcd's isLearnerReady compares a learner's match with the leader's.
+func (n *Node) Match(id uint64) (uint64, bool) {
+	i := n.peerIndex(id)
+	if n.role != Leader || i < 0 {
+		return 0, false
+	}
+	return n.prs[i].match, true
 }
