@@ -12,6 +12,13 @@ var (
 	// in flight can together change two voters, so that an old and a new
 	// majority need not intersect (thesis §4.1).
 	ConfChangeUnguarded = declareAfter(KubeletNoPreStop, Ablation{Name: "raft-conf-change-unguarded"}, true)
+	// RejoinWipedMember (scenarios, the etcd-replace-member operator)
+	// restarts a member whose disk was wiped under its old ID, with its
+	// empty disk, instead of removing it and adding a new member with a
+	// new ID (etcd's documented procedure: a member that lost its data
+	// directory must be removed and re-added). The member then votes and
+	// acknowledges as a voter that lost the entries it acknowledged.
+	RejoinWipedMember = declareAfter(ConfChangeUnguarded, Ablation{Name: "rejoin-wiped-member", Mechanism: "a member whose disk was wiped restarts under its old ID with an empty disk, instead of being removed and replaced by a new member with a new ID", Check: "membership-safety", Scenario: "etcd-replace-member"}, false)
 )
 
 // declareAfter declares a after the switch prev (the reference orders the

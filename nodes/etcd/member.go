@@ -144,11 +144,22 @@ func (m *member) handleTick() {
 
 // handlePeer feeds a Raft message from another member into the core.
 func (m *member) handlePeer(msg *sim.Message) {
+	if _, ok := msg.Payload.(*removedNotice); ok {
+		m.stopRemoved()
+		return
+	}
 	rm, ok := msg.Payload.(*raft.Message)
-	if !ok || m.stopped || m.removedIDs[rm.From] {
+	if !ok || m.stopped {
+		return
+	}
+	if m.removedIDs[rm.From] {
 		// etcd's transport refuses messages from removed members
 		// (rafthttp: "rejected stream from remote peer because it was
-		// removed").
+		// removed", HTTP 410 Gone), and the removed member stops when
+		// told so (errMemberRemoved reaches the server's errorc).
+		if h, ok := m.peerHost(rm.From); ok {
+			m.h.Send(h, PeerPort, &removedNotice{})
+		}
 		return
 	}
 	m.heard[rm.From] = m.h.Now()

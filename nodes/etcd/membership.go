@@ -462,6 +462,10 @@ func (m *member) memberNames() (voters, learners string) {
 	return strings.Join(v, ","), strings.Join(l, ",")
 }
 
+// removedNotice tells a member that it was removed from the cluster: what
+// etcd's peers answer its messages with (HTTP 410 Gone).
+type removedNotice struct{}
+
 // stopRemoved stops a member that applied its own removal, as etcd stops
 // its server (ErrStopped): no more ticks; peers' messages are dropped and
 // clients are answered ErrStopped.
