@@ -294,3 +294,59 @@ func TestConfChangeEncoding(t *testing.T) {
 		cs = next
 	}
 }
+
+// TestMembershipUnguardedTwoLeaders: why one change at a time (thesis §4.1).
+// With the raft-conf-change-unguarded ablation, leader 1 of {1, 2, 3}
+// appends two removals (3, then 2) at once; both commit with 2's
+// acknowledgement, but 2 never learns that they did (the leader's later
+// messages to it are lost). Leader 1 applies both and is alone in its
+// configuration {1}; 2 and 3 still use {1, 2, 3}. Both sides then elect a
+// leader in the same term: {1} and {2, 3} are disjoint majorities (the
+// network's checker reports the election safety violation).
+// Guarded, the second removal is an empty entry, 1's configuration is
+// {1, 2}, and 1 cannot win alone.
+func TestMembershipUnguardedTwoLeaders(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		abl  ablation.Set
+		want bool // two leaders in one term
+	}{
+		{"guarded", 0, false},
+		{"ablation raft-conf-change-unguarded", ablation.Of(ablation.ConfChangeUnguarded), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			nw := newNetworkWithVoters(t, 3, 3, 1, func(c *Config) { noPreVote(c); c.Ablations = tc.abl })
+			lead := electLeader1(t, nw)
+			nw.isolate(3)
+			before := lead.log.committed
+			// 2 never hears that the changes committed.
+			nw.drop = func(m Message) bool { return m.To == 2 && m.Commit > before }
+			require.NoError(t, lead.ProposeConfChange(ConfChange{Type: ConfChangeRemoveNode, NodeID: 3}))
+			require.NoError(t, lead.ProposeConfChange(ConfChange{Type: ConfChangeRemoveNode, NodeID: 2}))
+			last := lead.log.lastIndex()
+			nw.stabilize()
+			require.Equal(t, last, lead.log.committed)
+			require.Equal(t, before, nw.node(2).log.committed)
+
+			// 1 restarts alone and campaigns in its own configuration.
+			nw.heal()
+			nw.isolate(1)
+			nw.crash(1)
+			nw.restart(1)
+			nw.process(1)
+			require.NoError(t, nw.node(1).Step(Message{Type: MsgHup}))
+			nw.process(1)
+			if !tc.want {
+				assert.NotEqual(t, Leader, nw.node(1).role, "1 is no majority of {1, 2}")
+			}
+			// 2 and 3 elect a leader among themselves (2 then commits
+			// the removals it holds, and steps down).
+			nw.campaign(2)
+			if tc.want {
+				require.ErrorContains(t, nw.check(), "both leaders in term 2")
+			} else {
+				require.NoError(t, nw.check())
+			}
+		})
+	}
+}
