@@ -57,7 +57,8 @@
 //
 // Client.MemberAdd (a voter or a learner on its host), MemberRemove,
 // MemberPromote and MemberList change and read the membership as etcd's
-// Cluster API does. A change passes etcd's strict reconfiguration checks
+// Cluster API does; the leader serves the changes (a follower answers "not
+// leader" and the client tries another endpoint). A change passes etcd's strict reconfiguration checks
 // first (mayAddMember, mayRemoveMember, mayPromoteMember, isLearnerReady: no
 // change that would lose quorum with the connected members, promotion only
 // in sync with the leader, one learner at most), is proposed as a Raft conf

@@ -184,6 +184,15 @@ func (m *member) handleMember(q *sim.Request, r *memberRequest) {
 		q.Reply(&reply{Header: m.newHeader(), Err: ErrNoLeader})
 		return
 	}
+	if m.node.Role() != raft.Leader {
+		// The checks need every voter's connectivity. An etcd member
+		// knows it from rafthttp's streams to all its peers; a kubesim
+		// follower hears only from its leader, so only the leader
+		// judges (and proposes) a change, and the client moves on to
+		// another endpoint (a divergence, docs/fidelity.md).
+		q.Reply(&reply{Header: m.newHeader(), Err: ErrNotLeader})
+		return
+	}
 	cc, err := m.checkMemberChange(r)
 	if err != nil {
 		q.Reply(&reply{Header: m.newHeader(), Err: err})
