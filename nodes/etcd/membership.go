@@ -76,6 +76,10 @@ const (
 	memberPromote
 )
 
+// memberOpNames are the trace's names of the member calls.
+var memberOpNames = [...]string{memberList: "list", memberAdd: etcdtrace.MemberAddLearner,
+	memberRemove: etcdtrace.MemberRemove, memberPromote: etcdtrace.MemberPromote}
+
 // memberRequest is a member call; ID identifies it as a writeRequest's ID.
 type memberRequest struct {
 	ID     requestID
@@ -565,6 +569,16 @@ func (c *Client) MemberList(done func(MemberListResult, error)) {
 
 func (c *Client) member(r *memberRequest, done func(MemberListResult, error)) {
 	c.do(r.Op != memberList, r, func(rep *reply, err error) {
+		if r.Op != memberList {
+			ev := &etcdtrace.MemberCall{Client: c.cfg.Name, Op: memberOpNames[r.Op], NodeID: r.Member.ID}
+			if r.Op == memberAdd && !r.Member.IsLearner {
+				ev.Op = etcdtrace.MemberAddVoter
+			}
+			if err != nil {
+				ev.Err = err.Error()
+			}
+			c.h.Emit(ev)
+		}
 		if err != nil {
 			done(MemberListResult{}, err)
 			return

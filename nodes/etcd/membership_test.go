@@ -69,9 +69,13 @@ func memberIDs(ms []Member) (voters, learners []uint64) {
 func TestMemberAddLearnerPromote(t *testing.T) {
 	cl := newCluster(t, 7, 3, func(c *Config) { c.SnapshotCount = 20 }, sim.DiskSpec{})
 	var evs []etcdtrace.Membership
+	var calls []etcdtrace.MemberCall
 	cl.w.Subscribe(func(e *sim.Event) {
-		if d, ok := e.Data.(*etcdtrace.Membership); ok {
+		switch d := e.Data.(type) {
+		case *etcdtrace.Membership:
 			evs = append(evs, *d)
+		case *etcdtrace.MemberCall:
+			calls = append(calls, *d)
 		}
 	})
 	j, p4 := cl.addJoiner(func(c *Config) { c.SnapshotCount = 20 })
@@ -127,6 +131,11 @@ func TestMemberAddLearnerPromote(t *testing.T) {
 	}
 	assert.Equal(t, 3, counts[etcdtrace.MemberAddLearner], "the 3 voters; the learner got a snapshot that holds it")
 	assert.Equal(t, 4, counts[etcdtrace.MemberPromote])
+	// And the client traced its calls, the refused one with its error.
+	require.Len(t, calls, 3)
+	assert.Equal(t, etcdtrace.MemberCall{Client: "c", Op: etcdtrace.MemberAddLearner, NodeID: 4}, calls[0])
+	assert.Equal(t, etcdtrace.MemberCall{Client: "c", Op: etcdtrace.MemberAddLearner, NodeID: 9, Err: ErrTooManyLearners.Error()}, calls[1])
+	assert.Equal(t, etcdtrace.MemberCall{Client: "c", Op: etcdtrace.MemberPromote, NodeID: 4}, calls[2])
 }
 
 // TestMemberRemoveAndRestart: a removed member stops; the membership

@@ -317,3 +317,16 @@ func Names(list string) []string {
 	}
 	return strings.Split(list, ",")
 }
+
+// MemberCall is emitted by an etcd client when one of its member calls
+// (etcdctl member add, remove, promote) returns: the client, the call
+// (Op: add-voter, add-learner, remove or promote), the member it names,
+// and the error, empty when it succeeded.
+//
+//trace:kind KindMemberCall etcd.member.call
+type MemberCall struct {
+	Client string `json:"client" trace:"client"`
+	Op     string `json:"op" trace:"op"`
+	NodeID uint64 `json:"node_id" trace:"id,hex"`
+	Err    string `json:"err,omitempty" trace:"err,omitempty"`
+}
