@@ -21,7 +21,7 @@ func TestRegistry(t *testing.T) {
 			internal = append(internal, a.Name)
 		}
 	}
-	require.Equal(t, []string{"raft-skip-empty-entry"}, internal, "the internal switch: SkipEmptyEntry")
+	require.Equal(t, []string{"raft-skip-empty-entry", "raft-conf-change-unguarded"}, internal, "the internal switches: SkipEmptyEntry, ConfChangeUnguarded")
 	require.Len(t, all, len(registry)-len(internal))
 	seen := map[string]bool{}
 	for _, a := range all {
@@ -34,7 +34,7 @@ func TestRegistry(t *testing.T) {
 		assert.Equal(t, a.Name, a.Switch.String())
 	}
 	assert.Equal(t, "raft-ack-before-fsync", all[0].Name, "documentation order")
-	assert.Equal(t, "restore-last-by-name", all[len(all)-1].Name, "documentation order")
+	assert.Equal(t, "rejoin-wiped-member", all[len(all)-1].Name, "documentation order")
 }
 
 // TestParse: a name turns on its switch and what it implies, nothing else;

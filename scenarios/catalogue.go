@@ -180,6 +180,7 @@ func Catalogue() []Spec {
 			Build:    buildBackup(20 * time.Second),
 		},
 	}
+	specs = append(specs, membershipCatalogue()...)
 	specs = append(specs, apiCatalogue()...)
 	specs = append(specs, stackCatalogue()...)
 	specs = append(specs, recoveryCatalogue()...)

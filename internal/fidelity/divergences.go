@@ -85,6 +85,13 @@ func Divergences() []Divergence {
 			Where:       "nodes/raft DefaultMaxInflightMsgs, DefaultMaxEntriesPerMsg",
 		},
 		{
+			Name:        "etcd membership change",
+			Kubesim:     "the initial configuration is Config.Peers, not conf change entries at the head of the log, so a joining member is always caught up by a snapshot (the leader takes one when its latest predates the member: raft WantsSnapshot); the operator chooses a new member's ID; only the leader serves member add, remove and promote (a follower answers \"etcdserver: not leader\" and the client moves on), since a follower hears only from its leader; the strict reconfiguration checks count a voter as started when the leader heard from it within the 5 s health interval; members refuse to re-add a removed ID; a refused change at apply time reaches raft as a no-op",
+			Real:        "etcd's StartNode writes the initial members as ConfChangeAddNode entries 1..n, so a new member can also catch up from the log; MemberAdd derives the ID from the peer URLs, the cluster name and the time (membership.computeMemberID); IsReadyToAddVotingMember counts members that published their attributes, and isConnectedFullySince checks connectivity apart (ErrUnhealthy); the leader sends a snapshot of its current state (createMergedSnapshotMessage); any member serves the member calls, judging connectivity by its rafthttp streams to every peer",
+			Consequence: "a new member always receives a snapshot, never a log replay from index 1; a change that would lose quorum with the connected members is refused with \"not enough started members\" where etcd may say \"unhealthy cluster\"",
+			Where:       "nodes/raft sendAppend, WantsSnapshot; nodes/etcd membership.go (mayAddVoter, mayRemoveMember, started)",
+		},
+		{
 			Name:        "kube-proxy's rules",
 			Kubesim:     "a sync programs, at once and without failing, one route per ClusterIP Service port to its ready endpoints (or its serving-terminating ones when none is ready); the 30 s sync period has nothing to do; a restarted process keeps the table until its first sync",
 			Real:        "the iptables proxier writes its chains with iptables-restore, which takes time and can fail (then it retries after the sync period); a canary chain checked every sync period detects rules flushed by someone else; NodePort, LoadBalancer, traffic policies, topology hints and session affinity exist too",

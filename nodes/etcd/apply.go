@@ -22,6 +22,9 @@ func (m *member) applyEntry(e *raft.Entry) {
 			w = req
 		}
 	}
+	if e.Type == raft.EntryConfChange {
+		m.applyConfChange(e)
+	}
 	if w != nil && !m.isDuplicate(w.ID) {
 		m.dedup[w.ID.Client] = max(m.dedup[w.ID.Client], w.ID.Seq)
 		rep = m.applyWrite(w)
@@ -129,13 +132,20 @@ func (m *member) installSnapshot(s *raft.Snapshot) {
 	m.flushWatches(false)
 }
 
-// snapshotMagic starts the member's snapshot data.
-const snapshotMagic = "ketcd\x01"
+// snapshotMagic starts the member's snapshot data; clusterMagic starts it
+// when the membership changed since bootstrap, and the membership follows.
+const (
+	snapshotMagic = "ketcd\x01"
+	clusterMagic  = "ketcd\x02"
+)
 
 // encodeState encodes the state machine: the de-duplication table, then the
 // store's own snapshot.
 func (m *member) encodeState() []byte {
 	b := []byte(snapshotMagic)
+	if m.dynamic {
+		b = m.encodeCluster([]byte(clusterMagic))
+	}
 	clients := sim.SortedKeys(m.dedup)
 	b = binary.AppendUvarint(b, uint64(len(clients)))
 	for _, c := range clients {
@@ -150,10 +160,25 @@ var errBadSnapshot = errors.New("etcd: invalid snapshot data")
 
 // restoreState replaces the state machine with encodeState's output.
 func (m *member) restoreState(data []byte) error {
-	if len(data) < len(snapshotMagic) || string(data[:len(snapshotMagic)]) != snapshotMagic {
+	if len(data) < len(snapshotMagic) {
 		return errBadSnapshot
 	}
 	r := reader{b: data[len(snapshotMagic):]}
+	switch string(data[:len(snapshotMagic)]) {
+	case clusterMagic:
+		if err := m.decodeCluster(&r); err != nil {
+			return err
+		}
+	case snapshotMagic:
+		if m.dynamic { // the snapshot predates any change: bootstrap
+			heard := m.heard
+			m.initCluster()
+			m.heard = heard
+			m.dynamic = false
+		}
+	default:
+		return errBadSnapshot
+	}
 	n := r.uvarint()
 	dedup := make(map[string]uint64)
 	for i := uint64(0); i < n && r.err == nil; i++ {

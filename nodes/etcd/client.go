@@ -229,7 +229,11 @@ type attempt struct {
 // do sends a request with failover. A write gets a fresh request ID, kept
 // across its retries.
 func (c *Client) do(write bool, body any, done func(*reply, error)) {
-	if w, ok := body.(*writeRequest); ok {
+	switch w := body.(type) {
+	case *writeRequest:
+		c.seq++
+		w.ID = requestID{Client: c.id, Seq: c.seq}
+	case *memberRequest:
 		c.seq++
 		w.ID = requestID{Client: c.id, Seq: c.seq}
 	}
@@ -281,8 +285,9 @@ func (c *Client) try(a *attempt) {
 // again: a write only when it was certainly not proposed, a read after any
 // error that another member might not give.
 func (c *Client) isRetriable(a *attempt, err error) bool {
-	if errors.Is(err, ErrNoLeader) {
-		return true
+	if errors.Is(err, ErrNoLeader) || errors.Is(err, ErrNotLeader) ||
+		errors.Is(err, ErrLearnerNotSupported) || errors.Is(err, ErrStopped) {
+		return true // not proposed: another member may serve it
 	}
 	return !a.write && (errors.Is(err, ErrLeaderChanged) || errors.Is(err, ErrTimeout))
 }

@@ -63,8 +63,14 @@ type Config struct {
 	Name string
 	// ID is the member's Raft ID; it must appear in Peers.
 	ID uint64
-	// Peers lists every member, including this one.
+	// Peers lists every member, including this one: the initial cluster.
+	// For a member that joins (Join), the members it may first hear from.
 	Peers []Peer
+	// Join boots the member into an existing cluster (etcd's
+	// --initial-cluster-state=existing): it starts with no configuration
+	// and learns the membership from the leader's snapshot. The cluster
+	// must have added it first (Client.MemberAdd).
+	Join bool
 	// HeartbeatInterval is the Raft tick: the leader heartbeats once per
 	// interval. Default 100 ms.
 	HeartbeatInterval time.Duration

@@ -53,6 +53,26 @@
 // has been compacted", ...). They travel as Go error values inside the
 // simulated messages.
 //
+// # Membership
+//
+// Client.MemberAdd (a voter or a learner on its host), MemberRemove,
+// MemberPromote and MemberList change and read the membership as etcd's
+// Cluster API does; the leader serves the changes (a follower answers "not
+// leader" and the client tries another endpoint). A change passes etcd's strict reconfiguration checks
+// first (mayAddMember, mayRemoveMember, mayPromoteMember, isLearnerReady: no
+// change that would lose quorum with the connected members, promotion only
+// in sync with the leader, one learner at most), is proposed as a Raft conf
+// change carrying the member's attributes, and is validated again and
+// applied by every member when the entry is applied (refused changes reach
+// Raft as no-ops), each time traced as etcdtrace.Membership. A learner
+// serves only serializable reads, status, snapshots and the member list
+// ("rpc not supported for learner"). A member that removed itself stops,
+// and messages from removed members are dropped, as etcd's transport does.
+// A new member boots with Config.Join and an empty disk and is caught up by
+// a snapshot, whose data then carries the membership; the membership is
+// rebuilt at boot from the snapshot and the conf change entries re-applied
+// after it.
+//
 // # Watches
 //
 // A watch RPC creates an MVCC watch on the member. After every applied entry

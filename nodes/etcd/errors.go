@@ -36,7 +36,12 @@ func DefinitelyNotApplied(err error) bool {
 	switch {
 	case err == nil:
 		return false
-	case errors.Is(err, ErrNoLeader), errors.Is(err, ErrUnknownRequest):
+	case errors.Is(err, ErrNoLeader), errors.Is(err, ErrUnknownRequest),
+		errors.Is(err, ErrNotLeader), errors.Is(err, ErrLearnerNotSupported), errors.Is(err, ErrStopped),
+		errors.Is(err, ErrNotEnoughStartedMembers), errors.Is(err, ErrUnhealthy),
+		errors.Is(err, ErrLearnerNotReady), errors.Is(err, ErrMemberNotLearner),
+		errors.Is(err, ErrTooManyLearners), errors.Is(err, ErrIDExists),
+		errors.Is(err, ErrIDNotFound), errors.Is(err, ErrIDRemoved):
 		return true
 	case errors.Is(err, mvcc.ErrCompacted), errors.Is(err, mvcc.ErrFutureRev),
 		errors.Is(err, mvcc.ErrEmptyKey), errors.Is(err, mvcc.ErrKeyNotFound),

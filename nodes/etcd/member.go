@@ -46,6 +46,16 @@ type member struct {
 
 	tick *sim.Timer
 	last raftView
+
+	// Membership (membership.go): the applied members, the IDs removed
+	// for good, when each peer was last heard from, whether the
+	// membership ever changed (snapshots then carry it), and whether this
+	// member removed itself.
+	cluster    []Member
+	removedIDs map[uint64]bool
+	heard      map[uint64]sim.Time
+	dynamic    bool
+	stopped    bool
 }
 
 // Boot returns the sim.HostSpec.Boot function of a member: it rebuilds the
@@ -76,6 +86,7 @@ func newMember(h *sim.Host, cfg Config) (*member, error) {
 	}
 	m.onSynced = m.synced
 	m.store.Ablations = cfg.Ablations
+	m.initCluster()
 	ps, dropped := loadDisk(m.disk)
 	if s := ps.Snapshot; s != nil {
 		if err := m.restoreState(s.Data); err != nil {
@@ -85,9 +96,12 @@ func newMember(h *sim.Host, cfg Config) (*member, error) {
 	}
 	m.hs, m.ents = ps.HardState, ps.Entries
 	m.startInternalWatch()
-	ids := make([]uint64, len(cfg.Peers))
-	for i, p := range cfg.Peers {
-		ids[i] = p.ID
+	var ids []uint64 // a joining member starts with no configuration
+	if !cfg.Join {
+		ids = make([]uint64, len(cfg.Peers))
+		for i, p := range cfg.Peers {
+			ids[i] = p.ID
+		}
 	}
 	node, err := raft.New(raft.Config{
 		ID:            cfg.ID,
@@ -124,6 +138,9 @@ func (m *member) start() {
 
 // handleTick advances Raft's logical clock.
 func (m *member) handleTick() {
+	if m.stopped {
+		return
+	}
 	m.tick.Reset(m.cfg.HeartbeatInterval)
 	m.node.Tick()
 	m.afterInput()
@@ -131,10 +148,25 @@ func (m *member) handleTick() {
 
 // handlePeer feeds a Raft message from another member into the core.
 func (m *member) handlePeer(msg *sim.Message) {
-	rm, ok := msg.Payload.(*raft.Message)
-	if !ok {
+	if _, ok := msg.Payload.(*removedNotice); ok {
+		m.stopRemoved()
 		return
 	}
+	rm, ok := msg.Payload.(*raft.Message)
+	if !ok || m.stopped {
+		return
+	}
+	if m.removedIDs[rm.From] {
+		// etcd's transport refuses messages from removed members
+		// (rafthttp: "rejected stream from remote peer because it was
+		// removed", HTTP 410 Gone), and the removed member stops when
+		// told so (errMemberRemoved reaches the server's errorc).
+		if h, ok := m.peerHost(rm.From); ok {
+			m.h.Send(h, PeerPort, &removedNotice{})
+		}
+		return
+	}
+	m.heard[rm.From] = m.h.Now()
 	_ = m.node.Step(*rm)
 	m.afterInput()
 }
@@ -214,7 +246,7 @@ func (m *member) finishReady(rd raft.Ready) {
 // pointer into the Ready's slice, which no one modifies afterwards.
 func (m *member) sendMessages(msgs []raft.Message) {
 	for i := range msgs {
-		if to, ok := hostOf(m.cfg.Peers, msgs[i].To); ok {
+		if to, ok := m.peerHost(msgs[i].To); ok {
 			m.h.Send(to, PeerPort, &msgs[i])
 		}
 	}
@@ -262,7 +294,10 @@ func (m *member) rewriteWAL() {
 // without the compacted entries. The writes become durable with the next
 // fsync; until then the old files are a consistent state too.
 func (m *member) maybeSnapshot() {
-	if m.applied < m.snapIndex+m.cfg.SnapshotCount {
+	if m.applied < m.snapIndex+m.cfg.SnapshotCount && !(m.node.WantsSnapshot() && m.applied > m.snapIndex) {
+		// Besides every SnapshotCount entries, a snapshot is taken when
+		// the leader must catch up a member added after its latest one
+		// (etcd sends a snapshot of its current state then).
 		return
 	}
 	if err := m.node.Compact(m.applied, m.encodeState()); err != nil {

@@ -166,7 +166,7 @@ func Restore(h *sim.Host, snap *Snapshot, cfg RestoreConfig) (RestoreResult, err
 	res := RestoreResult{MemberID: peers[i].ID, ClusterID: ClusterID(peers), Peers: peers,
 		Revision: rev, CompactRevision: rev, Index: uint64(len(ids)), Term: 1, Keys: len(snap.KVs)}
 	state := (&member{store: store, dedup: map[string]uint64{}}).encodeState()
-	rs := &raft.Snapshot{Index: res.Index, Term: res.Term, Peers: ids, Data: state, LogHash: bootstrapLogHash(ids)}
+	rs := &raft.Snapshot{Index: res.Index, Term: res.Term, ConfState: raft.ConfState{Voters: ids}, Data: state, LogHash: bootstrapLogHash(ids)}
 	d.Set(snapFile, encodeSnapshot(rs))
 	d.Set(walFile, encodeHardState(raft.HardState{Term: res.Term, Vote: ids[0], Commit: res.Index}))
 	d.Set(membershipFile, encodeMembership(res.MemberID, res.ClusterID, peers))

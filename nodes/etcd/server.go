@@ -30,7 +30,17 @@ type pendingRead struct {
 
 // handleClient dispatches a client RPC.
 func (m *member) handleClient(q *sim.Request) {
+	switch {
+	case m.stopped:
+		q.Reply(&reply{Header: m.newHeader(), Err: ErrStopped})
+		return
+	case m.isLearner() && !learnerAllowed(q.Body):
+		q.Reply(&reply{Header: m.newHeader(), Err: ErrLearnerNotSupported})
+		return
+	}
 	switch b := q.Body.(type) {
+	case *memberRequest:
+		m.handleMember(q, b)
 	case *rangeRequest:
 		m.handleRange(q, b)
 	case *writeRequest:
@@ -69,7 +79,13 @@ func (m *member) handleWrite(q *sim.Request, w *writeRequest) {
 		m.afterInput()
 		return
 	}
-	key := w.ID
+	m.wait(q, w.ID)
+	m.afterInput()
+}
+
+// wait makes the request q, with ID key, wait until its entry is applied
+// here, or answers it "request timed out".
+func (m *member) wait(q *sim.Request, key requestID) {
 	if old := m.waiters[key]; old != nil {
 		old.timer.Stop() // a duplicate of the request: the newer one waits
 	}
@@ -81,7 +97,6 @@ func (m *member) handleWrite(q *sim.Request, w *writeRequest) {
 		}
 	})
 	m.waiters[key] = wt
-	m.afterInput()
 }
 
 // answerWaiter answers the client waiting here for request id, if any.

@@ -58,8 +58,8 @@ func EmitKVHash(h *sim.Host) { EmitKVHashAt(h, 0) }
 // not reached rev, or compacted past it, reports nothing.
 func EmitKVHashAt(h *sim.Host, rev int64) {
 	m, ok := h.Exposed(exposeName).(*member)
-	if !ok {
-		return
+	if !ok || m.stopped {
+		return // no member, or one that was removed and stopped
 	}
 	kv, err := m.store.HashKV(rev)
 	if err != nil {

@@ -65,8 +65,14 @@ func encodeSnapshot(s *raft.Snapshot) []byte {
 	b = binary.AppendUvarint(b, s.Index)
 	b = binary.AppendUvarint(b, s.Term)
 	b = binary.BigEndian.AppendUint64(b, s.LogHash)
-	b = binary.AppendUvarint(b, uint64(len(s.Peers)))
-	for _, p := range s.Peers {
+	// One uvarint holds both counts, voters in the low 8 bits: a snapshot
+	// without learners encodes as before membership change existed.
+	cs := &s.ConfState
+	b = binary.AppendUvarint(b, uint64(len(cs.Voters))|uint64(len(cs.Learners))<<8)
+	for _, p := range cs.Voters {
+		b = binary.AppendUvarint(b, p)
+	}
+	for _, p := range cs.Learners {
 		b = binary.AppendUvarint(b, p)
 	}
 	b = append(b, s.Data...)
@@ -130,12 +136,16 @@ func decodeEntry(body []byte) (raft.Entry, error) {
 func decodeSnapshot(body []byte) (*raft.Snapshot, error) {
 	r := reader{b: body}
 	s := &raft.Snapshot{Index: r.uvarint(), Term: r.uvarint(), LogHash: r.uint64()}
-	n := r.uvarint()
-	if n > uint64(len(body)) {
+	counts := r.uvarint()
+	nv, nl := counts&0xff, counts>>8
+	if nv+nl > uint64(len(body)) {
 		return nil, errBadRecord
 	}
-	for i := uint64(0); i < n; i++ {
-		s.Peers = append(s.Peers, r.uvarint())
+	for i := uint64(0); i < nv; i++ {
+		s.ConfState.Voters = append(s.ConfState.Voters, r.uvarint())
+	}
+	for i := uint64(0); i < nl; i++ {
+		s.ConfState.Learners = append(s.ConfState.Learners, r.uvarint())
 	}
 	s.Data = r.b
 	return s, r.err

@@ -347,6 +347,8 @@ type reply struct {
 	Status *StatusResult
 	// Snapshot answers Maintenance.Snapshot.
 	Snapshot *Snapshot
+	// Members answers the member calls.
+	Members []Member
 }
 
 // StatusResult is a member's status, as etcd's StatusResponse.

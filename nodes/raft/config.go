@@ -19,7 +19,12 @@ type Rand interface {
 type Config struct {
 	// ID is this node's non-zero identity.
 	ID uint64
-	// Peers lists every voter, including ID. IDs are non-zero and unique.
+	// Peers lists the voters of a new cluster, including ID. IDs are
+	// non-zero and unique. It is empty for a node that joins an existing
+	// cluster: that node learns its configuration from the leader's log or
+	// snapshot (etcd starts such a member with raft.RestartNode and no
+	// peers). It is ignored when the restored state carries a
+	// configuration (a snapshot or PersistentState.ConfState).
 	Peers []uint64
 	// ElectionTick is the election timeout in ticks (default 10: with etcd's
 	// 100 ms tick, 1 s). Each timeout is drawn uniformly from
@@ -105,10 +110,10 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	peers := slices.Clone(c.Peers)
 	slices.Sort(peers)
-	if len(peers) == 0 || len(peers) > maxPeers {
-		return c, fmt.Errorf("raft: need 1..%d peers, got %d", maxPeers, len(peers))
+	if len(peers) > maxPeers {
+		return c, fmt.Errorf("raft: need 0..%d peers, got %d", maxPeers, len(peers))
 	}
-	if peers[0] == None {
+	if len(peers) > 0 && peers[0] == None {
 		return c, errors.New("raft: peer IDs must be non-zero")
 	}
 	for i := 1; i < len(peers); i++ {
@@ -116,7 +121,7 @@ func (c Config) withDefaults() (Config, error) {
 			return c, fmt.Errorf("raft: duplicate peer %d", peers[i])
 		}
 	}
-	if !slices.Contains(peers, c.ID) {
+	if len(peers) > 0 && !slices.Contains(peers, c.ID) {
 		return c, fmt.Errorf("raft: Peers must include ID %d", c.ID)
 	}
 	c.Peers = peers

@@ -18,8 +18,33 @@
 // every new leader, commitment that only counts replicas of current-term
 // entries (paper §5.4.2), log compaction with snapshots sent to lagging
 // followers (paper §7), ReadIndex for linearizable reads (thesis §6.4) and
-// proposal forwarding from followers to the leader. Membership change is not
-// implemented.
+// proposal forwarding from followers to the leader, and single-server
+// membership change (thesis chapter 4), described below.
+//
+// # Membership change
+//
+// Configurations change one server at a time (thesis §4.1), as
+// go.etcd.io/raft does it: ProposeConfChange appends an EntryConfChange
+// entry (add a voter, add a learner, remove a node; etcd promotes a learner
+// by adding it as a voter), and the change takes effect on each node only
+// when its application applies the committed entry and calls
+// ApplyConfChange, which returns the new ConfState. The leader accepts no
+// second change while one may be unapplied (pendingConfIndex; a refused
+// change becomes an empty entry), a node with committed but unapplied conf
+// changes does not campaign, and a leader that is no longer a voter steps
+// down (thesis §4.2.2). Learners (thesis §4.2.1) receive the log and
+// snapshots but never campaign, and their answers never count towards
+// commitment, elections, ReadIndex or CheckQuorum; any node answers vote
+// requests, since it may have been promoted without knowing it. PreVote and
+// CheckQuorum keep a removed server that never learned of its removal from
+// disrupting the cluster (thesis §4.2.3). A node that joins an existing
+// cluster starts with empty Config.Peers and learns its configuration from
+// a snapshot: the bootstrap configuration is Config.Peers, not entries at
+// the head of the log as etcd's StartNode writes them, so the leader catches
+// a joiner up by snapshot, and asks the application for a newer one
+// (WantsSnapshot) when its latest predates the member. Snapshots carry the
+// ConfState in effect at their index; a restarted node rebuilds its
+// configuration from PersistentState (see Restart).
 //
 // # Using a Node
 //
@@ -67,7 +92,9 @@
 // snapshot and the log tail after it. The application is assumed to have
 // restored its state machine from the snapshot; committed entries after the
 // snapshot are handed out again in Ready (unless Config.Applied says they are
-// already applied).
+// already applied). The configuration is PersistentState.ConfState if set,
+// else the snapshot's (or Config.Peers without one) with the conf changes up
+// to Config.Applied replayed; the application re-applies the rest.
 //
 // # Log hash
 //

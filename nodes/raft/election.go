@@ -2,9 +2,11 @@ package raft
 
 // tickElection is the clock of followers and candidates: after a randomized
 // election timeout without hearing from a leader, campaign (paper §5.2).
+// Learners and nodes outside the configuration never campaign (thesis
+// §4.2.1; go.etcd.io/raft/v3 tickElection asks promotable).
 func (n *Node) tickElection() {
 	n.electionElapsed++
-	if n.electionElapsed >= n.randomizedElectionTimeout {
+	if n.electionElapsed >= n.randomizedElectionTimeout && n.isVoter() {
 		n.electionElapsed = 0
 		n.hup(nil)
 	}
@@ -13,8 +15,14 @@ func (n *Node) tickElection() {
 // hup starts an election: a PreVote poll first when enabled, unless this is
 // a leadership-transfer campaign (ctx == transferContext), which skips
 // straight to a real election.
+//
+// A node with committed conf changes it has not applied yet does not
+// campaign (go.etcd.io/raft/v3 hup, hasUnappliedConfChanges): its
+// configuration may be more than one change behind the cluster's, so that
+// its quorum need not intersect the one that committed those changes (a
+// restarted node re-applies its committed entries before it may lead).
 func (n *Node) hup(ctx []byte) {
-	if n.role == Leader {
+	if n.role == Leader || !n.isVoter() || n.hasUnappliedConfChanges() {
 		return
 	}
 	if n.cfg.PreVote && !isTransferCampaign(ctx) {
@@ -43,7 +51,7 @@ func (n *Node) campaign(pre bool, ctx []byte) {
 	}
 	lastIndex, lastTerm := n.log.lastIndex(), n.log.lastTerm()
 	for i, p := range n.peers {
-		if i == n.self {
+		if i == n.self || !n.isVoterAt(i) {
 			continue
 		}
 		n.send(Message{To: p, Type: typ, Term: term, Index: lastIndex, LogTerm: lastTerm, Context: ctx})
@@ -51,8 +59,13 @@ func (n *Node) campaign(pre bool, ctx []byte) {
 }
 
 // recordVote stores a peer's answer and reports whether the election is won.
-// A lost election makes the node a follower again.
+// A lost election makes the node a follower again. Only voters' answers
+// count (a learner may answer: it may have been promoted without our
+// knowing, go.etcd.io/raft/v3 raft.Step).
 func (n *Node) recordVote(i int, granted bool) bool {
+	if i < 0 || !n.isVoterAt(i) {
+		return false
+	}
 	if n.votes[i] == voteUnknown {
 		if granted {
 			n.votes[i] = voteGranted
@@ -61,7 +74,10 @@ func (n *Node) recordVote(i int, granted bool) bool {
 		}
 	}
 	yes, no := 0, 0
-	for _, v := range n.votes {
+	for j, v := range n.votes {
+		if !n.isVoterAt(j) {
+			continue
+		}
 		switch v {
 		case voteGranted:
 			yes++
@@ -73,7 +89,7 @@ func (n *Node) recordVote(i int, granted bool) bool {
 	if yes >= q {
 		return true
 	}
-	if no > len(n.peers)-q {
+	if no > n.voters-q {
 		n.becomeFollower(n.term, None)
 	}
 	return false
@@ -147,4 +163,19 @@ func (n *Node) stepCandidate(m *Message) error {
 		}
 	}
 	return nil
+}
+
+// hasUnappliedConfChanges reports whether a committed entry after the
+// applied index is a conf change (or a snapshot is still to be applied).
+func (n *Node) hasUnappliedConfChanges() bool {
+	l := &n.log
+	if l.pendingSnap != nil {
+		return true
+	}
+	for i := max(l.applied, l.snapIndex) + 1; i <= l.committed; i++ {
+		if l.entry(i).Type == EntryConfChange {
+			return true
+		}
+	}
+	return false
 }

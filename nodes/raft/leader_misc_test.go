@@ -86,7 +86,7 @@ func TestSnapshotTheLogHoldsAnsweredWithCommit_7(t *testing.T) {
 				Entries:   logOfTerms(1, 1, 2, 2),
 			}, noPreVote)
 			require.NoError(t, n.Step(Message{Type: MsgSnap, From: 1, To: 2, Term: 3,
-				Snapshot: &Snapshot{Index: 2, Term: 1, Peers: ids(3)}}))
+				Snapshot: &Snapshot{Index: 2, Term: 1, ConfState: ConfState{Voters: ids(3)}}}))
 			resps := msgsOfType(drain(n), MsgAppResp)
 			require.Len(t, resps, 1)
 			assert.False(t, resps[0].Reject)

@@ -68,6 +68,10 @@ const (
 	// EntryEmpty is the no-op a new leader appends so that it can commit
 	// entries of earlier terms (paper §5.4.2, §8).
 	EntryEmpty
+	// EntryConfChange carries a ConfChange (Data is ConfChange.Marshal);
+	// it takes effect when the application applies it and calls
+	// ApplyConfChange (thesis §4.1, as go.etcd.io/raft does it).
+	EntryConfChange
 )
 
 // Entry is one log entry. Data is shared, never copied, and must not be
@@ -123,24 +127,34 @@ type HardState struct {
 func (hs HardState) IsEmpty() bool { return hs == HardState{} }
 
 // Snapshot is a compacted prefix of the log: the application state after
-// applying every entry up to Index (whose term is Term). LogHash is the
+// applying every entry up to Index (whose term is Term), and ConfState, the
+// configuration in effect at Index (go.etcd.io/raft/v3 SnapshotMetadata).
+// LogHash is the
 // running FNV-1a log hash at Index, so that a node restored from the snapshot
 // keeps reporting a hash comparable with its peers.
 type Snapshot struct {
-	Index   uint64
-	Term    uint64
-	Peers   []uint64
-	Data    []byte
-	LogHash uint64
+	Index     uint64
+	Term      uint64
+	ConfState ConfState
+	Data      []byte
+	LogHash   uint64
 }
 
 // PersistentState is what a node restarts from: the last durable HardState,
 // the latest durable snapshot (nil if none) and the durable log entries after
 // it, contiguous and starting at Snapshot.Index+1 (or 1).
+//
+// The configuration is rebuilt from it as etcd rebuilds it: ConfState, if
+// non-nil, is the configuration the application persisted as applied at
+// Config.Applied (etcd keeps it in its backend); otherwise it is the
+// snapshot's ConfState (or Config.Peers without a snapshot) followed by the
+// conf change entries up to Config.Applied, which the core replays, and then
+// by those the application applies again from Ready.
 type PersistentState struct {
 	HardState HardState
 	Snapshot  *Snapshot
 	Entries   []Entry
+	ConfState *ConfState
 }
 
 // ReadState answers a ReadIndex request: once the application has applied

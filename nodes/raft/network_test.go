@@ -89,12 +89,23 @@ type network struct {
 	hold func(Message) bool
 	held []Message
 	chk  *checker
+	// voters is the number of initial voters (IDs 1..voters); the other
+	// peers start as nodes joining an existing cluster, with no
+	// configuration, until a conf change adds them.
+	voters int
 	// stepErrs collects unexpected Step errors (ErrCommittedConflict).
 	stepErrs []error
 }
 
 func newNetwork(t fataler, size int, seed uint64, mutate func(*Config)) *network {
-	nw := &network{t: t, mutate: mutate, chk: newChecker()}
+	return newNetworkWithVoters(t, size, size, seed, mutate)
+}
+
+// newNetworkWithVoters builds a network of size peers of which the first
+// voters form the initial configuration; the rest boot empty, as joining
+// members do.
+func newNetworkWithVoters(t fataler, size, voters int, seed uint64, mutate func(*Config)) *network {
+	nw := &network{t: t, mutate: mutate, chk: newChecker(), voters: voters}
 	for i := 0; i < size; i++ {
 		p := &testPeer{id: uint64(i + 1), rng: rand.New(rand.NewPCG(seed, uint64(i+1)))}
 		nw.peers = append(nw.peers, p)
@@ -115,7 +126,11 @@ func (nw *network) ids() []uint64 {
 }
 
 func (nw *network) config(id uint64, rng Rand) Config {
-	cfg := Config{ID: id, Peers: nw.ids(), ElectionTick: 10, HeartbeatTick: 1, Rand: rng}
+	var peers []uint64
+	if id <= uint64(nw.voters) {
+		peers = nw.ids()[:nw.voters]
+	}
+	cfg := Config{ID: id, Peers: peers, ElectionTick: 10, HeartbeatTick: 1, Rand: rng}
 	if nw.mutate != nil {
 		nw.mutate(&cfg)
 	}
@@ -179,6 +194,15 @@ func (nw *network) finishReady(id uint64) bool {
 	}
 	for i := range rd.CommittedEntries {
 		e := &rd.CommittedEntries[i]
+		if e.Type == EntryConfChange {
+			// The application applies every conf change it is handed,
+			// in order (go.etcd.io/raft/v3 RawNode.ApplyConfChange).
+			cc, err := UnmarshalConfChange(e.Data)
+			if err != nil {
+				nw.t.Fatalf("node %d: conf change at %d: %v", p.id, e.Index, err)
+			}
+			p.node.ApplyConfChange(cc)
+		}
 		if e.Index <= p.applied {
 			continue
 		}
@@ -190,6 +214,14 @@ func (nw *network) finishReady(id uint64) bool {
 	}
 	p.reads = append(p.reads, rd.ReadStates...)
 	p.node.Advance(*rd)
+	if p.node.WantsSnapshot() && p.node.log.applied > p.node.log.snapIndex {
+		// As etcd sends a snapshot of its current state to a new member.
+		idx := p.node.log.applied
+		if err := p.node.Compact(idx, []byte(fmt.Sprintf("snap-%d", idx))); err != nil {
+			nw.t.Fatalf("Compact: %v", err)
+		}
+		p.store.compact(p.node.Snapshot())
+	}
 	return true
 }
 
@@ -278,6 +310,13 @@ func (nw *network) campaign(id uint64) {
 		nw.t.Fatal(err)
 	}
 	nw.stabilize()
+}
+
+// proposeConfChange proposes cc at id and lets it play out.
+func (nw *network) proposeConfChange(id uint64, cc ConfChange) error {
+	err := nw.node(id).ProposeConfChange(cc)
+	nw.stabilize()
+	return err
 }
 
 func (nw *network) propose(id uint64, data string) error {

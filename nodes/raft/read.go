@@ -61,7 +61,7 @@ func (n *Node) startRead(req readRequest) {
 		return
 	}
 	req.index = n.log.committed
-	if len(n.peers) == 1 {
+	if n.voters == 1 {
 		n.respondRead(&req)
 		return
 	}
@@ -105,15 +105,36 @@ func (n *Node) ackRead(i int, seq uint64) {
 		return
 	}
 	n.reads[k].acks |= 1 << uint(i)
-	if bits.OnesCount64(n.reads[k].acks) < n.quorum() {
-		return
+	if n.readConfirmed(k) {
+		n.finishReadsTo(k)
 	}
+}
+
+// readConfirmed reports whether a quorum of voters acknowledged read k's
+// round; learners' acknowledgements never count (thesis §4.2.1).
+func (n *Node) readConfirmed(k int) bool {
+	return bits.OnesCount64(n.reads[k].acks&n.voterMask) >= n.quorum()
+}
+
+// finishReadsTo answers read k and every earlier one.
+func (n *Node) finishReadsTo(k int) {
 	for j := 0; j <= k; j++ {
 		n.respondRead(&n.reads[j])
 	}
 	rest := copy(n.reads, n.reads[k+1:])
 	clear(n.reads[rest:])
 	n.reads = n.reads[:rest]
+}
+
+// maybeFinishReads answers the reads that a new configuration's quorum has
+// already confirmed.
+func (n *Node) maybeFinishReads() {
+	for k := len(n.reads) - 1; k >= 0; k-- {
+		if n.readConfirmed(k) {
+			n.finishReadsTo(k)
+			return
+		}
+	}
 }
 
 // respondRead delivers a confirmed read to the local application or to the

@@ -61,6 +61,11 @@ func (n *Node) Ready() Ready {
 	n.readStates = nil
 	if k := len(rd.CommittedEntries); k > 0 {
 		n.log.applying = rd.CommittedEntries[k-1].Index
+		for i := range rd.CommittedEntries {
+			if e := &rd.CommittedEntries[i]; e.Type == EntryConfChange {
+				n.confQueue = append(n.confQueue, e.Index)
+			}
+		}
 	}
 	return rd
 }

@@ -1,6 +1,10 @@
 package raft
 
-import "github.com/kubesim/kubesim/ablation"
+import (
+	"slices"
+
+	"github.com/kubesim/kubesim/ablation"
+)
 
 // appendEntries appends new entries to the leader's log in its term.
 func (n *Node) appendEntries(ents ...Entry) {
@@ -33,6 +37,15 @@ func (n *Node) sendAppend(i int, sendIfEmpty bool) bool {
 	prevTerm, ok := n.log.term(prevIndex)
 	if !ok {
 		return n.sendSnapshot(i)
+	}
+	if prevIndex == 0 && n.log.snapIndex == 0 && !slices.Contains(n.cfg.Peers, n.peers[i]) {
+		// A member that joined later cannot rebuild the configuration
+		// from the log: kubesim's bootstrap configuration is Config.Peers,
+		// not conf change entries at the head of the log as etcd's
+		// StartNode writes them. It is caught up by a snapshot, which
+		// carries the configuration (see WantsSnapshot).
+		n.wantSnapshot = true
+		return false
 	}
 	hi := min(last+1, pr.next+uint64(n.cfg.MaxEntriesPerMsg))
 	ents := n.log.slice(pr.next, hi)
@@ -90,9 +103,11 @@ func (n *Node) bcastHeartbeat(seq uint64) {
 // commit index moved.
 func (n *Node) maybeCommit() bool {
 	var buf [maxPeers]uint64
-	matches := buf[:len(n.peers)]
+	matches := buf[:0]
 	for i := range n.prs {
-		matches[i] = n.prs[i].match
+		if n.isVoterAt(i) { // learners never count (thesis §4.2.1)
+			matches = append(matches, n.prs[i].match)
+		}
 	}
 	// Insertion sort, descending: clusters are tiny.
 	for i := 1; i < len(matches); i++ {
@@ -151,7 +166,7 @@ func (n *Node) tickHeartbeat() {
 func (n *Node) checkQuorumActive() bool {
 	active := 0
 	for i := range n.prs {
-		if i == n.self || n.prs[i].recentActive {
+		if n.isVoterAt(i) && (i == n.self || n.prs[i].recentActive) {
 			active++
 		}
 		if i != n.self {
@@ -176,7 +191,12 @@ func (n *Node) stepLeader(m *Message) error {
 		}
 		// Copy the forwarded entries: their slice belongs to the sender.
 		for _, e := range m.Entries {
-			n.appendEntries(Entry{Type: EntryNormal, Data: e.Data})
+			if e.Type == EntryConfChange {
+				e = n.maybeAcceptConfChange(e)
+			} else {
+				e.Type = EntryNormal
+			}
+			n.appendEntries(Entry{Type: e.Type, Data: e.Data})
 		}
 		n.bcastAppend()
 		return nil
@@ -189,8 +209,8 @@ func (n *Node) stepLeader(m *Message) error {
 	}
 
 	i := n.peerIndex(m.From)
-	if i == n.self {
-		return nil
+	if i < 0 || i == n.self {
+		return nil // not (or no longer) a member: no progress to update
 	}
 	pr := &n.prs[i]
 	pr.recentActive = true
@@ -267,6 +287,21 @@ func (n *Node) handleHeartbeatResp(i int, m *Message) {
 	if m.Index != 0 {
 		n.ackRead(i, m.Index)
 	}
+}
+
+// maybeAcceptConfChange returns the conf change entry e to append, or an
+// empty entry in its place if an earlier conf change may still be
+// unapplied: single-server changes are safe only one at a time (thesis
+// §4.1), and go.etcd.io/raft/v3 stepLeader replaces a refused change by an
+// empty normal entry (kubesim's EntryEmpty) so that the proposal's index is
+// still used. The raft-conf-change-unguarded ablation accepts every change.
+func (n *Node) maybeAcceptConfChange(e Entry) Entry {
+	next := n.log.lastIndex() + 1
+	if n.pendingConfIndex > n.log.applied && !n.cfg.Ablations.Has(ablation.ConfChangeUnguarded) {
+		return Entry{Type: EntryEmpty}
+	}
+	n.pendingConfIndex = next
+	return e
 }
 
 // stepFollower is the follower's message handler.

@@ -43,8 +43,27 @@ const (
 type Node struct {
 	cfg   Config
 	id    uint64
-	peers []uint64 // sorted voter IDs; per-peer state is indexed by position
-	self  int      // position of id in peers
+	peers []uint64 // sorted member IDs (voters and learners); per-peer state is indexed by position
+	self  int      // position of id in peers; -1 if this node is no member
+
+	// The configuration (thesis §4.1): conf as applied, the positions of
+	// its voters in peers, and its number of voters.
+	conf      ConfState
+	voterMask uint64
+	voters    int
+	// confHistory is the configuration at the latest snapshot index and
+	// every one applied since, so that Compact records the one in effect
+	// at its index; confQueue holds the indexes of the conf change entries
+	// handed out for application but not yet passed to ApplyConfChange.
+	confHistory []confAt
+	confQueue   []uint64
+	// pendingConfIndex is the leader's guard against two conf changes in
+	// flight: no conf change is accepted while an entry up to this index
+	// may be an unapplied conf change (go.etcd.io/raft/v3 raft.go).
+	pendingConfIndex uint64
+	// wantSnapshot: a member to catch up is missing from the latest
+	// snapshot's configuration (see WantsSnapshot).
+	wantSnapshot bool
 
 	term uint64
 	vote uint64
@@ -82,20 +101,11 @@ func New(cfg Config, restored PersistentState) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{cfg: cfg, id: cfg.ID, peers: cfg.Peers}
-	for i, p := range n.peers {
-		if p == n.id {
-			n.self = i
-		}
-	}
-	n.prs = make([]progress, len(n.peers))
-	for i := range n.prs {
-		if i != n.self {
-			n.prs[i].ins = newInflights(cfg.MaxInflightMsgs)
-		}
-	}
-	n.votes = make([]vote, len(n.peers))
+	n := &Node{cfg: cfg, id: cfg.ID, self: -1}
 	if err := n.restore(restored); err != nil {
+		return nil, err
+	}
+	if err := n.initConfig(restored); err != nil {
 		return nil, err
 	}
 	n.becomeFollower(n.term, None)
@@ -143,9 +153,11 @@ func (n *Node) hardState() HardState {
 	return HardState{Term: n.term, Vote: n.vote, Commit: n.log.committed}
 }
 
-func (n *Node) quorum() int { return len(n.peers)/2 + 1 }
+// quorum is the size of a majority of the voters; learners never count
+// (thesis §4.2.1).
+func (n *Node) quorum() int { return n.voters/2 + 1 }
 
-// peerIndex returns the position of id in peers, or -1 if it is no voter.
+// peerIndex returns the position of id in peers, or -1 if it is no member.
 func (n *Node) peerIndex(id uint64) int {
 	for i, p := range n.peers {
 		if p == id {
@@ -225,6 +237,10 @@ func (n *Node) becomeLeader() {
 	self.match = n.log.stabled
 	self.state = stateReplicate
 	self.recentActive = true
+	// Conservatively, any entry in the log may be an unapplied conf change
+	// (go.etcd.io/raft/v3 becomeLeader sets pendingConfIndex to the last
+	// index).
+	n.pendingConfIndex = last
 	if n.cfg.Ablations.Has(ablation.SkipEmptyEntry) {
 		// Ablation: nothing of this term in the log until a proposal;
 		// followers still learn of the leader from its (empty) probes.
@@ -237,7 +253,10 @@ func (n *Node) becomeLeader() {
 func (n *Node) Tick() { n.tick() }
 
 // Step feeds a message from a peer (or a local MsgHup/MsgBeat) into the node.
-// Messages from unknown peers are ignored.
+// Messages from nodes outside the configuration are processed too, as in
+// go.etcd.io/raft: a joining node learns its configuration from the leader's
+// appends, and a leader learns of votes from members it has not applied
+// yet; only answers to a leader need the sender's progress.
 func (n *Node) Step(m Message) error { return n.stepMsg(&m) }
 
 // stepMsg applies the term rules every role shares (paper §5.1, thesis
@@ -245,9 +264,6 @@ func (n *Node) Step(m Message) error { return n.stepMsg(&m) }
 func (n *Node) stepMsg(m *Message) error {
 	if m.Type >= numMessageTypes {
 		return fmt.Errorf("raft: unknown message type %d", m.Type)
-	}
-	if m.Type != MsgHup && m.Type != MsgBeat && n.peerIndex(m.From) < 0 {
-		return nil
 	}
 	switch {
 	case m.Term == 0:

@@ -12,7 +12,7 @@ func (n *Node) TransferLeader(to uint64) {
 // handleTransferLeader starts a transfer to the voter to.
 func (n *Node) handleTransferLeader(to uint64) {
 	i := n.peerIndex(to)
-	if i < 0 || i == n.self || n.leadTransferee == to {
+	if i < 0 || !n.isVoterAt(i) || i == n.self || n.leadTransferee == to {
 		return // not a voter, ourselves, or already in progress
 	}
 	n.leadTransferee = to

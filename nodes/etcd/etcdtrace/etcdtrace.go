@@ -8,6 +8,8 @@
 // tags of the fields define that form; zz_trace.go is generated from them.
 package etcdtrace
 
+import "strings"
+
 //go:generate go run github.com/kubesim/kubesim/internal/cmd/tracegen
 
 // RaftState is emitted by a member whenever its Raft term, role, leader or
@@ -278,4 +280,53 @@ type BackupStored struct {
 	Rev    int64  `json:"rev" trace:"rev"`
 	Keys   int    `json:"keys" trace:"keys"`
 	Hash   uint64 `json:"hash" trace:"hash,hex"`
+}
+
+// Membership is emitted by a member each time it applies a membership
+// change (a conf change entry): what it asked for (Change: add-voter,
+// add-learner, promote or remove; refused when the member's checks
+// rejected it at apply time, which leaves the configuration as it was), the
+// member it concerns (NodeID and Node, its name), and the configuration
+// that results: the voters' and learners' names, sorted by member ID and
+// comma-separated (Names splits them).
+//
+//trace:kind KindMembership etcd.member
+type Membership struct {
+	Member   string `json:"member" trace:"member"`
+	Index    uint64 `json:"index" trace:"index"`
+	Change   string `json:"change" trace:"change"`
+	NodeID   uint64 `json:"node_id" trace:"id,hex"`
+	Node     string `json:"node" trace:"node"`
+	Voters   string `json:"voters" trace:"voters"`
+	Learners string `json:"learners,omitempty" trace:"learners,omitempty"`
+}
+
+// The changes of a Membership event.
+const (
+	MemberAddVoter   = "add-voter"
+	MemberAddLearner = "add-learner"
+	MemberPromote    = "promote"
+	MemberRemove     = "remove"
+	MemberRefused    = "refused"
+)
+
+// Names splits a Membership event's Voters or Learners.
+func Names(list string) []string {
+	if list == "" {
+		return nil
+	}
+	return strings.Split(list, ",")
+}
+
+// MemberCall is emitted by an etcd client when one of its member calls
+// (etcdctl member add, remove, promote) returns: the client, the call
+// (Op: add-voter, add-learner, remove or promote), the member it names,
+// and the error, empty when it succeeded.
+//
+//trace:kind KindMemberCall etcd.member.call
+type MemberCall struct {
+	Client string `json:"client" trace:"client"`
+	Op     string `json:"op" trace:"op"`
+	NodeID uint64 `json:"node_id" trace:"id,hex"`
+	Err    string `json:"err,omitempty" trace:"err,omitempty"`
 }

@@ -6,7 +6,7 @@ import "github.com/kubesim/kubesim/sim"
 
 // The trace kinds, as returned by TraceKind: the constant that the
 // //trace:kind directive of each event type names, in the order of the types.
-const KindRaftState, KindApply, KindKVHash, KindCall, KindReturn, KindWatchOpen, KindWatchResp, KindSnapshotSave, KindBackupStored, KindRestore, KindRecoveryStep = "raft.state", "etcd.apply", "etcd.kvhash", "kv.call", "kv.return", "watch.open", "watch.resp", "etcd.snapshot", "backup.stored", "etcd.restore", "operator.step"
+const KindRaftState, KindApply, KindKVHash, KindCall, KindReturn, KindWatchOpen, KindWatchResp, KindSnapshotSave, KindBackupStored, KindMembership, KindMemberCall, KindRestore, KindRecoveryStep = "raft.state", "etcd.apply", "etcd.kvhash", "kv.call", "kv.return", "watch.open", "watch.resp", "etcd.snapshot", "backup.stored", "etcd.member", "etcd.member.call", "etcd.restore", "operator.step"
 
 // TraceKind implements sim.Data.
 func (e *RaftState) TraceKind() string { return KindRaftState }
@@ -98,6 +98,22 @@ func (e *BackupStored) TraceKind() string { return KindBackupStored }
 // AppendText implements sim.Data.
 func (e *BackupStored) AppendText(b []byte) []byte {
 	return sim.Text(b).Str("store", e.Store).Str("name", e.Name).Str("member", e.Member).Int("rev", e.Rev).Int("keys", int64(e.Keys)).Hex("hash", e.Hash)
+}
+
+// TraceKind implements sim.Data.
+func (e *Membership) TraceKind() string { return KindMembership }
+
+// AppendText implements sim.Data.
+func (e *Membership) AppendText(b []byte) []byte {
+	return sim.Text(b).Str("member", e.Member).Uint("index", e.Index).Str("change", e.Change).Hex("id", e.NodeID).Str("node", e.Node).Str("voters", e.Voters).StrOpt("learners", e.Learners).Trimmed()
+}
+
+// TraceKind implements sim.Data.
+func (e *MemberCall) TraceKind() string { return KindMemberCall }
+
+// AppendText implements sim.Data.
+func (e *MemberCall) AppendText(b []byte) []byte {
+	return sim.Text(b).Str("client", e.Client).Str("op", e.Op).Hex("id", e.NodeID).StrOpt("err", e.Err).Trimmed()
 }
 
 // TraceKind implements sim.Data.
