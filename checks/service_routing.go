@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apptraffic/apptrace"
@@ -29,22 +30,35 @@ import (
 // request routed where no version of the cluster's state could send it,
 // such as another Service's pods or a wrong port.
 type ServiceRouting struct {
-	objs    map[string]map[string]*routedObject // resource -> key -> versions
-	checked int
-	rec     Recorder
+	pods     map[string][]routedPod     // "namespace/name" -> each distinct version
+	services map[string][]routedService // "namespace/name" -> each distinct version
+	seen     map[string]bool            // the distinct versions recorded
+	verdicts map[routedRequest]string   // judged requests: "" or what is wrong
+	rev      int64                      // the highest revision applied
+	checked  int
+	rec      Recorder
 }
 
-// routedObject is every committed version of an object, decoded once.
-type routedObject struct {
-	values map[string]bool
-	objs   []model.Object
+// routedPod is what service-routing takes of a pod's version.
+type routedPod struct {
+	namespace, ip string
+	labels        map[string]string
 }
+
+// routedService is what service-routing takes of a Service's version.
+type routedService struct {
+	namespace string
+	selector  model.Selector    // nil without a selector
+	targets   map[string]string // port name -> its numeric targetPort
+}
+
+// routedRequest is what a verdict depends on.
+type routedRequest struct{ svc, portName, pod, addr string }
 
 // NewServiceRouting returns the "service-routing" check.
 func NewServiceRouting() *ServiceRouting {
-	return &ServiceRouting{objs: map[string]map[string]*routedObject{
-		model.ResourcePodsName: {}, model.ResourceServicesName: {},
-	}}
+	return &ServiceRouting{pods: map[string][]routedPod{}, services: map[string][]routedService{},
+		seen: map[string]bool{}, verdicts: map[routedRequest]string{}}
 }
 
 // Name implements Check.
@@ -65,84 +79,120 @@ func (c *ServiceRouting) Observe(e *sim.Event) {
 	}
 }
 
-// apply records the committed versions of pods and Services.
+// apply records the distinct committed versions of pods and Services, as
+// far as routing goes.
 func (c *ServiceRouting) apply(e *sim.Event, d *etcdtrace.Apply) {
+	if len(d.Changes) == 0 || d.Rev <= c.rev {
+		return // another member's apply of a revision already seen
+	}
+	c.rev = d.Rev
 	for i := range d.Changes {
 		ch := &d.Changes[i]
 		if ch.Type != etcdtrace.ChangePut {
 			continue
 		}
 		res, key, ok := splitRegistryKey(ch.Key)
-		if !ok {
+		if !ok || res != model.ResourcePodsName && res != model.ResourceServicesName {
 			continue
 		}
-		m, ok := c.objs[res]
-		if !ok {
-			continue
-		}
-		o := m[key]
-		if o == nil {
-			o = &routedObject{values: map[string]bool{}}
-			m[key] = o
-		}
-		if o.values[ch.Value] {
-			continue
-		}
-		o.values[ch.Value] = true
 		obj, err := model.Decode([]byte(ch.Value))
 		if err != nil {
 			c.rec.Add(e, "committed %s %s does not decode: %v", res, key, err)
 			continue
 		}
-		o.objs = append(o.objs, obj)
+		switch o := obj.(type) {
+		case *model.Pod:
+			id := "pod\x00" + key + "\x00" + o.Status.PodIP + "\x00" + labelsText(o.Labels)
+			if !c.seen[id] {
+				c.seen[id] = true
+				c.pods[key] = append(c.pods[key], routedPod{namespace: o.Namespace, ip: o.Status.PodIP, labels: o.Labels})
+				clear(c.verdicts)
+			}
+		case *model.Service:
+			rs := routedService{namespace: o.Namespace, selector: model.Nothing(), targets: map[string]string{}}
+			if len(o.Spec.Selector) > 0 {
+				rs.selector = model.SelectorFromSet(o.Spec.Selector)
+			}
+			id := "svc\x00" + key + "\x00" + labelsText(o.Spec.Selector)
+			for _, sp := range o.Spec.Ports {
+				if sp.TargetPort.Type == model.Int {
+					rs.targets[sp.Name] = strconv.Itoa(int(sp.TargetPort.IntVal))
+					id += "\x00" + sp.Name + "=" + rs.targets[sp.Name]
+				}
+			}
+			if !c.seen[id] {
+				c.seen[id] = true
+				c.services[key] = append(c.services[key], rs)
+				clear(c.verdicts)
+			}
+		}
 	}
+}
+
+// labelsText is a label set in key order, "k=v,...".
+func labelsText(m map[string]string) string {
+	var b strings.Builder
+	for _, k := range sim.SortedKeys(m) {
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(m[k])
+		b.WriteByte(',')
+	}
+	return b.String()
 }
 
 // judge checks one routed request.
 func (c *ServiceRouting) judge(e *sim.Event, r *apptrace.Request) {
 	c.checked++
-	what := fmt.Sprintf("request of %s to %s port %q went to %s at %s", r.Client, r.Service, r.PortName, r.Pod, r.Addr)
-	svcs, pods := c.objs[model.ResourceServicesName][r.Service], c.objs[model.ResourcePodsName][r.Pod]
+	k := routedRequest{r.Service, r.PortName, r.Pod, r.Addr}
+	why, ok := c.verdicts[k]
+	if !ok {
+		why = c.verdict(k)
+		c.verdicts[k] = why
+	}
+	if why != "" {
+		c.rec.Add(e, "request of %s to %s port %q went to %s at %s%s", r.Client, r.Service, r.PortName, r.Pod, r.Addr, why)
+	}
+}
+
+// verdict says what is wrong with a request's route, "" if nothing: some
+// version of the Service must select some version of the pod, the address
+// must be an IP the pod had, and its port the target of the named port.
+func (c *ServiceRouting) verdict(k routedRequest) string {
+	svcs, pods := c.services[k.svc], c.pods[k.pod]
 	if svcs == nil {
-		c.rec.Add(e, "%s, but the cluster never had that Service", what)
-		return
+		return ", but the cluster never had that Service"
 	}
 	if pods == nil {
-		c.rec.Add(e, "%s, but the cluster never had that pod", what)
-		return
+		return ", but the cluster never had that pod"
 	}
-	host, port, err := net.SplitHostPort(r.Addr)
+	host, port, err := net.SplitHostPort(k.addr)
 	if err != nil {
-		c.rec.Add(e, "%s: not an address", what)
-		return
+		return ": not an address"
 	}
-	selected, ipOK := false, false
-	for _, p := range pods.objs {
-		pod := p.(*model.Pod)
-		ipOK = ipOK || pod.Status.PodIP == host
-		for _, s := range svcs.objs {
-			svc := s.(*model.Service)
-			if pod.Namespace == svc.Namespace && len(svc.Spec.Selector) > 0 && model.SelectorFromSet(svc.Spec.Selector).Matches(pod.Labels) {
+	selected, ipOK, portOK := false, false, false
+	for _, p := range pods {
+		ipOK = ipOK || p.ip == host
+		for _, s := range svcs {
+			if p.namespace == s.namespace && s.selector.Matches(p.labels) {
 				selected = true
 			}
 		}
 	}
-	portOK := false
-	for _, s := range svcs.objs {
-		for _, sp := range s.(*model.Service).Spec.Ports {
-			if sp.Name == r.PortName && sp.TargetPort.Type == model.Int && strconv.Itoa(int(sp.TargetPort.IntVal)) == port {
-				portOK = true
-			}
+	for _, s := range svcs {
+		if t, ok := s.targets[k.portName]; ok && t == port {
+			portOK = true
 		}
 	}
 	switch {
 	case !selected:
-		c.rec.Add(e, "%s, a pod its selector never picked", what)
+		return ", a pod its selector never picked"
 	case !ipOK:
-		c.rec.Add(e, "%s, which is not the pod's IP", what)
+		return ", which is not the pod's IP"
 	case !portOK:
-		c.rec.Add(e, "%s, but the Service's port %q targets another port", what, r.PortName)
+		return fmt.Sprintf(", but the Service's port %q targets another port", k.portName)
 	}
+	return ""
 }
 
 // Finish implements Check.
