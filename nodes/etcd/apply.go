@@ -141,7 +141,14 @@ const (
 
 // encodeState encodes the state machine: the de-duplication table, then the
 // store's own snapshot.
-func (m *member) encodeState() []byte {
+func (m *member) encodeState() []byte { return m.encodeStateAt(0, 0) }
+
+// encodeStateAt is encodeState built in one allocation, after room free
+// bytes and with spare capacity after it; it returns the whole buffer
+// (the state is buf[room:]). The snapshot record of the WAL wraps the
+// state in place (encodeSnapshotRecord) instead of copying the store's
+// whole history once more.
+func (m *member) encodeStateAt(room, spare int) []byte {
 	b := []byte(snapshotMagic)
 	if m.dynamic {
 		b = m.encodeCluster([]byte(clusterMagic))
@@ -153,7 +160,9 @@ func (m *member) encodeState() []byte {
 		b = append(b, c...)
 		b = binary.AppendUvarint(b, m.dedup[c])
 	}
-	return append(b, m.store.Snapshot()...)
+	// The store's history is most of it: one allocation, one copy.
+	buf := make([]byte, room, room+len(b)+m.store.SnapshotSize()+spare)
+	return m.store.AppendSnapshot(append(buf, b...))
 }
 
 var errBadSnapshot = errors.New("etcd: invalid snapshot data")

@@ -300,11 +300,12 @@ func (m *member) maybeSnapshot() {
 		// (etcd sends a snapshot of its current state then).
 		return
 	}
-	if err := m.node.Compact(m.applied, m.encodeState()); err != nil {
+	buf := m.encodeStateAt(snapshotRecordRoom, sealSize)
+	if err := m.node.Compact(m.applied, buf[snapshotRecordRoom:]); err != nil {
 		return
 	}
 	s := m.node.Snapshot()
-	m.disk.Set(snapFile, encodeSnapshot(s))
+	m.disk.Set(snapFile, encodeSnapshotRecord(s, buf))
 	if k := s.Index - m.snapIndex; k <= uint64(len(m.ents)) {
 		m.ents = append([]raft.Entry(nil), m.ents[k:]...)
 	} else {

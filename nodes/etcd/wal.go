@@ -60,7 +60,41 @@ func encodeEntry(e *raft.Entry) []byte {
 }
 
 func encodeSnapshot(s *raft.Snapshot) []byte {
-	b := make([]byte, 0, len(s.Data)+64)
+	b := appendSnapshotHeader(make([]byte, 0, len(s.Data)+64), s)
+	b = append(b, s.Data...)
+	return seal(b)
+}
+
+// sealSize is the length of the checksum seal appends.
+const sealSize = 4
+
+// snapshotRecordRoom is the room encodeStateAt leaves before the state for
+// the snapshot record's header: its kind, index, term, log hash and a
+// configuration of up to 16 members.
+const snapshotRecordRoom = 1 + 3*binary.MaxVarintLen64 + 8 + 16*binary.MaxVarintLen64
+
+// encodeSnapshotRecord is encodeSnapshot for a snapshot whose Data is
+// buf[snapshotRecordRoom:], a buffer encodeStateAt built with sealSize
+// bytes of spare capacity: the header is written into the room just
+// before the state and the checksum just after it, in the same array, so
+// the record shares the state's bytes (records and snapshot data are
+// never written to once made). Anything else falls back to
+// encodeSnapshot's copy.
+func encodeSnapshotRecord(s *raft.Snapshot, buf []byte) []byte {
+	state := buf[snapshotRecordRoom:]
+	hdr := appendSnapshotHeader(make([]byte, 0, snapshotRecordRoom), s)
+	if len(hdr) > snapshotRecordRoom || len(state) == 0 || len(s.Data) != len(state) || &s.Data[0] != &state[0] ||
+		cap(state)-len(state) < sealSize {
+		return encodeSnapshot(s)
+	}
+	start := snapshotRecordRoom - len(hdr)
+	copy(buf[start:], hdr)
+	return seal(buf[start:len(buf)])
+}
+
+// appendSnapshotHeader appends a snapshot record's kind, index, term, log
+// hash and configuration.
+func appendSnapshotHeader(b []byte, s *raft.Snapshot) []byte {
 	b = append(b, recSnapshot)
 	b = binary.AppendUvarint(b, s.Index)
 	b = binary.AppendUvarint(b, s.Term)
@@ -75,8 +109,7 @@ func encodeSnapshot(s *raft.Snapshot) []byte {
 	for _, p := range cs.Learners {
 		b = binary.AppendUvarint(b, p)
 	}
-	b = append(b, s.Data...)
-	return seal(b)
+	return b
 }
 
 // reader decodes the fields of one record body.

@@ -3,6 +3,7 @@ package mvcc
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 )
 
 // snapshotMagic starts every snapshot; the last byte is the format version.
@@ -12,8 +13,12 @@ const snapshotMagic = "kmvcc\x01"
 // and every retained version and tombstone) so that a Raft snapshot can carry
 // it. Watchers, ablations and settings are not part of it. The encoding is
 // deterministic: equal states give equal bytes.
-func (s *Store) Snapshot() []byte {
-	b := []byte(snapshotMagic)
+func (s *Store) Snapshot() []byte { return s.AppendSnapshot(make([]byte, 0, s.SnapshotSize())) }
+
+// AppendSnapshot appends Snapshot's encoding to b: with SnapshotSize
+// bytes of room, a caller builds a larger record in one allocation.
+func (s *Store) AppendSnapshot(b []byte) []byte {
+	b = append(b, snapshotMagic...)
 	b = binary.AppendVarint(b, s.rev)
 	b = binary.AppendVarint(b, s.compactRev)
 	b = binary.AppendUvarint(b, uint64(len(s.ks.hist)))
@@ -36,6 +41,29 @@ func (s *Store) Snapshot() []byte {
 	}
 	return b
 }
+
+// SnapshotSize is the length of Snapshot's encoding, so that it is built
+// in one allocation: the store can hold minutes of history, and growing
+// the buffer by appending copied it over and over.
+func (s *Store) SnapshotSize() int {
+	n := len(snapshotMagic) + varintLen(s.rev) + varintLen(s.compactRev) + uvarintLen(uint64(len(s.ks.hist)))
+	for _, h := range s.ks.hist {
+		n += uvarintLen(uint64(len(h.key))) + len(h.key) + uvarintLen(uint64(len(h.recs)))
+		for _, r := range h.recs {
+			n += varintLen(r.main) + varintLen(r.sub) + 1
+			if !r.tomb {
+				n += uvarintLen(uint64(len(r.value))) + len(r.value) + varintLen(r.create) + varintLen(r.version) + varintLen(r.lease)
+			}
+		}
+	}
+	return n
+}
+
+// uvarintLen is the length of binary.AppendUvarint's encoding of v.
+func uvarintLen(v uint64) int { return (bits.Len64(v|1) + 6) / 7 }
+
+// varintLen is the length of binary.AppendVarint's encoding of v.
+func varintLen(v int64) int { return uvarintLen(uint64(v<<1) ^ uint64(v>>63)) }
 
 // appendString appends a length-prefixed string.
 func appendString(b []byte, s string) []byte {

@@ -1,6 +1,10 @@
 package mvcc
 
 import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -123,4 +127,31 @@ func TestSnapshotAfterCompactingEverything(t *testing.T) {
 	require.NoError(t, r.Restore(s.Snapshot()))
 	require.Equal(t, s.Hash(), r.Hash())
 	require.Equal(t, s.Rev(), r.CompactRev())
+}
+
+// TestSnapshotSizeExact: SnapshotSize is the exact length of the encoding
+// (a longer guess would waste memory in every retained snapshot, a shorter
+// one a reallocation), for stores with tombstones, leases, negative and
+// large numbers.
+func TestSnapshotSizeExact(t *testing.T) {
+	s := New()
+	require.Equal(t, len(s.Snapshot()), s.SnapshotSize())
+	for i := 0; i < 300; i++ {
+		k := fmt.Sprintf("key-%d", i%17)
+		if i%5 == 4 {
+			_, err := s.DeleteRange([]byte(k), nil, false)
+			require.NoError(t, err)
+			continue
+		}
+		_, err := s.Put([]byte(k), []byte(strings.Repeat("v", i*7)), PutOptions{Lease: int64(i * 1000003)})
+		require.NoError(t, err)
+	}
+	require.NoError(t, s.Compact(100))
+	got := s.Snapshot()
+	require.Equal(t, len(got), s.SnapshotSize())
+	require.Equal(t, len(got), cap(got), "one allocation, no slack")
+	for _, v := range []int64{0, 1, -1, 63, 64, -64, -65, 1 << 40, -(1 << 40), math.MaxInt64, math.MinInt64} {
+		require.Equal(t, len(binary.AppendVarint(nil, v)), varintLen(v), "%d", v)
+		require.Equal(t, len(binary.AppendUvarint(nil, uint64(v))), uvarintLen(uint64(v)), "%d", v)
+	}
 }
