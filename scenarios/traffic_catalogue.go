@@ -63,6 +63,7 @@ func trafficCatalogue() []Spec {
 					RollDeployment(70*time.Second, WorkloadNamespace, "web", "registry.example/web:2"),
 					RollDeployment(130*time.Second, WorkloadNamespace, "web", "registry.example/web:3"),
 					ScaleDeployment(175*time.Second, WorkloadNamespace, "web", 3),
+					QuarantinePod(200*time.Second, WorkloadNamespace, "web"),
 				}
 			}},
 			Build: trafficChecks(floor),
@@ -121,9 +122,9 @@ func trafficCatalogue() []Spec {
 		readiness,
 		nodeDeath,
 		rolling("rolling-update-traffic", 5, 1,
-			"web's Deployment (4 replicas behind the Service web, a preStop sleep of 5 s) rolls out twice, at 70 s and 130 s, and is scaled down to 3 at 175 s, under 20 requests a second from outside through node-1: a terminating pod keeps serving through its preStop sleep while its endpoint leaves kube-proxy's rules (within the 1 s min sync), so no request fails"),
+			"web's Deployment (4 replicas behind the Service web, a preStop sleep of 5 s) rolls out twice, at 70 s and 130 s, is scaled down to 3 at 175 s, and has one pod quarantined for debugging at 200 s (relabelled out of its app: its ReplicaSet releases and replaces it, its endpoint leaves the Service, the pod keeps running), under 20 requests a second from outside through node-1: a terminating pod keeps serving through its preStop sleep while its endpoint leaves kube-proxy's rules (within the 1 s min sync), so no request fails"),
 		rolling("rolling-update-traffic-no-prestop", -1, 0.95,
-			"the same rollouts and scale-down without a preStop hook: a terminating pod stops accepting at SIGTERM, at once, while kube-proxy still routes to it until its next sync, the well-known race; the failed requests are measured (requests_to_terminated), and at least 95% succeed"),
+			"the same rollouts, scale-down and quarantine without a preStop hook: a terminating pod stops accepting at SIGTERM, at once, while kube-proxy still routes to it until its next sync, the well-known race; the failed requests are measured (requests_to_terminated), and at least 95% succeed"),
 		{Name: "apiserver-down-traffic", Description: "every API server is down from 60 s to 180 s while web's users send 20 requests a second through node-1: kube-proxy keeps its last rules and the pods keep serving, so no request fails, while the operator's scale-up at 100 s waits for the API",
 			Duration: d, Settle: 60 * time.Second,
 			Stack: &StackTopology{Nodes: 3, Traffic: trafficUsers(d), Script: func(*StackLayer) []apiload.Step {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -254,6 +255,54 @@ func WaitForList(at time.Duration, name, resource, namespace, selector string, c
 			default:
 				done(nil)
 			}
+		})
+	}}
+}
+
+// LabelQuarantinedFrom marks a pod QuarantinePod took out of its app; its
+// value is the app.
+const LabelQuarantinedFrom = "quarantined-from"
+
+// QuarantinePod, at at, takes one pod of app (label app=<app>) in
+// namespace out of its Service and its controller, as an operator does to
+// debug a misbehaving pod: the pod that sorts first by name loses its app
+// label and gets quarantined-from=<app>. Its ReplicaSet releases it and
+// creates a replacement, the EndpointSlice controller drops its endpoint,
+// and the pod keeps running, an orphan. It is done once: a retried or
+// restarted step that finds a quarantined pod does nothing more.
+func QuarantinePod(at time.Duration, namespace, app string) apiload.Step {
+	return apiload.Step{At: at, Name: "quarantine-" + app, Do: func(c *client.Client, done func(error)) {
+		rc := c.Resource(model.ResourcePodsName, namespace)
+		rc.List(client.ListOptions{LabelSelector: LabelQuarantinedFrom + "=" + app}, func(l *client.ObjectList, err error) {
+			if err != nil || len(l.Items) > 0 {
+				done(err) // an error, or done already
+				return
+			}
+			rc.List(client.ListOptions{LabelSelector: "app=" + app}, func(l *client.ObjectList, err error) {
+				if err != nil {
+					done(err)
+					return
+				}
+				names := make([]string, 0, len(l.Items))
+				for _, o := range l.Items {
+					names = append(names, o.GetObjectMeta().Name)
+				}
+				if len(names) == 0 {
+					done(fmt.Errorf("quarantine-%s: no pod of %s in %q: %w", app, app, namespace, ErrNotYet))
+					return
+				}
+				slices.Sort(names)
+				UpdateStep(at, "quarantine-"+app, model.ResourcePodsName, namespace, names[0], func(o model.Object) {
+					m := o.GetObjectMeta()
+					labels := maps.Clone(m.Labels)
+					delete(labels, "app")
+					if labels == nil {
+						labels = map[string]string{}
+					}
+					labels[LabelQuarantinedFrom] = app
+					m.Labels = labels
+				}).Do(c, done)
+			})
 		})
 	}}
 }
