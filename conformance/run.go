@@ -59,12 +59,26 @@ func seqLen(g *gen) int { return 20 + g.r.IntN(21) }
 // aim its revisions); otherwise ops are run as given. Sequences must not run
 // concurrently on one oracle.
 func RunSequence(o *Oracle, seed uint64, ops []Op) (*Divergence, error) {
-	return runSequence(o, seed, ops, 0)
+	return runSequence(o, seed, ops, 0, false)
+}
+
+// RunMemberSequence runs a sequence with member calls against a fresh
+// oracle of its own, since membership changes outlive a sequence (and an
+// added voter that never starts costs the cluster its quorum), and a fresh
+// simulated member. With ops nil the sequence is generated from seed, with
+// a member call one op in four.
+func RunMemberSequence(seed uint64, ops []Op) (*Divergence, error) {
+	o, err := StartOracle()
+	if err != nil {
+		return nil, err
+	}
+	defer o.Close()
+	return runSequence(o, seed, ops, 0, true)
 }
 
 // runSequence is RunSequence with the simulated member's ablations, so that
 // a test can show that the comparison notices a broken simulator.
-func runSequence(o *Oracle, seed uint64, ops []Op, abl ablation.Set) (*Divergence, error) {
+func runSequence(o *Oracle, seed uint64, ops []Op, abl ablation.Set, members bool) (*Divergence, error) {
 	prefix := fmt.Sprintf("r%d-s%d/", runs.Add(1), seed)
 	ss, err := newSimSide(seed, prefix, abl)
 	if err != nil {
@@ -87,9 +101,12 @@ func runSequence(o *Oracle, seed uint64, ops []Op, abl ablation.Set) (*Divergenc
 	catchUp := map[int]bool{} // watch op index -> started at or below the current revision
 	for i := 0; i < n; i++ {
 		var op Op
-		if generate {
+		switch {
+		case generate && members:
+			op = g.nextMember(ss.cur, ss.compact, len(ss.mem.ids))
+		case generate:
 			op = g.next(ss.cur, ss.compact)
-		} else {
+		default:
 			op = ops[i]
 		}
 		done = append(done, op)
