@@ -149,7 +149,7 @@ func TestCatchesAblations(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for seed := uint64(1); seed <= 20; seed++ {
-				d, err := runSequence(o, seed, nil, c.abl, false)
+				d, err := runSequence(o, seed, nil, c.abl, genKV)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -51,7 +51,7 @@ var memberSequences = []struct {
 func TestMemberSequences(t *testing.T) {
 	for i, r := range memberSequences {
 		t.Run(r.name, func(t *testing.T) {
-			d, err := RunMemberSequence(uint64(2_000_000+i), r.ops)
+			d, err := RunFreshSequence(uint64(2_000_000+i), r.ops, genMembers)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,7 +71,7 @@ func TestMemberDifferential(t *testing.T) {
 	}
 	start := time.Now()
 	for seed := uint64(1); seed <= uint64(n); seed++ {
-		d, err := RunMemberSequence(seed, nil)
+		d, err := RunFreshSequence(seed, nil, genMembers)
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}

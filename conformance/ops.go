@@ -210,6 +210,8 @@ var keys = []string{"a", "b", "c", "d", "e"}
 // interesting ones (past, compacted, current, future).
 type gen struct {
 	r *rand.Rand
+	// snap is the state of a snapshot sequence (snapshot.go).
+	snap snapGen
 }
 
 func newGen(seed uint64) *gen {

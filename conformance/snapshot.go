@@ -151,3 +151,99 @@ func (r *realSide) restore(op Op) (Result, error) {
 	}
 	return Result{Rev: r.toSim(rev)}, nil
 }
+
+// snapGen is the state of a generated snapshot sequence.
+type snapGen struct {
+	compact int64 // the compact revision when the snapshot was saved
+	bumped  bool  // the restore bumped and marked compacted
+	base    int64 // the restored member's first revision
+}
+
+// nextSnapshot draws op i of n of a snapshot sequence: key-value ops (no
+// watches: a restore replaces the member) up to the middle, a snapshot,
+// three more ops that it misses, a restore (plain, or with a bump of up to
+// 1000 and --mark-compacted), then reads, writes and compactions on the
+// restored member. Reads there aim at the revisions both sides must agree
+// on: the restored member's own, the future, and revisions compacted on
+// both; not those between the last compaction and the snapshot, which
+// etcd serves from the snapshot's history and kubesim does not have; nor,
+// after a plain restore, does it compact at the restored revision
+// (TestSnapshotHistoryDivergence).
+func (g *gen) nextSnapshot(i, n int, cur, compact int64) Op {
+	s1 := n / 2
+	switch {
+	case i < s1 || (i > s1 && i < s1+3):
+		for {
+			if op := g.next(cur, compact); op.Kind != KWatch {
+				return op
+			}
+		}
+	case i == s1:
+		g.snap = snapGen{compact: compact}
+		return Op{Kind: KSnapshot}
+	case i == s1+3:
+		if g.r.IntN(2) == 0 {
+			return Op{Kind: KRestore}
+		}
+		g.snap.bumped = true
+		return Op{Kind: KRestore, Bump: 1 + g.r.Int64N(1000), MarkCompacted: true}
+	}
+	if g.snap.base == 0 {
+		g.snap.base = cur
+	}
+	base := g.snap.base
+	switch n := g.r.IntN(10); {
+	case n < 4:
+		k, e := g.span()
+		o := Op{Kind: KGet, Key: k, End: e}
+		switch g.r.IntN(5) {
+		case 0:
+			o.Rev = base + g.r.Int64N(cur-base+1)
+		case 1:
+			o.Rev = cur + 1
+		case 2:
+			old := g.snap.compact // compacted on both below this
+			if g.snap.bumped {
+				old = base
+			}
+			if old > 1 {
+				o.Rev = 1 + g.r.Int64N(old-1)
+			}
+		}
+		return o
+	case n < 7:
+		return g.put(4)
+	case n < 8:
+		k, e := g.span()
+		return Op{Kind: KDelete, Key: k, End: e, PrevKV: g.r.IntN(3) == 0}
+	case n < 9:
+		t := g.txn(cur, compact, 0)
+		latestReads(t)
+		return Op{Kind: KTxn, Txn: t}
+	default:
+		// Above base after a plain restore: kubesim's restored store is
+		// compacted at base, etcd's where the snapshot's store was.
+		lo := base
+		if !g.snap.bumped {
+			lo = base + 1
+		}
+		if cur < lo {
+			return g.put(4)
+		}
+		return Op{Kind: KCompact, Rev: lo + g.r.Int64N(cur-lo+1)}
+	}
+}
+
+// latestReads makes every read of a txn read the latest revision.
+func latestReads(t *Txn) {
+	for _, b := range [][]Op{t.Then, t.Else} {
+		for i := range b {
+			switch b[i].Kind {
+			case KGet:
+				b[i].Rev = 0
+			case KTxn:
+				latestReads(b[i].Txn)
+			}
+		}
+	}
+}
