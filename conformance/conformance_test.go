@@ -14,6 +14,7 @@ var (
 	flagSeeds = flag.Int("seeds", 0, "number of generated sequences (default 300, 30 with -short)")
 	flagSeed  = flag.Int64("seed", -1, "replay only this seed")
 	flagFirst = flag.Uint64("first-seed", 1, "first seed of the generated sequences")
+	flagFresh = flag.Int("fresh-seeds", 0, "number of generated member and of snapshot sequences, each on a fresh oracle (default 10, 3 with -short)")
 )
 
 var (

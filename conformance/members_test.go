@@ -65,10 +65,7 @@ func TestMemberSequences(t *testing.T) {
 // TestMemberDifferential runs generated sequences with member calls, each
 // against a fresh oracle.
 func TestMemberDifferential(t *testing.T) {
-	n := 10
-	if testing.Short() {
-		n = 3
-	}
+	n := freshSeeds()
 	start := time.Now()
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		d, err := RunFreshSequence(seed, nil, genMembers)
@@ -80,4 +77,16 @@ func TestMemberDifferential(t *testing.T) {
 		}
 	}
 	t.Logf("%d member sequences in %v", n, time.Since(start).Round(time.Millisecond))
+}
+
+// freshSeeds is the number of generated sequences of each kind that needs
+// a fresh oracle.
+func freshSeeds() int {
+	switch {
+	case *flagFresh > 0:
+		return *flagFresh
+	case testing.Short():
+		return 3
+	}
+	return 10
 }

@@ -132,10 +132,7 @@ func TestSnapshotHistoryDivergence(t *testing.T) {
 // TestSnapshotDifferential runs generated snapshot sequences, each against
 // a fresh oracle.
 func TestSnapshotDifferential(t *testing.T) {
-	n := 10
-	if testing.Short() {
-		n = 3
-	}
+	n := freshSeeds()
 	start := time.Now()
 	for seed := uint64(1); seed <= uint64(n); seed++ {
 		d, err := RunFreshSequence(seed, nil, genSnapshot)

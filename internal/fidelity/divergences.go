@@ -39,7 +39,7 @@ func Divergences() []Divergence {
 			Name:        "etcd snapshot restore",
 			Kubesim:     "etcd.Restore writes a Raft snapshot at index N (the member count), term 1, holding the snapshot's keys, a HardState committing it, and the membership (IDs from the peer URLs and the token); the store is compacted at the snapshot's revision, or at the bumped one with --mark-compacted; the recovery scenarios bump by " + fmt.Sprint(scenarios.RecoveryBumpRevision) + " revisions",
 			Real:        "etcdutl snapshot restore copies the bolt file (history since the last compaction kept), writes N ConfChange entries at term 1 and a snapshot at their index into a new WAL, and with --mark-compacted schedules a compaction at the bumped revision that the member finishes when it starts (etcdutl/snapshot/v3_snapshot.go, saveWALAndSnap, modifyLatestRevision); Kubernetes' guidance bumps by about a billion",
-			Consequence: "a restored member cannot serve a revision below the snapshot's even without --mark-compacted, and its log starts at a snapshot rather than at configuration entries",
+			Consequence: "a restored member cannot serve a revision below the snapshot's even without --mark-compacted, and refuses a compaction at the snapshot's revision as compacted (the conformance suite shows both against etcd v3.7.3), and its log starts at a snapshot rather than at configuration entries",
 			Where:       "nodes/etcd restore.go (Restore, Bootstrap); scenarios RecoveryBumpRevision",
 		},
 		{
