@@ -102,7 +102,15 @@ func (s *simSide) initMembers(self sim.HostID, id uint64, name string) {
 // (kubesim's operator chooses IDs; etcd derives them).
 func simMemberID(k int) uint64 { return 100 + uint64(k) }
 
+// simMemberTweak, when set (by tests only), alters a member call before the
+// simulated side runs it: a broken simulator that the comparison must
+// notice.
+var simMemberTweak func(*Op)
+
 func (s *simSide) runMember(op Op) (Result, error) {
+	if simMemberTweak != nil {
+		simMemberTweak(&op)
+	}
 	var res Result
 	done := func(done func()) func(etcd.MemberListResult, error) {
 		return func(r etcd.MemberListResult, err error) {

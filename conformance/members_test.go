@@ -90,3 +90,39 @@ func freshSeeds() int {
 	}
 	return 10
 }
+
+// TestMemberComparisonCatches shows that the member comparison notices a
+// broken simulated side: one that adds a voter when asked for a learner
+// (the add passes, as on a one-member cluster, but the list differs), and
+// one that removes the member after the one named.
+func TestMemberComparisonCatches(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		tweak func(*Op)
+		at    int
+	}{
+		{"learner-added-as-voter", func(o *Op) {
+			if o.Kind == KMemberAdd {
+				o.Learner = false
+			}
+		}, 2},
+		{"removes-the-next-member", func(o *Op) {
+			if o.Kind == KMemberRemove {
+				o.Member++
+			}
+		}, 9},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			simMemberTweak = c.tweak
+			defer func() { simMemberTweak = nil }()
+			d, err := RunFreshSequence(4_000_000, memberSequences[0].ops, genMembers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d == nil || d.Index != c.at {
+				t.Fatalf("want a divergence at op %d, got %v", c.at, d)
+			}
+			t.Logf("caught:\n%s", d)
+		})
+	}
+}
