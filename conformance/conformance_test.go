@@ -14,6 +14,7 @@ var (
 	flagSeeds = flag.Int("seeds", 0, "number of generated sequences (default 300, 30 with -short)")
 	flagSeed  = flag.Int64("seed", -1, "replay only this seed")
 	flagFirst = flag.Uint64("first-seed", 1, "first seed of the generated sequences")
+	flagFresh = flag.Int("fresh-seeds", 0, "number of generated member and of snapshot sequences, each on a fresh oracle (default 10, 3 with -short)")
 )
 
 var (
@@ -149,7 +150,7 @@ func TestCatchesAblations(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for seed := uint64(1); seed <= 20; seed++ {
-				d, err := runSequence(o, seed, nil, c.abl)
+				d, err := runSequence(o, seed, nil, c.abl, genKV)
 				if err != nil {
 					t.Fatal(err)
 				}

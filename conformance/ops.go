@@ -22,9 +22,22 @@ const (
 	KTxn
 	KCompact
 	KWatch
+	// The member calls (members.go): the member list, adding a member (a
+	// learner with Learner set), promoting and removing member Member.
+	KMemberList
+	KMemberAdd
+	KMemberPromote
+	KMemberRemove
+	// KSnapshot saves a snapshot of the member (snapshot.go) and reads its
+	// status; KRestore restores the last one into a new single-member
+	// cluster (with Bump and MarkCompacted), which later ops then use.
+	KSnapshot
+	KRestore
 )
 
-var kindNames = map[Kind]string{KPut: "KPut", KGet: "KGet", KDelete: "KDelete", KTxn: "KTxn", KCompact: "KCompact", KWatch: "KWatch"}
+var kindNames = map[Kind]string{KPut: "KPut", KGet: "KGet", KDelete: "KDelete", KTxn: "KTxn", KCompact: "KCompact", KWatch: "KWatch",
+	KMemberList: "KMemberList", KMemberAdd: "KMemberAdd", KMemberPromote: "KMemberPromote", KMemberRemove: "KMemberRemove",
+	KSnapshot: "KSnapshot", KRestore: "KRestore"}
 
 // String returns the constant's name, so that printed ops paste as Go.
 func (k Kind) String() string {
@@ -64,6 +77,16 @@ type Op struct {
 	CountOnly bool
 	// Txn is the transaction of a KTxn.
 	Txn *Txn
+	// Member is the member a KMemberPromote or KMemberRemove names, by
+	// order of creation: 0 is the member the sequence starts with, k the
+	// k-th member added; one never added stands for an unknown ID.
+	Member int
+	// Learner makes a KMemberAdd add a learner rather than a voter.
+	Learner bool
+	// Bump and MarkCompacted are a KRestore's --bump-revision and
+	// --mark-compacted.
+	Bump          int64
+	MarkCompacted bool
 }
 
 // Txn is a transaction: if every compare holds, Then runs, else Else.
@@ -119,6 +142,10 @@ func (o Op) GoString() string {
 	flag("Serializable", o.Serializable)
 	flag("KeysOnly", o.KeysOnly)
 	flag("CountOnly", o.CountOnly)
+	num("Member", int64(o.Member))
+	flag("Learner", o.Learner)
+	num("Bump", o.Bump)
+	flag("MarkCompacted", o.MarkCompacted)
 	if o.Txn != nil {
 		f = append(f, "Txn: "+o.Txn.GoString())
 	}
@@ -183,6 +210,8 @@ var keys = []string{"a", "b", "c", "d", "e"}
 // interesting ones (past, compacted, current, future).
 type gen struct {
 	r *rand.Rand
+	// snap is the state of a snapshot sequence (snapshot.go).
+	snap snapGen
 }
 
 func newGen(seed uint64) *gen {

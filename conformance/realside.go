@@ -83,9 +83,15 @@ func (o *Oracle) start() error {
 	if err != nil {
 		return err
 	}
+	return o.startMember("oracle", o.dir, curl, purl)
+}
+
+// startMember starts the embedded member name with its data in dir (new,
+// or restored from a snapshot) and connects a client to it.
+func (o *Oracle) startMember(name, dir string, curl, purl url.URL) error {
 	cfg := embed.NewConfig()
-	cfg.Name = "oracle"
-	cfg.Dir = o.dir
+	cfg.Name = name
+	cfg.Dir = dir
 	cfg.ListenClientUrls = []url.URL{curl}
 	cfg.AdvertiseClientUrls = []url.URL{curl}
 	cfg.ListenPeerUrls = []url.URL{purl}
@@ -136,6 +142,14 @@ type realSide struct {
 	prefix  string
 	d       int64
 	watches []*realWatch
+	// mem tracks the members by order of creation.
+	mem *realMembers
+	// o is the oracle; snapshots and restored members live in tmp;
+	// restored lists the members started from a snapshot.
+	o        *Oracle
+	tmp      string
+	snapPath string
+	restored []*Oracle
 }
 
 // realWatch is one watch on its own gRPC stream, so that progress requests
@@ -166,7 +180,11 @@ func newRealSide(o *Oracle, prefix string) (*realSide, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &realSide{cli: o.cli, prefix: prefix, d: r.Header.Revision - 1}, nil
+	rs := &realSide{cli: o.cli, prefix: prefix, d: r.Header.Revision - 1, o: o}
+	if err := rs.initMembers(ctx); err != nil {
+		return nil, err
+	}
+	return rs, nil
 }
 
 // toReal maps a simulator revision to the real one; 0 (latest, or no
@@ -193,6 +211,13 @@ func (r *realSide) close() {
 		<-w.done
 	}
 	r.watches = nil
+	for _, o := range r.restored {
+		o.Close()
+	}
+	r.restored = nil
+	if r.tmp != "" {
+		_ = os.RemoveAll(r.tmp)
+	}
 }
 
 // run performs op number idx and returns its normalized result. Watch
@@ -252,6 +277,12 @@ func (r *realSide) run(idx int, op Op) (Result, error) {
 		if err := r.watch(idx, op); err != nil {
 			return Result{}, err
 		}
+	case KMemberList, KMemberAdd, KMemberPromote, KMemberRemove:
+		return r.runMember(ctx, op)
+	case KSnapshot:
+		return r.snapshot(ctx)
+	case KRestore:
+		return r.restore(op)
 	default:
 		return Result{}, fmt.Errorf("unknown op kind %v", op.Kind)
 	}
@@ -336,6 +367,9 @@ func (r *realSide) read(w *realWatch, ch clientv3.WatchChan) {
 // (etcd sends none before a watch is synced and past its start revision,
 // and sends it after the events before it), or the watch has ended.
 func (r *realSide) syncWatches() error {
+	if len(r.watches) == 0 {
+		return nil // and no read, which a cluster without quorum would not answer
+	}
 	cur, err := r.currentRev()
 	if err != nil {
 		return err

@@ -42,6 +42,8 @@ type Result struct {
 	// Txn.
 	Succeeded bool
 	Responses []Result
+	// Members is the member list of a member call's answer.
+	Members []Member
 	// Watch is a watch's whole stream (in a divergence report only).
 	Watch []WatchResp
 }
@@ -86,6 +88,9 @@ func (r Result) write(b *strings.Builder, indent string) {
 		}
 		if r.Deleted != 0 || len(r.PrevKVs) > 0 {
 			fmt.Fprintf(b, " deleted=%d prevs=%v", r.Deleted, kvsString(r.PrevKVs))
+		}
+		if r.Members != nil {
+			fmt.Fprintf(b, " members=%v", r.Members)
 		}
 		if r.Responses != nil || r.Succeeded {
 			fmt.Fprintf(b, " succeeded=%v", r.Succeeded)

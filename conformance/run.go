@@ -59,12 +59,35 @@ func seqLen(g *gen) int { return 20 + g.r.IntN(21) }
 // aim its revisions); otherwise ops are run as given. Sequences must not run
 // concurrently on one oracle.
 func RunSequence(o *Oracle, seed uint64, ops []Op) (*Divergence, error) {
-	return runSequence(o, seed, ops, 0)
+	return runSequence(o, seed, ops, 0, genKV)
+}
+
+// genMode selects the generator of a sequence.
+type genMode uint8
+
+const (
+	genKV       genMode = iota // key-value ops and watches
+	genMembers                 // a member call one op in four
+	genSnapshot                // key-value ops, a snapshot, more ops, a restore, then reads and writes
+)
+
+// RunFreshSequence runs a sequence against a fresh oracle of its own and a
+// fresh simulated member: for member calls, since membership changes
+// outlive a sequence (and an added voter that never starts costs the
+// cluster its quorum), and for snapshots, which hold the whole store. With
+// ops nil the sequence is generated from seed by the generator of mode.
+func RunFreshSequence(seed uint64, ops []Op, mode genMode) (*Divergence, error) {
+	o, err := StartOracle()
+	if err != nil {
+		return nil, err
+	}
+	defer o.Close()
+	return runSequence(o, seed, ops, 0, mode)
 }
 
 // runSequence is RunSequence with the simulated member's ablations, so that
 // a test can show that the comparison notices a broken simulator.
-func runSequence(o *Oracle, seed uint64, ops []Op, abl ablation.Set) (*Divergence, error) {
+func runSequence(o *Oracle, seed uint64, ops []Op, abl ablation.Set, mode genMode) (*Divergence, error) {
 	prefix := fmt.Sprintf("r%d-s%d/", runs.Add(1), seed)
 	ss, err := newSimSide(seed, prefix, abl)
 	if err != nil {
@@ -87,9 +110,14 @@ func runSequence(o *Oracle, seed uint64, ops []Op, abl ablation.Set) (*Divergenc
 	catchUp := map[int]bool{} // watch op index -> started at or below the current revision
 	for i := 0; i < n; i++ {
 		var op Op
-		if generate {
+		switch {
+		case generate && mode == genMembers:
+			op = g.nextMember(ss.cur, ss.compact, len(ss.mem.ids))
+		case generate && mode == genSnapshot:
+			op = g.nextSnapshot(i, n, ss.cur, ss.compact)
+		case generate:
 			op = g.next(ss.cur, ss.compact)
-		} else {
+		default:
 			op = ops[i]
 		}
 		done = append(done, op)

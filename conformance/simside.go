@@ -23,6 +23,11 @@ type simSide struct {
 	streams map[int][]WatchResp
 	// cur and compact track the store's revisions for the generator.
 	cur, compact int64
+	// mem tracks the members by order of creation.
+	mem *simMembers
+	// member is the member's host; snap the last snapshot saved.
+	member sim.HostID
+	snap   *etcd.Snapshot
 }
 
 // simOpLimit bounds the virtual time one op may take.
@@ -33,27 +38,40 @@ const simOpLimit = 30 * time.Second
 const simSettle = 50 * time.Millisecond
 
 func newSimSide(seed uint64, prefix string, abl ablation.Set) (*simSide, error) {
-	s := &simSide{w: sim.NewWorld(seed), prefix: prefix, cur: 1, compact: -1, streams: map[int][]WatchResp{}}
+	s := &simSide{prefix: prefix, streams: map[int][]WatchResp{}}
 	peers := []etcd.Peer{{ID: 1, Host: 0, Name: "etcd-1"}}
-	m := s.w.MustAddHost(sim.HostSpec{Name: "etcd-1", Role: "etcd", Boot: etcd.Boot(etcd.Config{ID: 1, Peers: peers, Ablations: abl})})
+	if err := s.boot(sim.NewWorld(seed), "etcd-1", etcd.Boot(etcd.Config{ID: 1, Peers: peers, Ablations: abl})); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// boot starts, on a new world w, a member host called name that boots
+// with boot and a client host, and waits until the member leads. The
+// member list starts with that member.
+func (s *simSide) boot(w *sim.World, name string, boot func(*sim.Host)) error {
+	s.w, s.cur, s.compact = w, 1, -1
+	m := s.w.MustAddHost(sim.HostSpec{Name: name, Role: "etcd", Boot: boot})
+	s.member = m.ID()
 	s.w.MustAddHost(sim.HostSpec{Name: "client", Role: "client", Boot: func(h *sim.Host) {
 		s.c = etcd.NewClient(h, etcd.ClientConfig{Endpoints: []sim.HostID{m.ID()}})
 	}})
 	// Wait for the single member to elect itself.
 	for i := 0; ; i++ {
 		if i == 100 {
-			return nil, fmt.Errorf("simulated member elected no leader")
+			return fmt.Errorf("simulated member elected no leader")
 		}
 		var st etcd.StatusResult
 		var err error
 		if derr := s.call(func(done func()) {
 			s.c.Status(m.ID(), func(r etcd.StatusResult, e error) { st, err = r, e; done() })
 		}); derr != nil {
-			return nil, derr
+			return derr
 		}
 		if err == nil && st.IsLeader {
 			s.cur = st.Revision
-			return s, nil
+			s.initMembers(m.ID(), st.Header.MemberID, name)
+			return nil
 		}
 		s.w.RunFor(100 * time.Millisecond)
 	}
@@ -135,6 +153,12 @@ func (s *simSide) run(idx int, op Op) (Result, error) {
 			s.c.Watch(req, func(r etcd.WatchResponse) { s.streams[idx] = append(s.streams[idx], s.watchResp(idx, r)) })
 			done()
 		})
+	case KMemberList, KMemberAdd, KMemberPromote, KMemberRemove:
+		res, derr = s.runMember(op)
+	case KSnapshot:
+		res, derr = s.snapshot()
+	case KRestore:
+		res, derr = s.restore(op)
 	default:
 		return Result{}, fmt.Errorf("unknown op kind %v", op.Kind)
 	}

@@ -34,9 +34,13 @@ var (
 	ErrNotLeader = errors.New("etcdserver: not leader")
 	// ErrIDExists, ErrIDNotFound, ErrIDRemoved: a change refused by
 	// membership.ValidateConfigurationChange.
-	ErrIDExists   = errors.New("membership: ID exists")
-	ErrIDNotFound = errors.New("membership: ID not found")
-	ErrIDRemoved  = errors.New("membership: ID removed")
+	// A client sees them as etcd's gRPC layer maps them
+	// (server/etcdserver/api/v3rpc/util.go, toGRPCErrorMap): an unknown
+	// or removed ID as rpctypes.ErrGRPCMemberNotFound, a taken one as
+	// ErrGRPCMemberExist.
+	ErrIDExists   = errors.New("etcdserver: member ID already exist")
+	ErrIDNotFound = errors.New("etcdserver: member not found")
+	ErrIDRemoved  = errors.New("etcdserver: member not found")
 	// ErrStopped: the member was removed from the cluster and stopped.
 	ErrStopped = errors.New("etcdserver: server stopped")
 )
@@ -176,16 +180,26 @@ func (m *member) peerHost(id uint64) (sim.HostID, bool) {
 	return hostOf(m.cfg.Peers, id)
 }
 
+// memberHeader is the header of a member call's answer. etcd's cluster
+// service fills in the cluster, member and term but no store revision
+// (server/etcdserver/api/v3rpc/member.go, ClusterServer.header), so the
+// client sees revision 0.
+func (m *member) memberHeader() Header {
+	h := m.newHeader()
+	h.Revision = 0
+	return h
+}
+
 // handleMember serves the member calls. Changes are checked as etcd's
 // strict reconfiguration checks do, then proposed as conf changes; the
 // caller is answered once the change is applied here.
 func (m *member) handleMember(q *sim.Request, r *memberRequest) {
 	if r.Op == memberList {
-		q.Reply(&reply{Header: m.newHeader(), Members: slices.Clone(m.cluster)})
+		q.Reply(&reply{Header: m.memberHeader(), Members: slices.Clone(m.cluster)})
 		return
 	}
 	if m.node.Lead() == raft.None {
-		q.Reply(&reply{Header: m.newHeader(), Err: ErrNoLeader})
+		q.Reply(&reply{Header: m.memberHeader(), Err: ErrNoLeader})
 		return
 	}
 	if m.node.Role() != raft.Leader {
@@ -194,16 +208,16 @@ func (m *member) handleMember(q *sim.Request, r *memberRequest) {
 		// follower hears only from its leader, so only the leader
 		// judges (and proposes) a change, and the client moves on to
 		// another endpoint (a divergence, docs/fidelity.md).
-		q.Reply(&reply{Header: m.newHeader(), Err: ErrNotLeader})
+		q.Reply(&reply{Header: m.memberHeader(), Err: ErrNotLeader})
 		return
 	}
 	cc, err := m.checkMemberChange(r)
 	if err != nil {
-		q.Reply(&reply{Header: m.newHeader(), Err: err})
+		q.Reply(&reply{Header: m.memberHeader(), Err: err})
 		return
 	}
 	if err := m.node.ProposeConfChange(cc); err != nil {
-		q.Reply(&reply{Header: m.newHeader(), Err: ErrNoLeader})
+		q.Reply(&reply{Header: m.memberHeader(), Err: ErrNoLeader})
 		m.afterInput()
 		return
 	}
@@ -222,11 +236,12 @@ func (m *member) checkMemberChange(r *memberRequest) (raft.ConfChange, error) {
 		if err := m.validateAdd(r.Member); err != nil {
 			return cc, err
 		}
+		if err := m.mayAddMember(r.Member.IsLearner); err != nil {
+			return cc, err
+		}
 		cc.Type = raft.ConfChangeAddNode
 		if r.Member.IsLearner {
 			cc.Type = raft.ConfChangeAddLearnerNode
-		} else if err := m.mayAddVoter(); err != nil {
-			return cc, err
 		}
 	case memberRemove:
 		if err := m.validateRemove(r.Member.ID); err != nil {
@@ -243,7 +258,7 @@ func (m *member) checkMemberChange(r *memberRequest) (raft.ConfChange, error) {
 		if err := m.isLearnerReady(r.Member.ID); err != nil {
 			return cc, err
 		}
-		if err := m.mayAddVoter(); err != nil {
+		if err := m.mayPromoteMember(); err != nil {
 			return cc, err
 		}
 		p := *m.clusterMember(r.Member.ID)
@@ -330,23 +345,56 @@ func (m *member) voters() []Member {
 	return out
 }
 
-// mayAddVoter is mayAddMember (and mayPromoteMember) for a voter:
-// membership.IsReadyToAddVotingMember, then every voter connected.
-func (m *member) mayAddVoter() error {
-	nmembers, nstarted := 1, 0 // the member to add
+// mayAddMember is etcd's (server.go, mayAddMember): a voter only if
+// membership.IsReadyToAddVotingMember holds (a quorum of the voters, the
+// new one counted as not started, is started; one started member may grow
+// to two), and then any member, a learner too, only if this member is
+// connected to a quorum of the voters with the new member counted as one
+// that is down (isConnectedToQuorumAfterAddingNewMemberSince), except on a
+// one-voter cluster.
+func (m *member) mayAddMember(learner bool) error {
+	vs := m.voters()
+	if !learner {
+		nmembers, nstarted := 1, 0 // the member to add
+		for _, p := range vs {
+			if m.started(p.ID) {
+				nstarted++
+			}
+			nmembers++
+		}
+		if !(nstarted == 1 && nmembers == 2) && nstarted < nmembers/2+1 {
+			return ErrNotEnoughStartedMembers
+		}
+	}
+	if len(vs) == 1 {
+		return nil
+	}
+	connected := 0
+	for _, p := range vs {
+		if m.connected(p.ID) {
+			connected++
+		}
+	}
+	if connected < (len(vs)+1)/2+1 {
+		return ErrUnhealthy
+	}
+	return nil
+}
+
+// mayPromoteMember is etcd's strict check after isLearnerReady
+// (server.go, mayPromoteMember; membership.IsReadyToPromoteMember): the
+// learner counts as a started voter, and the started voters must then
+// make a quorum. etcd checks no connectivity here.
+func (m *member) mayPromoteMember() error {
+	nmembers, nstarted := 1, 1 // the learner, counted as started
 	for _, p := range m.voters() {
 		if m.started(p.ID) {
 			nstarted++
 		}
 		nmembers++
 	}
-	if !(nstarted == 1 && nmembers == 2) && nstarted < nmembers/2+1 {
+	if nstarted < nmembers/2+1 {
 		return ErrNotEnoughStartedMembers
-	}
-	for _, p := range m.voters() {
-		if !m.connected(p.ID) {
-			return ErrUnhealthy
-		}
 	}
 	return nil
 }
@@ -440,7 +488,7 @@ func (m *member) applyConfChange(e *raft.Entry) {
 	ev := &etcdtrace.Membership{Member: m.cfg.Name, Index: e.Index, Change: change, NodeID: ctx.Member.ID, Node: name}
 	ev.Voters, ev.Learners = m.memberNames()
 	m.h.Emit(ev)
-	rep := &reply{Header: m.newHeader(), Err: err, Members: slices.Clone(m.cluster)}
+	rep := &reply{Header: m.memberHeader(), Err: err, Members: slices.Clone(m.cluster)}
 	m.answerWaiter(ctx.ID, rep)
 }
 

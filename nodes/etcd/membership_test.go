@@ -213,3 +213,80 @@ func TestMemberStrictReconfig(t *testing.T) {
 	_, err = cl.memberCall(func(d func(MemberListResult, error)) { (*c).MemberPromote(4, d) })
 	require.ErrorIs(t, err, ErrLearnerNotReady)
 }
+
+// TestMemberAddPromoteQuorumChecks pins etcd v3.7.3's strict checks
+// (server.go mayAddMember with isConnectedToQuorumAfterAddingNewMemberSince,
+// and mayPromoteMember with membership.IsReadyToPromoteMember), found by the
+// conformance suite against an embedded etcd:
+//   - a voter added to a one-member cluster is accepted (the one exception
+//     of IsReadyToAddVotingMember), and, never started, takes the quorum:
+//     afterwards even a learner is refused as "unhealthy cluster" (the new
+//     member counts as down, and 1 of 3 is no quorum) instead of being
+//     proposed to a log that cannot commit, and a voter as "not enough
+//     started members";
+//   - with one voter of five down, a learner and a voter can still be
+//     added (4 connected of 6 is a quorum), where checking that every
+//     voter is connected (etcd v3.5's isConnectedFullySince) refused;
+//   - with one voter of three down, an in-sync learner is promoted: it
+//     counts as started (3 of 4), and no connectivity is checked.
+func TestMemberAddPromoteQuorumChecks(t *testing.T) {
+	t.Run("one-member-cluster", func(t *testing.T) {
+		cl := newCluster(t, 3, 1, nil, sim.DiskSpec{})
+		c := cl.addClient("c")
+		cl.w.RunFor(3 * time.Second)
+		h := cl.w.MustAddHost(sim.HostSpec{Name: "unstarted", Role: "etcd"}) // nobody listens
+		_, err := cl.memberCall(func(d func(MemberListResult, error)) { (*c).MemberAdd(Peer{ID: 2, Host: h.ID()}, false, d) })
+		require.NoError(t, err, "one started member may grow to two")
+		_, err = cl.memberCall(func(d func(MemberListResult, error)) { (*c).MemberAdd(Peer{ID: 3, Host: h.ID()}, true, d) })
+		require.ErrorIs(t, err, ErrUnhealthy, "1 connected of 3 voters-to-be")
+		_, err = cl.memberCall(func(d func(MemberListResult, error)) { (*c).MemberAdd(Peer{ID: 3, Host: h.ID()}, false, d) })
+		require.ErrorIs(t, err, ErrNotEnoughStartedMembers, "1 started of 3")
+		assert.Equal(t, "etcdserver: unhealthy cluster", ErrUnhealthy.Error())
+		// What a client sees of etcd's cluster service: an unknown ID as
+		// rpctypes.ErrGRPCMemberNotFound, and a header without a store
+		// revision (v3rpc/member.go, ClusterServer.header).
+		_, err = cl.memberCall(func(d func(MemberListResult, error)) { (*c).MemberRemove(99, d) })
+		require.ErrorIs(t, err, ErrIDNotFound)
+		assert.Equal(t, "etcdserver: member not found", err.Error())
+		res, err := cl.memberCall(func(d func(MemberListResult, error)) { (*c).MemberList(d) })
+		require.NoError(t, err)
+		assert.Zero(t, res.Revision)
+		assert.Len(t, res.Members, 2)
+	})
+	t.Run("five-voters-one-down", func(t *testing.T) {
+		cl := newCluster(t, 5, 5, nil, sim.DiskSpec{})
+		cl.w.RunFor(3 * time.Second)
+		lead := cl.raftLeader()
+		require.GreaterOrEqual(t, lead, 0)
+		c := cl.addClient("c", lead)
+		cl.members[(lead+1)%5].Crash()
+		cl.w.RunFor(6 * time.Second) // past the health interval
+		h := cl.w.MustAddHost(sim.HostSpec{Name: "unstarted", Role: "etcd"})
+		_, err := cl.memberCall(func(d func(MemberListResult, error)) { (*c).MemberAdd(Peer{ID: 6, Host: h.ID()}, true, d) })
+		require.NoError(t, err, "learner: 4 connected of 6")
+		_, err = cl.memberCall(func(d func(MemberListResult, error)) { (*c).MemberRemove(6, d) })
+		require.NoError(t, err)
+		_, err = cl.memberCall(func(d func(MemberListResult, error)) { (*c).MemberAdd(Peer{ID: 7, Host: h.ID()}, false, d) })
+		require.NoError(t, err, "voter: 4 started and connected of 6")
+	})
+	t.Run("promote-with-a-voter-down", func(t *testing.T) {
+		cl := newCluster(t, 5, 3, nil, sim.DiskSpec{})
+		_, p4 := cl.addJoiner(nil)
+		cl.members[3].Crash() // starts once it is a member
+		cl.w.RunFor(3 * time.Second)
+		lead := cl.raftLeader()
+		require.GreaterOrEqual(t, lead, 0)
+		c := cl.addClient("c", lead)
+		_, err := cl.memberCall(func(d func(MemberListResult, error)) { (*c).MemberAdd(p4, true, d) })
+		require.NoError(t, err)
+		cl.members[3].Restart()
+		cl.w.RunFor(5 * time.Second) // the learner catches up
+		cl.members[(lead+1)%3].Crash()
+		cl.w.RunFor(6 * time.Second) // past the health interval
+		res, err := cl.memberCall(func(d func(MemberListResult, error)) { (*c).MemberPromote(4, d) })
+		require.NoError(t, err, "the learner counts as started: 3 of 4")
+		voters, learners := memberIDs(res.Members)
+		assert.Len(t, voters, 4)
+		assert.Empty(t, learners)
+	})
+}
