@@ -7,6 +7,8 @@ import (
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
+	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -133,4 +135,25 @@ func TestReplicaSetValue(t *testing.T) {
 		_, _, ok := parseReplicaSetValue(bad)
 		require.False(t, ok, bad)
 	}
+}
+
+// TestDoubleRunningOwnerFromEtcd: a pod released by a write whose answer
+// was lost (no apitrace.Owners event) leaves its owner all the same: the
+// committed pod in etcd names no controller, and its owner's running count
+// drops.
+func TestDoubleRunningOwnerFromEtcd(t *testing.T) {
+	released := `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","namespace":"default","uid":"a-uid","labels":{"debug":"true"}}}`
+	owned := `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","namespace":"default","uid":"a-uid","ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"rs-uid","controller":true}]}}`
+	rt := newRuntimeTruth()
+	rt.observe(&sim.Event{Kind: sim.KindNode, Host: 7, Data: &spoketrace.ContainerStart{Node: "node-1", Pod: "default/a", UID: "a-uid", Owner: "rs-uid", Container: "app"}})
+	require.Equal(t, "rs-uid", rt.pods["a-uid"].owner)
+	got := rt.observe(&sim.Event{Kind: sim.KindNode, Data: &etcdtrace.Apply{Member: "etcd-1", Rev: 5,
+		Changes: []etcdtrace.Change{{Type: etcdtrace.ChangePut, Key: "/registry/pods/default/a", Value: released, ModRev: 5}}}})
+	require.Len(t, got, 1)
+	require.Equal(t, "", rt.pods["a-uid"].owner, "released: no controller in the committed pod")
+	require.Empty(t, rt.observe(&sim.Event{Kind: sim.KindNode, Data: &etcdtrace.Apply{Member: "etcd-2", Rev: 5,
+		Changes: []etcdtrace.Change{{Type: etcdtrace.ChangePut, Key: "/registry/pods/default/a", Value: owned, ModRev: 5}}}}),
+		"another member's apply of a revision already read changes nothing")
+	require.Equal(t, "a-uid", firstUID(owned))
+	require.Equal(t, "rs-uid", controllerUID(owned))
 }

@@ -1,7 +1,10 @@
 package checks
 
 import (
+	"strings"
+
 	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
+	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -23,6 +26,7 @@ type runtimeTruth struct {
 	paused  map[sim.HostID]bool
 	pods    map[string]*podTruth
 	onNode  map[string]map[string]bool // node -> UIDs with a container there
+	maxRev  int64                      // the highest revision whose pods were read
 }
 
 // podTruth is the runtime truth of one pod UID.
@@ -120,6 +124,8 @@ func (t *runtimeTruth) observe(e *sim.Event) []*podTruth {
 		return []*podTruth{p}
 	case *spoketrace.NodeHeartbeat:
 		t.learn(d.Node, e.Host)
+	case *etcdtrace.Apply:
+		return t.observeCommitted(d)
 	case *apitrace.Owners:
 		// A pod adopted or released changes owner while it runs.
 		if d.Resource != "pods" || d.Removed {
@@ -134,6 +140,50 @@ func (t *runtimeTruth) observe(e *sim.Event) []*podTruth {
 		}
 	}
 	return nil
+}
+
+// observeCommitted takes each committed pod's controller from etcd, the
+// ground truth of who owns it: a write whose answer the API server never
+// got (an etcd timeout on a flaky link) changed the owner all the same,
+// though no apitrace.Owners event says so.
+func (t *runtimeTruth) observeCommitted(d *etcdtrace.Apply) []*podTruth {
+	if len(d.Changes) == 0 || d.Rev <= t.maxRev {
+		return nil
+	}
+	t.maxRev = d.Rev
+	var changed []*podTruth
+	for i := range d.Changes {
+		ch := &d.Changes[i]
+		if ch.Type != etcdtrace.ChangePut || !strings.HasPrefix(ch.Key, podsPrefix) {
+			continue
+		}
+		uid := firstUID(ch.Value)
+		p := t.pods[uid]
+		if uid == "" || p == nil {
+			continue // not running anywhere yet: its ContainerStart carries the owner
+		}
+		ctl := controllerUID(ch.Value)
+		p.apiOwner = true
+		if p.owner != ctl {
+			p.owner = ctl
+			changed = append(changed, p)
+		}
+	}
+	return changed
+}
+
+// firstUID is the first uid in a stored object's JSON: its own
+// (metadata.uid comes before any owner reference's).
+func firstUID(value string) string {
+	_, rest, ok := strings.Cut(value, `"uid":"`)
+	if !ok {
+		return ""
+	}
+	uid, _, ok := strings.Cut(rest, `"`)
+	if !ok {
+		return ""
+	}
+	return uid
 }
 
 // observeFault applies a kernel fault event on a host.
