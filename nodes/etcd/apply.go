@@ -3,6 +3,7 @@ package etcd
 import (
 	"encoding/binary"
 	"errors"
+	"unsafe"
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
@@ -90,7 +91,11 @@ func (m *member) newHeader() Header {
 	return Header{Revision: m.store.Rev(), MemberID: m.cfg.ID, Member: m.cfg.Name, RaftTerm: m.node.Term()}
 }
 
-// appendChanges appends watch events to out as the trace's changes.
+// appendChanges appends watch events to out as the trace's changes. The
+// changes' keys and values share the events' bytes instead of copying
+// them: the store makes each event's Key and Value afresh for its watch
+// responses (mvcc keyHistory.event), and neither the store nor any watcher
+// writes to them afterwards, so the strings never change.
 func appendChanges(out []etcdtrace.Change, evs []mvcc.Event) []etcdtrace.Change {
 	if len(evs) == 0 {
 		return out
@@ -99,16 +104,20 @@ func appendChanges(out []etcdtrace.Change, evs []mvcc.Event) []etcdtrace.Change 
 		out = make([]etcdtrace.Change, 0, len(evs))
 	}
 	for _, ev := range evs {
-		c := etcdtrace.Change{Type: "put", Key: string(ev.Kv.Key), ModRev: ev.Kv.ModRevision}
+		c := etcdtrace.Change{Type: "put", Key: sharedString(ev.Kv.Key), ModRev: ev.Kv.ModRevision}
 		if ev.Type == mvcc.EventDelete {
 			c.Type = "delete"
 		} else {
-			c.Value, c.CreateRev, c.Version = string(ev.Kv.Value), ev.Kv.CreateRevision, ev.Kv.Version
+			c.Value, c.CreateRev, c.Version = sharedString(ev.Kv.Value), ev.Kv.CreateRevision, ev.Kv.Version
 		}
 		out = append(out, c)
 	}
 	return out
 }
+
+// sharedString is b as a string without a copy; b must never be written
+// again.
+func sharedString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // startInternalWatch (re)creates the member's own whole-keyspace watch, through which
 // the store reports each entry's changes for the Apply trace event.
