@@ -1,6 +1,9 @@
 package mvcc
 
-import "sort"
+import (
+	"sort"
+	"unsafe"
+)
 
 // record is one revision of one key: a put, or a deletion tombstone.
 // It plays the part of a bolt entry keyed by (main, sub) in etcd.
@@ -57,12 +60,22 @@ func (h *keyHistory) kv(r record, keysOnly bool) KeyValue {
 
 // event turns a record into the watch event it stands for. A tombstone gives a
 // DELETE whose KeyValue has only the key and the deletion revision, as etcd.
+// Unlike a read's KeyValue, an event's Key and Value are the store's own
+// bytes, not copies: see Event.
 func (h *keyHistory) event(r record) Event {
+	kv := KeyValue{Key: readOnlyBytes(h.key), ModRevision: r.main}
 	if r.tomb {
-		return Event{Type: EventDelete, Kv: KeyValue{Key: []byte(h.key), ModRevision: r.main}}
+		return Event{Type: EventDelete, Kv: kv}
 	}
-	return Event{Type: EventPut, Kv: h.kv(r, false)}
+	kv.CreateRevision, kv.Version, kv.Lease = r.create, r.version, r.lease
+	if r.value != "" {
+		kv.Value = readOnlyBytes(r.value)
+	}
+	return Event{Type: EventPut, Kv: kv}
 }
+
+// readOnlyBytes is s's bytes without a copy; they must never be written.
+func readOnlyBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
 
 // keyspace is every key with retained history, sorted by key.
 type keyspace struct {

@@ -24,7 +24,10 @@ const (
 	EventDelete EventType = 1
 )
 
-// Event is one change seen by a watcher, as etcd's mvccpb.Event.
+// Event is one change seen by a watcher, as etcd's mvccpb.Event. Its Kv's
+// Key and Value share the store's memory, as many watchers receive the same
+// change: they are read-only (a real watcher decodes its own copy from the
+// wire; kubesim's watchers read events and never write to them).
 type Event struct {
 	// Type says put or delete.
 	Type EventType
