@@ -84,6 +84,8 @@ type pendingCall struct {
 	timer *Timer // the deadline, or nil
 	rtx   *Timer // the next retransmission, or nil
 	done  func(resp any, err error)
+	// deadline is timer's memory, when set: one allocation per call.
+	deadline Timer
 }
 
 type pendingPing struct {
@@ -140,7 +142,9 @@ func (r *RPC) CallWith(to HostID, port string, req any, o CallOptions, done func
 	pc := &pendingCall{id: id, to: to, port: port, conn: o.Conn, done: done,
 		msg: &rpcRequest{Call: id, ReplyPort: r.port, Body: req, ServerInc: o.ServerInc}}
 	if o.Timeout > 0 {
-		pc.timer = r.h.After(o.Timeout, "rpc-timeout", func() { r.finish(id, nil, ErrTimeout) })
+		pc.timer = &pc.deadline
+		r.h.initTimer(pc.timer, "rpc-timeout", func() { r.finish(id, nil, ErrTimeout) })
+		pc.timer.Reset(o.Timeout)
 	}
 	if o.Retransmit {
 		pc.rto = RetransmitRTO

@@ -17,9 +17,17 @@ type Timer struct {
 // NewTimer makes an unarmed timer that calls fn when it fires. The name is
 // what the trace shows; pass a constant.
 func (h *Host) NewTimer(name string, fn func()) *Timer {
-	t := &Timer{host: h, inc: h.incarnation, id: h.w.newID(), fn: fn}
-	t.e = entry{kind: entryTimer, timer: t, index: -1, name: name}
+	t := new(Timer)
+	h.initTimer(t, name, fn)
 	return t
+}
+
+// initTimer makes *t an unarmed timer, as NewTimer does, in memory the
+// caller owns (a timer embedded in a larger record costs no allocation of
+// its own).
+func (h *Host) initTimer(t *Timer, name string, fn func()) {
+	*t = Timer{host: h, inc: h.incarnation, id: h.w.newID(), fn: fn}
+	t.e = entry{kind: entryTimer, timer: t, index: -1, name: name}
 }
 
 // After arms a new one-shot timer, d from now on the host's monotonic
