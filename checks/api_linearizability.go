@@ -67,6 +67,7 @@ func NewAPILinearizability(opts ...APILinearizabilityOptions) *APILinearizabilit
 	}
 	c := &APILinearizability{opts: o, hist: newCallLog[apiCall, APIOutput](), other: map[string]bool{}}
 	c.run = newLinRunner(c.Name(), "object", APIModel, o.Timeout, o.MaxVisualizedKeys)
+	c.run.split = apiSegments
 	return c
 }
 

@@ -47,6 +47,7 @@ func TestAPIModelStep(t *testing.T) {
 	absent := apiState{}
 	at5 := apiState{present: true, value: "a", rv: "5"}
 	unk := apiState{present: true, value: "a", rvUnknown: true}
+	unkB5 := apiState{present: true, value: "b", rvUnknown: true, floor: 5}
 	cases := []struct {
 		name  string
 		s     apiState
@@ -72,7 +73,14 @@ func TestAPIModelStep(t *testing.T) {
 		{"update conflict on unknown rv", unk, APIInput{Verb: APIUpdate, Value: "b", Precondition: "5"}, APIOutput{Code: 409}, true, unk},
 		{"update 404", absent, APIInput{Verb: APIUpdate, Value: "b", Precondition: "5"}, APIOutput{Code: 404}, true, absent},
 		{"update unknown mismatch", at5, APIInput{Verb: APIUpdate, Value: "b", Precondition: "4"}, APIOutput{Unknown: true}, true, at5},
-		{"update unknown match", at5, APIInput{Verb: APIUpdate, Value: "b", Precondition: "5"}, APIOutput{Unknown: true}, true, apiState{present: true, value: "b", rvUnknown: true}},
+		{"update unknown match", at5, APIInput{Verb: APIUpdate, Value: "b", Precondition: "5"}, APIOutput{Unknown: true}, true, unkB5},
+		{"unknown after unknown keeps the floor", unkB5, APIInput{Verb: APIUpdate, Value: "c", Precondition: "8"}, APIOutput{Unknown: true}, true, apiState{present: true, value: "c", rvUnknown: true, floor: 5}},
+		{"unknown rv is not below the floor: precondition", unkB5, APIInput{Verb: APIUpdate, Value: "c", Precondition: "4"}, APIOutput{Unknown: true}, true, unkB5},
+		{"unknown rv is not below the floor: get", unkB5, APIInput{Verb: APIGet}, APIOutput{Code: 200, Found: true, Value: "b", RV: "4"}, false, unkB5},
+		{"unknown rv is not below the floor: update", unkB5, APIInput{Verb: APIUpdate, Value: "c"}, APIOutput{Code: 200, RV: "4"}, false, apiState{present: true, value: "c", rv: "4"}},
+		{"unknown rv above the floor: get", unkB5, APIInput{Verb: APIGet}, APIOutput{Code: 200, Found: true, Value: "b", RV: "6"}, true, apiState{present: true, value: "b", rv: "6"}},
+		{"seed on the initial state", absent, APIInput{Verb: apiSeed}, APIOutput{Code: 200, Found: true, Value: "a", RV: "5"}, true, at5},
+		{"seed later", at5, APIInput{Verb: apiSeed}, APIOutput{Code: 200, Found: true, Value: "b", RV: "9"}, false, apiState{present: true, value: "b", rv: "9"}},
 		{"delete ok", at5, APIInput{Verb: APIDelete}, APIOutput{Code: 200}, true, absent},
 		{"delete absent ok", absent, APIInput{Verb: APIDelete}, APIOutput{Code: 200}, false, absent},
 		{"delete 404", absent, APIInput{Verb: APIDelete}, APIOutput{Code: 404}, true, absent},
@@ -88,6 +96,7 @@ func TestAPIModelStep(t *testing.T) {
 	require.Equal(t, `update(pods/default/a, "b" if @5) -> 200 @7`,
 		APIModel.DescribeOperation(APIInput{Verb: APIUpdate, Resource: "pods", Key: k1, Value: "b", Precondition: "5"}, APIOutput{Code: 200, Found: true, Value: "b", RV: "7"}))
 	require.Equal(t, `"a" @?`, APIModel.DescribeState(unk))
+	require.Equal(t, `"b" @?>=5`, APIModel.DescribeState(unkB5))
 }
 
 func TestAPILinearizability(t *testing.T) {

@@ -15,6 +15,10 @@ const (
 	APIDelete = "delete"
 )
 
+// apiSeed is the verb of the operation that starts a segment of a cut
+// history in a known state (apiSegments); no client sends it.
+const apiSeed = "seed"
+
 // APIInput is the input of one operation in an APIModel history: the call
 // as the client made it (apitrace.Call).
 type APIInput struct {
@@ -52,17 +56,48 @@ type APIOutput struct {
 // workload value and a resourceVersion. rvUnknown marks a present object
 // last written by a write of unknown outcome: its value is known (the
 // write's), its resourceVersion is not, until an answer that carries one
-// re-establishes it. It is a comparable value, so == works.
+// re-establishes it; it is at least floor, the resourceVersion the object
+// had before (etcd's revisions only grow). It is a comparable value, so ==
+// works.
 type apiState struct {
 	present   bool
 	value     string
 	rv        string
 	rvUnknown bool
+	floor     int64
+}
+
+// rvNumber parses a resourceVersion; ok is false for one that is not an
+// etcd revision.
+func rvNumber(rv string) (n int64, ok bool) {
+	n, err := strconv.ParseInt(rv, 10, 64)
+	return n, err == nil
+}
+
+// rvAtLeast reports whether rv can be the unknown resourceVersion of s:
+// at least its floor (any rv that is not a number can).
+func (s apiState) rvAtLeast(rv string) bool {
+	n, ok := rvNumber(rv)
+	return !ok || n >= s.floor
+}
+
+// unknownAfter is the state a write of unknown outcome leaves when it
+// writes value over s: the value, with a resourceVersion no lower than
+// s's.
+func (s apiState) unknownAfter(value string) apiState {
+	floor := s.floor
+	if !s.rvUnknown {
+		floor, _ = rvNumber(s.rv)
+	}
+	return apiState{present: true, value: value, rvUnknown: true, floor: floor}
 }
 
 // rvMatches reports whether a precondition p can hold in s: no
-// precondition, an unknown resourceVersion (either way), or equality.
-func (s apiState) rvMatches(p string) bool { return p == "" || s.rvUnknown || s.rv == p }
+// precondition, an unknown resourceVersion that may be p (not below its
+// floor), or equality.
+func (s apiState) rvMatches(p string) bool {
+	return p == "" || (s.rvUnknown && s.rvAtLeast(p)) || s.rv == p
+}
 
 // rvMayDiffer reports whether a precondition p can fail in s.
 func (s apiState) rvMayDiffer(p string) bool { return p != "" && (s.rvUnknown || s.rv != p) }
@@ -71,7 +106,10 @@ func (s apiState) rvMayDiffer(p string) bool { return p != "" && (s.rvUnknown ||
 // write of value: a higher revision, or the same one when nothing changed
 // (the API server answers an update that changes nothing without writing).
 func (s apiState) rvAdvances(rv, value string) bool {
-	if s.rvUnknown || rv == "" || s.rv == "" {
+	if s.rvUnknown {
+		return s.rvAtLeast(rv)
+	}
+	if rv == "" || s.rv == "" {
 		return true
 	}
 	if rv == s.rv {
@@ -101,7 +139,8 @@ func ok2xx(code int) bool { return code >= 200 && code < 300 }
 // Semantics, for an object in state S (absent, or present with value v and
 // resourceVersion rv, which may be unknown):
 //   - get 2xx: legal when S is present with the answer's value and (if
-//     known) rv; the answer's rv becomes known. get 404: legal when absent.
+//     known) rv, or (if unknown) an rv no lower than the last one known;
+//     the answer's rv becomes known. get 404: legal when absent.
 //   - create 2xx: legal when absent; S becomes present with the call's value
 //     and the answer's rv. create 409 (AlreadyExists): legal when present.
 //   - update 2xx: legal when present and the precondition (if any) equals rv
@@ -118,8 +157,14 @@ func ok2xx(code int) bool { return code >= 200 && code < 300 }
 //   - an Unknown write is legal in any state and takes the effect it would
 //     have if it applied now: create on an absent object, update or delete
 //     on a present one whose rv may match the precondition. A write it
-//     makes leaves rv unknown. (Not applying is covered by porcupine
-//     ordering the write last, which its +infinity return allows.)
+//     makes leaves rv unknown, but no lower than the rv before it, since
+//     etcd's revisions only grow: a precondition, a get or an update 2xx
+//     must name an rv at least that high. (Not applying is covered by
+//     porcupine ordering the write last, which its +infinity return
+//     allows.)
+//   - seed, which no client sends, starts a segment of a cut history (see
+//     apiSegments) in the state the operations before the cut left: legal
+//     only first, on the initial state.
 var APIModel = porcupine.Model{
 	Partition: func(h []porcupine.Operation) [][]porcupine.Operation {
 		return partitionOps(h, func(in any) string { return apiPartitionKey(in.(APIInput)) })
@@ -141,6 +186,7 @@ var APIModel = porcupine.Model{
 			h.Write([]byte(s.rv))
 			if s.rvUnknown {
 				h.Write([]byte{2})
+				h.Write(strconv.AppendInt(nil, s.floor, 10))
 			}
 		}
 		return h.Sum64()
@@ -159,7 +205,7 @@ func apiStep(s apiState, in APIInput, out APIOutput) (bool, apiState) {
 		case out.Unknown:
 			return true, s
 		case ok2xx(out.Code):
-			if !s.present || out.Value != s.value || (!s.rvUnknown && out.RV != s.rv) {
+			if !s.present || out.Value != s.value || (!s.rvUnknown && out.RV != s.rv) || (s.rvUnknown && !s.rvAtLeast(out.RV)) {
 				return false, s
 			}
 			return true, apiState{present: true, value: s.value, rv: out.RV}
@@ -184,7 +230,7 @@ func apiStep(s apiState, in APIInput, out APIOutput) (bool, apiState) {
 			if !s.present || !s.rvMatches(in.Precondition) {
 				return true, s
 			}
-			return true, apiState{present: true, value: in.Value, rvUnknown: true}
+			return true, s.unknownAfter(in.Value)
 		case ok2xx(out.Code):
 			legal := s.present && s.rvMatches(in.Precondition) && s.rvAdvances(out.RV, in.Value)
 			return legal, apiState{present: true, value: in.Value, rv: out.RV}
@@ -207,6 +253,8 @@ func apiStep(s apiState, in APIInput, out APIOutput) (bool, apiState) {
 		case out.Code == 404:
 			return !s.present, s
 		}
+	case apiSeed:
+		return s == apiState{}, apiState{present: true, value: out.Value, rv: out.RV}
 	}
 	return false, s
 }
@@ -218,6 +266,9 @@ func describeAPIState(s apiState) string {
 	rv := s.rv
 	if s.rvUnknown {
 		rv = "?"
+		if s.floor > 0 {
+			rv += ">=" + strconv.FormatInt(s.floor, 10)
+		}
 	}
 	return strconv.Quote(s.value) + " @" + rv
 }
@@ -246,7 +297,7 @@ func describeAPIOp(in APIInput, out APIOutput) string {
 	b = append(b, " -> "...)
 	b = strconv.AppendInt(b, int64(out.Code), 10)
 	if ok2xx(out.Code) && out.Found {
-		if in.Verb == APIGet {
+		if in.Verb == APIGet || in.Verb == apiSeed {
 			b = append(b, ' ')
 			b = strconv.AppendQuote(b, out.Value)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,7 +45,10 @@ type linRunner struct {
 	maxVisualized int
 	// checkKey runs porcupine on one key's history; tests replace it.
 	checkKey func(porcupine.Model, []porcupine.Operation, time.Duration) porcupine.CheckResult
-	info     *porcupine.LinearizationInfo
+	// split, when set, cuts a key's history into segments checked one at
+	// a time (apiSegments); the timeout bounds each segment.
+	split func([]porcupine.Operation) []opSegment
+	info  *porcupine.LinearizationInfo
 }
 
 // newLinRunner returns the runner of check, whose keys are nouns, with
@@ -63,13 +67,37 @@ func newLinRunner(check, noun string, model porcupine.Model, timeout time.Durati
 // returns without a call.
 func (r *linRunner) judge(h keyedHistory, calls callSource, summary string, orphans int) Result {
 	var illegal, unknown []int
+	// A key that fails is judged, explained and visualized by its first
+	// failing segment, in place of its whole history.
+	failed := keyedHistory{keys: h.keys, parts: slices.Clone(h.parts), src: slices.Clone(h.src)}
+	segments := 0
 	for i, part := range h.parts {
-		switch r.checkKey(r.model, part, r.timeout) {
-		case porcupine.Illegal:
-			illegal = append(illegal, i)
-		case porcupine.Unknown:
-			unknown = append(unknown, i)
+		segs := []opSegment{{}} // the whole history
+		if r.split != nil {
+			segs = r.split(part)
 		}
+		segments += len(segs)
+		for _, g := range segs {
+			ops, src := part, h.src[i]
+			if r.split != nil {
+				ops, src = g.operations(part, h.src[i])
+			}
+			res := r.checkKey(r.model, ops, r.timeout)
+			if res == porcupine.Ok {
+				continue
+			}
+			failed.parts[i], failed.src[i] = ops, src
+			if res == porcupine.Illegal {
+				illegal = append(illegal, i)
+			} else {
+				unknown = append(unknown, i)
+			}
+			break
+		}
+	}
+	h = failed
+	if r.split != nil {
+		summary += fmt.Sprintf("; checked in %d segments", segments)
 	}
 	switch {
 	case len(illegal) > 0:
@@ -96,7 +124,7 @@ func (r *linRunner) timedOut(h keyedHistory, calls callSource, unknown []int) []
 		if len(offs) == MaxOffenses {
 			break
 		}
-		rec, _ := calls.record(h.src[p][0])
+		rec, _ := calls.record(h.src[p][0]) // a seed is last
 		offs = append(offs, Offense{At: rec.call, Seq: rec.callSeq, What: fmt.Sprintf(
 			"%s: %s %q: porcupine timed out after %v on its %d ops", r.check, r.noun, h.keys[p], r.timeout, len(h.parts[p]))})
 	}
@@ -113,8 +141,12 @@ func (r *linRunner) explain(h keyedHistory, calls callSource, illegal []int) []O
 	var combined []porcupine.Operation
 	for _, p := range illegal {
 		for j, op := range h.parts[p] {
-			rec, client := calls.record(h.src[p][j])
-			op.Metadata = fmt.Sprintf("%s op %d (event %d)", client, rec.op, rec.callSeq)
+			if h.src[p][j] < 0 {
+				op.Metadata = "the state the operations before this segment left"
+			} else {
+				rec, client := calls.record(h.src[p][j])
+				op.Metadata = fmt.Sprintf("%s op %d (event %d)", client, rec.op, rec.callSeq)
+			}
 			combined = append(combined, op)
 		}
 	}
@@ -139,7 +171,7 @@ func (r *linRunner) explain(h keyedHistory, calls callSource, illegal []int) []O
 // fit after it, at that operation's return (or call, if it never returned).
 func (r *linRunner) offense(key string, part []porcupine.Operation, src []int, partials [][]int, calls callSource) Offense {
 	prefix, state, culprit := explainFailure(r.model, part, partials)
-	if culprit < 0 {
+	if culprit < 0 || src[culprit] < 0 {
 		return r.noLinearization(key)
 	}
 	rec, client := calls.record(src[culprit])
