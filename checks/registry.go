@@ -85,7 +85,7 @@ func Registry() []Info {
 			everyLayer, func(e Env) Check { return NewNoWritesWithoutQuorum(e.Members) }},
 		{"historical-reads", "etcd", "every KV read (of a key or a range, at a past revision or the current one, and every watcher's list) returns exactly the committed state at its revision; a read at a past revision fails as compacted only below a compaction a member applied, and no member serves a revision it compacted",
 			etcdLayer, func(Env) Check { return NewHistoricalReads() }},
-		{"api-linearizability", "api", "porcupine on the API server's quorum reads and writes of objects, 409 Conflicts included",
+		{"api-linearizability", "api", "porcupine on the API server's quorum reads and writes of objects, 409 Conflicts included; each object's history is checked in segments, cut where every linearization provably leaves one state",
 			apiLayer, func(Env) Check {
 				return NewAPILinearizability(APILinearizabilityOptions{Timeout: APILinearizabilityTimeout})
 			}},
