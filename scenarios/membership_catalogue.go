@@ -244,7 +244,8 @@ func replaceGroups(members []string) (victim string, lagging, holders []string) 
 // would, with the lagging minority, be a quorum without the writes;
 // etcd's procedure leaves no quorum until the holders are back. The
 // schedule is the same with and without the rejoin-wiped-member
-// ablation: only the operator's action differs.
+// ablation: only the operator's action differs. Below 3 members, or when
+// the faults must end before the holders are back, there are no faults.
 func replaceFaults(c *nemesis.Cluster, _ *sim.Stream, end time.Duration) sim.Schedule {
 	_, lagging, holders := replaceGroups(c.Members)
 	if len(lagging) == 0 || end < replaceWipeAt+replaceHoldersDown {
