@@ -17,8 +17,10 @@ var (
 	// empty disk, instead of removing it and adding a new member with a
 	// new ID (etcd's documented procedure: a member that lost its data
 	// directory must be removed and re-added). The member then votes and
-	// acknowledges as a voter that lost the entries it acknowledged.
-	RejoinWipedMember = declareAfter(ConfChangeUnguarded, Ablation{Name: "rejoin-wiped-member", Mechanism: "a member whose disk was wiped restarts under its old ID with an empty disk, instead of being removed and replaced by a new member with a new ID", Check: "membership-safety", Scenario: "etcd-replace-member"})
+	// acknowledges as a voter that lost the entries it acknowledged: in
+	// etcd-replace-member it makes a quorum with members that lack
+	// committed writes, which elects a leader without them.
+	RejoinWipedMember = declareAfter(ConfChangeUnguarded, Ablation{Name: "rejoin-wiped-member", Mechanism: "a member whose disk was wiped restarts under its old ID with an empty disk, instead of being removed and replaced by a new member with a new ID", Check: "raft-safety", Scenario: "etcd-replace-member", AlsoCaughtBy: []string{"linearizability", "membership-safety"}})
 )
 
 // declareInternalAfter is declareInternal for a switch that must come

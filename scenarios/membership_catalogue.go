@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
@@ -25,9 +26,17 @@ func membershipCatalogue() []Spec {
 	return []Spec{
 		{
 			Name: "etcd-replace-member",
-			Description: "etcd-2's disk is wiped at 30 s and it stays down; the operator then follows etcd's procedure: member remove etcd-2, member add a new member on a fresh host as a learner (it joins with an empty disk and catches up by snapshot), and member promote it once it is in sync; " +
-				"the membership changes one voter at a time and no member comes back from a wiped disk as a voter",
+			Description: "members one short of a quorum (etcd-3 with 3 members, etcd-3 and etcd-4 with 5) are partitioned from the rest from 18 s to 31 s, so that only the rest holds the writes committed meanwhile; " +
+				"at 30 s etcd-2's disk is wiped and it stays down, and the other members that hold those writes (etcd-1, and etcd-5 with 5 members) crash for 15 s, so that the cluster has no quorum until they are back; " +
+				"the operator then follows etcd's procedure: member remove etcd-2, member add a new member on a fresh host as a learner (it joins with an empty disk and catches up by snapshot), and member promote it once it is in sync; " +
+				"the membership changes one voter at a time, no member comes back from a wiped disk as a voter, and no committed write is lost",
+			// 75 s: the replacement is done by about 52 s, before the
+			// settle window; a longer run would only lengthen the ablated
+			// run, where a member whose committed log conflicts with the
+			// new leader's rejects its appends in a loop until the end.
+			Duration: 75 * time.Second,
 			Topology: CompactEvery(20 * time.Second),
+			Faults:   replaceFaults,
 			Members:  []int{3, 5},
 			Build:    buildReplaceMember,
 		},
@@ -153,9 +162,31 @@ func membershipCheck(c *Cluster) []checks.Check {
 // buildReplaceMember wipes etcd-2 at 30 s and replaces it as etcd's
 // documentation says (remove, add as learner, promote). With the
 // rejoin-wiped-member ablation the operator restarts the wiped member
-// under its old ID instead, with its empty disk.
+// under its old ID instead, with its empty disk, 5 s after the wipe.
+//
+// Real etcd lets that happen: a member started on an empty data
+// directory with --initial-cluster-state=existing and its old name and
+// peer URL fetches the membership from the peers and takes the ID of the
+// member whose peer URLs match its own (go.etcd.io/etcd/server/v3
+// v3.7.3, etcdserver/bootstrap.go bootstrapExistingClusterNoWAL, calling
+// GetClusterFromRemotePeers in cluster_util.go and
+// membership.ValidateClusterAndAssignIDs in api/membership/cluster.go),
+// and with no WAL it starts Raft from an empty storage
+// (bootstrapRaft: bootstrapRaftFromCluster with no peers, then
+// raft.RestartNode): no log, and a zero HardState, so no term and no
+// vote to remember. go.etcd.io/raft/v3 (raft.go, Step, MsgVote and
+// MsgPreVote) grants a vote to any candidate whose log is at least as
+// up to date as its own, whatever its configuration, so the amnesiac
+// member votes again in a term it voted in before the wipe and backs
+// a candidate that lacks entries it had acknowledged. kubesim's
+// restart does the same: the member boots from the empty disk with no
+// HardState (term 0, no vote) and no log (nodes/etcd newMember, raft.New).
+// It differs in one way: it boots with the initial voters as its
+// configuration, where etcd's starts with none until a snapshot brings
+// it; with its empty log it can win no election, so only its votes
+// count, as in etcd.
 func buildReplaceMember(c *Cluster, env Env) ([]checks.Check, error) {
-	const wipeAt = 30 * time.Second
+	const wipeAt = replaceWipeAt
 	victim := memberPeers(c)[1]
 	if env.Ablations.Has(ablation.RejoinWipedMember) {
 		c.World.At(sim.Time(wipeAt), "operator-wipe", func() {
@@ -174,6 +205,62 @@ func buildReplaceMember(c *Cluster, env Env) ([]checks.Check, error) {
 		return []memberStep{removeStep(wipeAt+5*time.Second, victim.ID), addLearnerStep(0, p), promoteStep(0, p.ID)}
 	})
 	return membershipCheck(c), err
+}
+
+// Timings of etcd-replace-member's faults: the lagging minority is cut off
+// from lagAt until healAt; the victim's disk is wiped at wipeAt, when the
+// other members that hold the writes the minority lacks crash for
+// holdersDown.
+const (
+	replaceLagAt       = 18 * time.Second
+	replaceWipeAt      = 30 * time.Second
+	replaceHealAt      = 31 * time.Second
+	replaceHoldersDown = 15 * time.Second
+)
+
+// replaceGroups splits the members for etcd-replace-member: the victim
+// (etcd-2), the lagging minority (the q-1 members from etcd-3 on, q the
+// quorum size) and the holders (the rest of the members but the victim).
+// The victim and the lagging members are together a quorum, and only the
+// victim and the holders see what is committed while the lagging ones are
+// cut off.
+func replaceGroups(members []string) (victim string, lagging, holders []string) {
+	n := len(members)
+	if n < 3 {
+		return "", nil, nil
+	}
+	q := n/2 + 1
+	lagging = append(lagging, members[2:2+q-1]...)
+	holders = append(holders, members[0])
+	holders = append(holders, members[2+q-1:]...)
+	return members[1], lagging, holders
+}
+
+// replaceFaults makes the wipe of etcd-2 matter: the lagging minority is
+// partitioned from the rest from 18 s (the rest, etcd-2 among them, keeps
+// a quorum and commits writes the minority lacks), and when etcd-2 is
+// wiped at 30 s the holders crash for 15 s, and the partition heals at
+// 31 s. A member that came back from the wiped disk under its old ID
+// would, with the lagging minority, be a quorum without the writes;
+// etcd's procedure leaves no quorum until the holders are back. The
+// schedule is the same with and without the rejoin-wiped-member
+// ablation: only the operator's action differs. Below 3 members, or when
+// the faults must end before the holders are back, there are no faults.
+func replaceFaults(c *nemesis.Cluster, _ *sim.Stream, end time.Duration) sim.Schedule {
+	_, lagging, holders := replaceGroups(c.Members)
+	if len(lagging) == 0 || end < replaceWipeAt+replaceHoldersDown {
+		return nil
+	}
+	var rest []string
+	for _, m := range c.Members {
+		if !slices.Contains(lagging, m) {
+			rest = append(rest, m)
+		}
+	}
+	return sim.Schedule{
+		{At: replaceLagAt, Kind: sim.FaultPartition, Targets: [][]string{lagging, rest}, For: replaceHealAt - replaceLagAt},
+		{At: replaceWipeAt, Kind: sim.FaultCrash, Targets: [][]string{holders}, For: replaceHoldersDown},
+	}
 }
 
 // buildScaleOutIn adds two members (learner, then promoted, one after the
