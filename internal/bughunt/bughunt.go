@@ -75,6 +75,8 @@ var matrix = []Run{
 	{"etcd-long-pause", 3, 2, "a leader frozen past its election timeout: ReadIndex after a pause (this seed catches raft-lease-reads)"},
 	{"etcd-backup", 3, 1, "snapshots saved from members under faults and uploaded to a store that is cut off: point-in-time reads (this seed catches snapshot-not-point-in-time)"},
 	{"etcd-slow-disk", 4, 1, "slow fsyncs on a member: the leader sends before its own fsync, reads wait for apply"},
+	{"etcd-replace-member", 3, 1, "a wiped member replaced as etcd documents it: member remove, add as a learner caught up by snapshot, promote (this seed catches rejoin-wiped-member)"},
+	{"etcd-scale-out-in", 5, 1, "growing and shrinking the membership under crashes and partitions: conf change entries, learners, strict reconfiguration checks, refused and retried member commands"},
 	// API layer: api-linearizability, no-lost-updates, informer-replay,
 	// time-travel, access.
 	{"api-conflict-storm", 3, 2, "RetryOnConflict writers: 409s through the Txn on mod_revision, client-go's retry"},
