@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -73,6 +74,63 @@ func TestNoWritesWithoutQuorum(t *testing.T) {
 			if !c.ok {
 				require.NotEmpty(t, r.Offenses)
 			}
+		})
+	}
+}
+
+// TestNoWritesWithoutQuorumFollowsMembership: members etcd-1 to etcd-3;
+// at 5 s a member applies the configuration {etcd-2, etcd-3, etcd-4}
+// (etcd-4 added and promoted, etcd-1 removed). Then the quorum is two of
+// those three: etcd-1 powered off no longer counts, etcd-4 does.
+func TestNoWritesWithoutQuorumFollowsMembership(t *testing.T) {
+	sec := func(s float64) sim.Time { return sim.Time(s * float64(time.Second)) }
+	hostID := func(name string) (sim.HostID, bool) {
+		var id int
+		_, err := fmt.Sscanf(name, "etcd-%d", &id)
+		return sim.HostID(id), err == nil
+	}
+	fault := func(at float64, host sim.HostID, name string) sim.Event {
+		return sim.Event{At: sec(at), Kind: sim.KindFault, Host: host, Name: name}
+	}
+	conf := func(at float64, index uint64, voters string) sim.Event {
+		return sim.Event{At: sec(at), Kind: sim.KindNode, Host: 2, Data: &etcdtrace.Membership{Member: "etcd-2", Index: index, Change: etcdtrace.MemberRemove, Voters: voters}}
+	}
+	write := func(at float64, op uint64) []sim.Event {
+		return []sim.Event{
+			{At: sec(at), Kind: sim.KindNode, Data: &etcdtrace.Call{Client: "c", Op: op, Kind: etcdtrace.OpPut, Key: "k"}},
+			{At: sec(at + 0.1), Kind: sim.KindNode, Data: &etcdtrace.Return{Client: "c", Op: op, Outcome: etcdtrace.OutcomeOK}},
+		}
+	}
+	changed := conf(5, 10, "etcd-2,etcd-3,etcd-4")
+	cases := []struct {
+		name   string
+		follow bool
+		evs    []sim.Event
+		ok     bool
+	}{
+		{"the removed member and one voter down leave a quorum", true,
+			append([]sim.Event{changed, fault(10, 1, "crash"), fault(11, 2, "crash")}, write(12, 1)...), true},
+		{"without following, the removed member still counts", false,
+			append([]sim.Event{changed, fault(10, 1, "crash"), fault(11, 2, "crash")}, write(12, 1)...), false},
+		{"the added voter counts: two of the new three down", true,
+			append([]sim.Event{changed, fault(10, 4, "crash"), fault(11, 2, "crash")}, write(12, 1)...), false},
+		{"an older configuration applied later changes nothing", true,
+			append([]sim.Event{changed, conf(6, 9, "etcd-1,etcd-2,etcd-3"), fault(10, 1, "crash"), fault(11, 2, "crash")}, write(12, 1)...), true},
+		{"a voter back up before the write returns makes a quorum", true,
+			append([]sim.Event{changed, fault(10, 4, "crash"), fault(11, 2, "crash"), write(12, 1)[0], fault(12.05, 4, "restart")}, write(12, 1)[1]), true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			chk := NewNoWritesWithoutQuorum([]sim.HostID{1, 2, 3})
+			if c.follow {
+				chk.FollowMembership(hostID)
+			}
+			for i := range c.evs {
+				c.evs[i].Seq = uint64(i)
+				chk.Observe(&c.evs[i])
+			}
+			r := chk.Finish()
+			require.Equal(t, c.ok, r.OK, r.String())
 		})
 	}
 }

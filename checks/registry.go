@@ -42,6 +42,10 @@ type Env struct {
 	APIServers []string
 	// HostName names a host.
 	HostName func(sim.HostID) string
+	// HostID finds a host by name; nil when the checks need not follow
+	// hosts that join after the world is built (etcd members added by a
+	// membership change).
+	HostID func(string) (sim.HostID, bool)
 	// FaultEnd is when the faults end.
 	FaultEnd sim.Time
 	// ReplicaSetInformer names the observer informer of ReplicaSets
@@ -82,7 +86,7 @@ func Registry() []Info {
 		{"kv-agreement", "etcd", "every live member's store hash agrees at the end (at a common revision when the control plane never stops writing)",
 			everyLayer, func(Env) Check { return NewKVAgreement() }},
 		{"no-writes-without-quorum", "etcd", "no KV write invoked while a quorum of members is down (crashed or frozen) succeeds before a quorum is back",
-			everyLayer, func(e Env) Check { return NewNoWritesWithoutQuorum(e.Members) }},
+			everyLayer, func(e Env) Check { return NewNoWritesWithoutQuorum(e.Members).FollowMembership(e.HostID) }},
 		{"historical-reads", "etcd", "every KV read (of a key or a range, at a past revision or the current one, and every watcher's list) returns exactly the committed state at its revision; a read at a past revision fails as compacted only below a compaction a member applied, and no member serves a revision it compacted",
 			etcdLayer, func(Env) Check { return NewHistoricalReads() }},
 		{"api-linearizability", "api", "porcupine on the API server's quorum reads and writes of objects, 409 Conflicts included",

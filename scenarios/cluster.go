@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
@@ -63,6 +64,10 @@ func CompactEvery(d time.Duration) func(members int) Topology {
 type Cluster struct {
 	World   *sim.World
 	Members []string // etcd host names, etcd-1..etcd-N
+	// Joined are the hosts of members added by a membership change
+	// (their etcd joins the running cluster), in the order they were
+	// added.
+	Joined  []string
 	Clients []string // client, watcher and compactor host names
 	Leader  *nemesis.LeaderTracker
 	// API is the API layer built on the cluster, nil in etcd scenarios.
@@ -188,6 +193,15 @@ func (c *Cluster) View() *nemesis.Cluster {
 	return v
 }
 
+// hostID finds a host of the cluster's world by name.
+func (c *Cluster) hostID(name string) (sim.HostID, bool) {
+	h, ok := c.World.HostByName(name)
+	if !ok {
+		return 0, false
+	}
+	return h.ID(), true
+}
+
 // MemberIDs returns the etcd members' hosts.
 func (c *Cluster) MemberIDs() []sim.HostID {
 	ids := make([]sim.HostID, len(c.Members))
@@ -206,7 +220,7 @@ func (c *Cluster) MemberIDs() []sim.HostID {
 // revision, so that a member that lags is a failure too.
 func (c *Cluster) EmitKVHashes() {
 	var live []*sim.Host
-	for _, m := range c.Members {
+	for _, m := range append(slices.Clip(c.Members), c.Joined...) {
 		if h, ok := c.World.HostByName(m); ok && h.Up() {
 			live = append(live, h)
 		}
