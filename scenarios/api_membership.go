@@ -26,10 +26,10 @@ const (
 	// promotion, three API servers restarted one after the other, the
 	// removal), with room to spare for 5 members.
 	migrateWindow = 150 * time.Second
-	// apiserverPodRestart is how long an API server is down when the
+	// APIServerPodRestart is how long an API server is down when the
 	// kubelet restarts its static pod after its manifest changed: the old
 	// container is killed and a new one started.
-	apiserverPodRestart = 2 * time.Second
+	APIServerPodRestart = 2 * time.Second
 	// apiserverEditSettle is how long the operator waits after saving a
 	// manifest before the kubelet restarts the pod (the save's fsync takes
 	// milliseconds).
@@ -163,8 +163,8 @@ func (r *apiRoll) roll(i int, members []string, done func()) {
 			return
 		}
 		r.trace("set-etcd-servers", name+": "+strings.Join(eps, ","))
-		r.h.World().Inject(sim.Fault{Kind: sim.FaultCrash, Targets: [][]string{{name}}, For: apiserverPodRestart})
-		r.h.After(apiserverPodRestart, "operator-probe-apiserver", func() { r.probe(i, members, done) })
+		r.h.World().Inject(sim.Fault{Kind: sim.FaultCrash, Targets: [][]string{{name}}, For: APIServerPodRestart})
+		r.h.After(APIServerPodRestart, "operator-probe-apiserver", func() { r.probe(i, members, done) })
 	})
 }
 
