@@ -20,7 +20,9 @@ import (
 // say when its quorum is gone. With FollowMembership, the members are the
 // voters of the newest configuration a member applied (its
 // etcdtrace.Membership events), so that a member added and promoted
-// counts, and one removed (and then powered off) does not.
+// counts, and one removed (and then powered off) does not; and after a
+// restore from a backup (etcdtrace.Restore), the members restored into
+// the new cluster, wherever they run.
 type NoWritesWithoutQuorum struct {
 	// hosts are what the trace said of every host that is or was a
 	// member, or had a fault; voters are the members now.
@@ -28,8 +30,10 @@ type NoWritesWithoutQuorum struct {
 	voters map[sim.HostID]bool
 	hostID func(string) (sim.HostID, bool)
 	conf   uint64 // the index of the newest configuration applied
-	quorum int
-	down   int
+	// cluster is the cluster ID of the newest restore seen (0: none).
+	cluster uint64
+	quorum  int
+	down    int
 	// window counts the windows without a quorum; open says one is open.
 	window int
 	open   bool
@@ -82,6 +86,8 @@ func (c *NoWritesWithoutQuorum) Observe(e *sim.Event) {
 	switch d := e.Data.(type) {
 	case *etcdtrace.Membership:
 		c.observeMembership(e, d)
+	case *etcdtrace.Restore:
+		c.observeRestore(e, d)
 	case *etcdtrace.Call:
 		if d.Kind.Writes() && c.open {
 			up := map[sim.HostID]bool{}
@@ -162,6 +168,24 @@ func (c *NoWritesWithoutQuorum) observeMembership(e *sim.Event, d *etcdtrace.Mem
 		}
 	}
 	c.voters, c.quorum = voters, len(voters)/2+1
+	c.update(e.At)
+}
+
+// observeRestore makes the members of a new cluster, restored from a
+// backup (or bootstrapped empty), the members: the first restore into a
+// cluster replaces the voters, each further one adds its host.
+func (c *NoWritesWithoutQuorum) observeRestore(e *sim.Event, d *etcdtrace.Restore) {
+	if c.hostID == nil {
+		return
+	}
+	if d.ClusterID != c.cluster {
+		c.cluster, c.conf, c.voters = d.ClusterID, 0, map[sim.HostID]bool{}
+	}
+	if c.hosts[e.Host] == nil {
+		c.hosts[e.Host] = &memberDown{}
+	}
+	c.voters[e.Host] = true
+	c.quorum = len(c.voters)/2 + 1
 	c.update(e.At)
 }
 

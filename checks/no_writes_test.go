@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -119,6 +120,27 @@ func TestNoWritesWithoutQuorumFollowsMembership(t *testing.T) {
 		{"a voter back up before the write returns makes a quorum", true,
 			append([]sim.Event{changed, fault(10, 4, "crash"), fault(11, 2, "crash"), write(12, 1)[0], fault(12.05, 4, "restart")}, write(12, 1)[1]), true},
 	}
+	// The quorum is lost for good at 10 s (etcd-1 and etcd-2 wiped,
+	// etcd-3 off); at 20 s the backup is restored into a new cluster on
+	// fresh hosts 4 to 6, which start at 21 s.
+	restore := func(at float64, host sim.HostID, cluster uint64) sim.Event {
+		return sim.Event{At: sec(at), Kind: sim.KindNode, Host: host, Data: &etcdtrace.Restore{Member: fmt.Sprintf("etcd-%d", host), ClusterID: cluster}}
+	}
+	lost := []sim.Event{fault(10, 1, "wipe"), fault(10, 2, "wipe"), fault(10, 3, "crash"),
+		fault(15, 4, "crash"), fault(15, 5, "crash"), fault(15, 6, "crash")}
+	restored := append(append([]sim.Event(nil), lost...), restore(20, 4, 7), restore(20, 5, 7), restore(20, 6, 7),
+		fault(21, 4, "restart"), fault(21, 5, "restart"), fault(21, 6, "restart"))
+	cases = append(cases, []struct {
+		name   string
+		follow bool
+		evs    []sim.Event
+		ok     bool
+	}{
+		{"a write to the cluster restored on fresh hosts counts their quorum", true, append(slices.Clone(restored), write(22, 1)...), true},
+		{"without following, the lost members still count", false, append(slices.Clone(restored), write(22, 1)...), false},
+		{"restored but not started: no quorum", true, append(slices.Clone(restored[:len(lost)+3]), write(20.5, 1)...), false},
+		{"a second cluster replaces the first", true, append(slices.Clone(restored), restore(30, 1, 8), write(31, 1)[0], fault(31, 1, "restart"), write(31, 1)[1]), true},
+	}...)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			chk := NewNoWritesWithoutQuorum([]sim.HostID{1, 2, 3})

@@ -85,7 +85,7 @@ func Registry() []Info {
 			everyLayer, func(Env) Check { return NewWatchGuarantees() }},
 		{"kv-agreement", "etcd", "every live member's store hash agrees at the end (at a common revision when the control plane never stops writing)",
 			everyLayer, func(Env) Check { return NewKVAgreement() }},
-		{"no-writes-without-quorum", "etcd", "no KV write invoked while a quorum of members is down (crashed or frozen) succeeds before a quorum is back",
+		{"no-writes-without-quorum", "etcd", "no KV write invoked while a quorum of members (the voters of the newest configuration applied, or the members of the newest cluster restored from a backup) is down (crashed or frozen) succeeds before a quorum is back",
 			everyLayer, func(e Env) Check { return NewNoWritesWithoutQuorum(e.Members).FollowMembership(e.HostID) }},
 		{"historical-reads", "etcd", "every KV read (of a key or a range, at a past revision or the current one, and every watcher's list) returns exactly the committed state at its revision; a read at a past revision fails as compacted only below a compaction a member applied, and no member serves a revision it compacted",
 			etcdLayer, func(Env) Check { return NewHistoricalReads() }},

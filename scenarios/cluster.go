@@ -67,9 +67,12 @@ type Cluster struct {
 	// Joined are the hosts of members added by a membership change
 	// (their etcd joins the running cluster), in the order they were
 	// added.
-	Joined  []string
-	Clients []string // client, watcher and compactor host names
-	Leader  *nemesis.LeaderTracker
+	Joined []string
+	// snapshotCount is the members' --snapshot-count, for members added
+	// later.
+	snapshotCount uint64
+	Clients       []string // client, watcher and compactor host names
+	Leader        *nemesis.LeaderTracker
 	// API is the API layer built on the cluster, nil in etcd scenarios.
 	API *APILayer
 	// Stack is the full control plane built on it, nil unless a full-stack
@@ -85,7 +88,7 @@ func BuildCluster(w *sim.World, top Topology, abl ablation.Set) (*Cluster, error
 	if top.Members < 1 || top.Members > MaxMembers {
 		return nil, fmt.Errorf("members must be between 1 and %d, got %d", MaxMembers, top.Members)
 	}
-	c := &Cluster{World: w}
+	c := &Cluster{World: w, snapshotCount: top.SnapshotCount}
 	var peers []etcd.Peer
 	for i := 1; i <= top.Members; i++ {
 		name := fmt.Sprintf("etcd-%d", i)
