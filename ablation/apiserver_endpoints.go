@@ -13,5 +13,5 @@ var (
 	// needs etcd fails for good.
 	APIServerStaticEtcdServers = declareAfter(RejoinWipedMember, Ablation{Name: "apiserver-static-etcd-servers",
 		Mechanism: "the operator migrates every etcd member to a new host but never edits the API servers' --etcd-servers, which kube-apiserver never updates by itself: once the old members are gone, the API servers reach no member",
-		Check:     "compaction-progress", Scenario: "etcd-migrate-under-api", AlsoCaughtBy: []string{"patch-merge"}})
+		Check:     "api-recovers", Scenario: "etcd-migrate-under-api", AlsoCaughtBy: []string{"compaction-progress", "patch-merge"}})
 )

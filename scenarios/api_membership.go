@@ -98,7 +98,7 @@ func buildMigrateUnderAPI(c *Cluster, env Env) ([]checks.Check, error) {
 		}
 		return steps
 	})
-	return membershipCheck(c), err
+	return append(membershipCheck(c), checks.NewAPIRecovers(checks.DefaultAPIRecoversBound)), err
 }
 
 // powerOffStep powers a removed member's host off for good.
