@@ -72,6 +72,10 @@ type RecoveryConfig struct {
 	// operator points the API servers' --etcd-servers at the new hosts
 	// before stopping them. Empty restores onto the members' own hosts.
 	Hosts []string
+	// StaticEtcdServers leaves the API servers' --etcd-servers as they
+	// were (the apiserver-static-etcd-servers ablation): with fresh hosts
+	// they name only the lost members.
+	StaticEtcdServers bool
 }
 
 // backupRevision reads the revision from a backup's object name
@@ -148,7 +152,7 @@ func (r *recovery) inject(kind sim.FaultKind, targets ...string) {
 // stop stops the API servers and the surviving members, then fetches.
 // With fresh hosts it first points the API servers at them.
 func (r *recovery) stop() {
-	if len(r.cfg.Hosts) > 0 && !r.flagsSet {
+	if len(r.cfg.Hosts) > 0 && !r.flagsSet && !r.cfg.StaticEtcdServers {
 		r.flagsSet = true
 		r.setEtcdServers(r.stop)
 		return

@@ -101,8 +101,8 @@ func addRecoveryHosts(c *Cluster, env Env, cfg RecoveryConfig, store sim.HostID)
 // RoleEtcdOperator), a fresh host for each member to restore onto
 // (addSpareMembers), a counter writer whose acknowledged increments
 // measure the writes lost, and the recovery operator starting at start; its checks
-// are backup-consistency, no-lost-acknowledged-writes-beyond-RPO and
-// time-travel (on the observer informer). With the restore-without-bump
+// are backup-consistency, no-lost-acknowledged-writes-beyond-RPO,
+// time-travel (on the observer informer) and api-recovers. With the restore-without-bump
 // ablation the operator restores without --bump-revision and
 // --mark-compacted; with restore-last-by-name it restores the backup
 // whose name sorts last instead of the newest.
@@ -122,11 +122,13 @@ func buildRecovery(interval, start time.Duration) func(c *Cluster, env Env) ([]c
 			return nil, err
 		}
 		cfg := RecoveryConfig{Start: start, NoBump: env.Ablations.Has(ablation.RestoreWithoutBump),
-			LastByName: env.Ablations.Has(ablation.RestoreLastByName), Token: "kubesim-restored", Hosts: fresh}
+			LastByName: env.Ablations.Has(ablation.RestoreLastByName), Token: "kubesim-restored", Hosts: fresh,
+			StaticEtcdServers: env.Ablations.Has(ablation.APIServerStaticEtcdServers)}
 		if err := addRecoveryHosts(c, env, cfg, st.ID()); err != nil {
 			return nil, err
 		}
-		return []checks.Check{checks.NewBackupConsistency(), checks.NewRPO(c.MemberIDs()), checks.NewTimeTravel()}, nil
+		return []checks.Check{checks.NewBackupConsistency(), checks.NewRPO(c.MemberIDs()), checks.NewTimeTravel(),
+			checks.NewAPIRecovers(checks.DefaultAPIRecoversBound)}, nil
 	}
 }
 
