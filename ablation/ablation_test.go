@@ -34,7 +34,7 @@ func TestRegistry(t *testing.T) {
 		assert.Equal(t, a.Name, a.Switch.String())
 	}
 	assert.Equal(t, "raft-ack-before-fsync", all[0].Name, "documentation order")
-	assert.Equal(t, "rejoin-wiped-member", all[len(all)-1].Name, "documentation order")
+	assert.Equal(t, "apiserver-static-etcd-servers", all[len(all)-1].Name, "documentation order")
 }
 
 // TestParse: a name turns on its switch and what it implies, nothing else;

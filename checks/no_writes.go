@@ -17,9 +17,21 @@ import (
 // every etcd scenario. The members are known when the world is built; when
 // they are down comes from the trace's fault events (a crash until its
 // restart, a pause until its resume or a crash), so a scenario need not
-// say when its quorum is gone.
+// say when its quorum is gone. With FollowMembership, the members are the
+// voters of the newest configuration a member applied (its
+// etcdtrace.Membership events), so that a member added and promoted
+// counts, and one removed (and then powered off) does not; and after a
+// restore from a backup (etcdtrace.Restore), the members restored into
+// the new cluster, wherever they run.
 type NoWritesWithoutQuorum struct {
-	members map[sim.HostID]*memberDown
+	// hosts are what the trace said of every host that is or was a
+	// member, or had a fault; voters are the members now.
+	hosts  map[sim.HostID]*memberDown
+	voters map[sim.HostID]bool
+	hostID func(string) (sim.HostID, bool)
+	conf   uint64 // the index of the newest configuration applied
+	// cluster is the cluster ID of the newest restore seen (0: none).
+	cluster uint64
 	quorum  int
 	down    int
 	// window counts the windows without a quorum; open says one is open.
@@ -45,10 +57,20 @@ type callRef struct {
 
 // NewNoWritesWithoutQuorum judges the etcd members members.
 func NewNoWritesWithoutQuorum(members []sim.HostID) *NoWritesWithoutQuorum {
-	c := &NoWritesWithoutQuorum{members: map[sim.HostID]*memberDown{}, quorum: len(members)/2 + 1, calls: map[callRef]map[sim.HostID]bool{}}
+	c := &NoWritesWithoutQuorum{hosts: map[sim.HostID]*memberDown{}, voters: map[sim.HostID]bool{}, calls: map[callRef]map[sim.HostID]bool{}}
 	for _, m := range members {
-		c.members[m] = &memberDown{}
+		c.hosts[m] = &memberDown{}
+		c.voters[m] = true
 	}
+	c.quorum = len(members)/2 + 1
+	return c
+}
+
+// FollowMembership makes the check follow membership changes: from each
+// newer configuration a member applies, the members are its voters, whose
+// hosts hostID finds by name. A nil hostID changes nothing.
+func (c *NoWritesWithoutQuorum) FollowMembership(hostID func(name string) (sim.HostID, bool)) *NoWritesWithoutQuorum {
+	c.hostID = hostID
 	return c
 }
 
@@ -62,12 +84,16 @@ func (c *NoWritesWithoutQuorum) Observe(e *sim.Event) {
 		return
 	}
 	switch d := e.Data.(type) {
+	case *etcdtrace.Membership:
+		c.observeMembership(e, d)
+	case *etcdtrace.Restore:
+		c.observeRestore(e, d)
 	case *etcdtrace.Call:
 		if d.Kind.Writes() && c.open {
 			up := map[sim.HostID]bool{}
 			// determinism: fills a set; the order does not matter
-			for id, m := range c.members {
-				if !m.isDown() {
+			for id := range c.voters {
+				if !c.hosts[id].isDown() {
 					up[id] = true
 				}
 			}
@@ -82,16 +108,20 @@ func (c *NoWritesWithoutQuorum) Observe(e *sim.Event) {
 		delete(c.calls, callRef{d.Client, d.Op})
 		if d.Outcome == etcdtrace.OutcomeOK && len(up) < c.quorum {
 			c.rec.Add(e, "write %s/%d succeeded though only %d of %d members were up at any moment since it was invoked (a quorum is %d; %d down since %v)",
-				d.Client, d.Op, len(up), len(c.members), c.quorum, c.down, c.since)
+				d.Client, d.Op, len(up), len(c.voters), c.quorum, c.down, c.since)
 		}
 	}
 }
 
-// observeFault follows which members are down.
+// observeFault follows which hosts are down.
 func (c *NoWritesWithoutQuorum) observeFault(e *sim.Event) {
-	m := c.members[e.Host]
+	m := c.hosts[e.Host]
 	if m == nil {
-		return
+		if c.hostID == nil {
+			return
+		}
+		m = &memberDown{}
+		c.hosts[e.Host] = m
 	}
 	was := m.isDown()
 	switch k := sim.FaultKind(e.Name); {
@@ -104,19 +134,74 @@ func (c *NoWritesWithoutQuorum) observeFault(e *sim.Event) {
 	case e.Name == "resume":
 		m.paused = false
 	}
-	switch now := m.isDown(); {
-	case now && !was:
-		c.down++
-	case was && !now:
-		c.down--
+	if was && !m.isDown() && c.voters[e.Host] {
 		// determinism: marks every call alike
 		for _, up := range c.calls {
 			up[e.Host] = true
 		}
 	}
-	switch up := len(c.members) - c.down; {
+	c.update(e.At)
+}
+
+// observeMembership takes the voters of a newer configuration as the
+// members: a voter that is up counts for the writes in flight at once.
+func (c *NoWritesWithoutQuorum) observeMembership(e *sim.Event, d *etcdtrace.Membership) {
+	if c.hostID == nil || d.Change == etcdtrace.MemberRefused || d.Index <= c.conf {
+		return
+	}
+	c.conf = d.Index
+	voters := map[sim.HostID]bool{}
+	for _, name := range etcdtrace.Names(d.Voters) {
+		id, ok := c.hostID(name)
+		if !ok {
+			continue
+		}
+		voters[id] = true
+		if c.hosts[id] == nil {
+			c.hosts[id] = &memberDown{}
+		}
+		if !c.voters[id] && !c.hosts[id].isDown() {
+			// determinism: marks every call alike
+			for _, up := range c.calls {
+				up[id] = true
+			}
+		}
+	}
+	c.voters, c.quorum = voters, len(voters)/2+1
+	c.update(e.At)
+}
+
+// observeRestore makes the members of a new cluster, restored from a
+// backup (or bootstrapped empty), the members: the first restore into a
+// cluster replaces the voters, each further one adds its host.
+func (c *NoWritesWithoutQuorum) observeRestore(e *sim.Event, d *etcdtrace.Restore) {
+	if c.hostID == nil {
+		return
+	}
+	if d.ClusterID != c.cluster {
+		c.cluster, c.conf, c.voters = d.ClusterID, 0, map[sim.HostID]bool{}
+	}
+	if c.hosts[e.Host] == nil {
+		c.hosts[e.Host] = &memberDown{}
+	}
+	c.voters[e.Host] = true
+	c.quorum = len(c.voters)/2 + 1
+	c.update(e.At)
+}
+
+// update counts the members down and opens or closes a window without a
+// quorum.
+func (c *NoWritesWithoutQuorum) update(at sim.Time) {
+	c.down = 0
+	// determinism: counts; the order does not matter
+	for id := range c.voters {
+		if c.hosts[id].isDown() {
+			c.down++
+		}
+	}
+	switch up := len(c.voters) - c.down; {
 	case up < c.quorum && !c.open:
-		c.open, c.since = true, e.At
+		c.open, c.since = true, at
 		c.window++
 	case up >= c.quorum && c.open:
 		c.open = false

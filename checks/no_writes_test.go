@@ -1,6 +1,8 @@
 package checks
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -73,6 +75,84 @@ func TestNoWritesWithoutQuorum(t *testing.T) {
 			if !c.ok {
 				require.NotEmpty(t, r.Offenses)
 			}
+		})
+	}
+}
+
+// TestNoWritesWithoutQuorumFollowsMembership: members etcd-1 to etcd-3;
+// at 5 s a member applies the configuration {etcd-2, etcd-3, etcd-4}
+// (etcd-4 added and promoted, etcd-1 removed). Then the quorum is two of
+// those three: etcd-1 powered off no longer counts, etcd-4 does.
+func TestNoWritesWithoutQuorumFollowsMembership(t *testing.T) {
+	sec := func(s float64) sim.Time { return sim.Time(s * float64(time.Second)) }
+	hostID := func(name string) (sim.HostID, bool) {
+		var id int
+		_, err := fmt.Sscanf(name, "etcd-%d", &id)
+		return sim.HostID(id), err == nil
+	}
+	fault := func(at float64, host sim.HostID, name string) sim.Event {
+		return sim.Event{At: sec(at), Kind: sim.KindFault, Host: host, Name: name}
+	}
+	conf := func(at float64, index uint64, voters string) sim.Event {
+		return sim.Event{At: sec(at), Kind: sim.KindNode, Host: 2, Data: &etcdtrace.Membership{Member: "etcd-2", Index: index, Change: etcdtrace.MemberRemove, Voters: voters}}
+	}
+	write := func(at float64, op uint64) []sim.Event {
+		return []sim.Event{
+			{At: sec(at), Kind: sim.KindNode, Data: &etcdtrace.Call{Client: "c", Op: op, Kind: etcdtrace.OpPut, Key: "k"}},
+			{At: sec(at + 0.1), Kind: sim.KindNode, Data: &etcdtrace.Return{Client: "c", Op: op, Outcome: etcdtrace.OutcomeOK}},
+		}
+	}
+	changed := conf(5, 10, "etcd-2,etcd-3,etcd-4")
+	cases := []struct {
+		name   string
+		follow bool
+		evs    []sim.Event
+		ok     bool
+	}{
+		{"the removed member and one voter down leave a quorum", true,
+			append([]sim.Event{changed, fault(10, 1, "crash"), fault(11, 2, "crash")}, write(12, 1)...), true},
+		{"without following, the removed member still counts", false,
+			append([]sim.Event{changed, fault(10, 1, "crash"), fault(11, 2, "crash")}, write(12, 1)...), false},
+		{"the added voter counts: two of the new three down", true,
+			append([]sim.Event{changed, fault(10, 4, "crash"), fault(11, 2, "crash")}, write(12, 1)...), false},
+		{"an older configuration applied later changes nothing", true,
+			append([]sim.Event{changed, conf(6, 9, "etcd-1,etcd-2,etcd-3"), fault(10, 1, "crash"), fault(11, 2, "crash")}, write(12, 1)...), true},
+		{"a voter back up before the write returns makes a quorum", true,
+			append([]sim.Event{changed, fault(10, 4, "crash"), fault(11, 2, "crash"), write(12, 1)[0], fault(12.05, 4, "restart")}, write(12, 1)[1]), true},
+	}
+	// The quorum is lost for good at 10 s (etcd-1 and etcd-2 wiped,
+	// etcd-3 off); at 20 s the backup is restored into a new cluster on
+	// fresh hosts 4 to 6, which start at 21 s.
+	restore := func(at float64, host sim.HostID, cluster uint64) sim.Event {
+		return sim.Event{At: sec(at), Kind: sim.KindNode, Host: host, Data: &etcdtrace.Restore{Member: fmt.Sprintf("etcd-%d", host), ClusterID: cluster}}
+	}
+	lost := []sim.Event{fault(10, 1, "wipe"), fault(10, 2, "wipe"), fault(10, 3, "crash"),
+		fault(15, 4, "crash"), fault(15, 5, "crash"), fault(15, 6, "crash")}
+	restored := append(append([]sim.Event(nil), lost...), restore(20, 4, 7), restore(20, 5, 7), restore(20, 6, 7),
+		fault(21, 4, "restart"), fault(21, 5, "restart"), fault(21, 6, "restart"))
+	cases = append(cases, []struct {
+		name   string
+		follow bool
+		evs    []sim.Event
+		ok     bool
+	}{
+		{"a write to the cluster restored on fresh hosts counts their quorum", true, append(slices.Clone(restored), write(22, 1)...), true},
+		{"without following, the lost members still count", false, append(slices.Clone(restored), write(22, 1)...), false},
+		{"restored but not started: no quorum", true, append(slices.Clone(restored[:len(lost)+3]), write(20.5, 1)...), false},
+		{"a second cluster replaces the first", true, append(slices.Clone(restored), restore(30, 1, 8), write(31, 1)[0], fault(31, 1, "restart"), write(31, 1)[1]), true},
+	}...)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			chk := NewNoWritesWithoutQuorum([]sim.HostID{1, 2, 3})
+			if c.follow {
+				chk.FollowMembership(hostID)
+			}
+			for i := range c.evs {
+				c.evs[i].Seq = uint64(i)
+				chk.Observe(&c.evs[i])
+			}
+			r := chk.Finish()
+			require.Equal(t, c.ok, r.OK, r.String())
 		})
 	}
 }

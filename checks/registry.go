@@ -42,6 +42,10 @@ type Env struct {
 	APIServers []string
 	// HostName names a host.
 	HostName func(sim.HostID) string
+	// HostID finds a host by name; nil when the checks need not follow
+	// hosts that join after the world is built (etcd members added by a
+	// membership change).
+	HostID func(string) (sim.HostID, bool)
 	// FaultEnd is when the faults end.
 	FaultEnd sim.Time
 	// ReplicaSetInformer names the observer informer of ReplicaSets
@@ -81,8 +85,8 @@ func Registry() []Info {
 			everyLayer, func(Env) Check { return NewWatchGuarantees() }},
 		{"kv-agreement", "etcd", "every live member's store hash agrees at the end (at a common revision when the control plane never stops writing)",
 			everyLayer, func(Env) Check { return NewKVAgreement() }},
-		{"no-writes-without-quorum", "etcd", "no KV write invoked while a quorum of members is down (crashed or frozen) succeeds before a quorum is back",
-			everyLayer, func(e Env) Check { return NewNoWritesWithoutQuorum(e.Members) }},
+		{"no-writes-without-quorum", "etcd", "no KV write invoked while a quorum of members (the voters of the newest configuration applied, or the members of the newest cluster restored from a backup) is down (crashed or frozen) succeeds before a quorum is back",
+			everyLayer, func(e Env) Check { return NewNoWritesWithoutQuorum(e.Members).FollowMembership(e.HostID) }},
 		{"historical-reads", "etcd", "every KV read (of a key or a range, at a past revision or the current one, and every watcher's list) returns exactly the committed state at its revision; a read at a past revision fails as compacted only below a compaction a member applied, and no member serves a revision it compacted",
 			etcdLayer, func(Env) Check { return NewHistoricalReads() }},
 		{"api-linearizability", "api", "porcupine on the API server's quorum reads and writes of objects, 409 Conflicts included; each object's history is checked in segments, cut where every linearization provably leaves one state",
@@ -125,6 +129,8 @@ func Registry() []Info {
 		{"backup-consistency", "etcd", "every snapshot a member saved and every backup a store accepted has the key count and the hash of the committed KV state at its revision, rebuilt from the applied entries: a snapshot is a point-in-time copy", nil, nil},
 		{"no-lost-acknowledged-writes-beyond-RPO", "etcd", "a cluster restored from a backup (etcdutl snapshot restore) holds exactly the committed state at the snapshot's revision, rebuilt from the lost cluster's applied entries, and that snapshot is the newest backup stored: only the writes acknowledged after it are lost (measured: rpo_revisions_lost, rpo_writes_lost, rpo_s, rto_s)", nil, nil},
 		{"membership-safety", "etcd", "membership changes are single-server and agreed: every member applies the same configuration at an index, each differs from the one before by at most one voter, no two members lead one term under configurations whose majorities can be disjoint, and no member whose disk was wiped comes back as a voter under its old ID", nil, nil},
+		{"api-recovers", "api", "every API call invoked 10 s (the bound the scenario gives) after the last fault and the last operator action (member commands, steps of a procedure) ends without a server error or a lost answer: the API serves again once the faults and the operator's work are over, as the clients see it",
+			nil, nil},
 		{"eviction-timing", "stack", "the pods of an unreachable node are evicted within the window the node lifecycle algorithm gives: the 50 s grace, a monitor pass and the 300 s toleration, counted from the NoExecute taint the controller traced, and never from a node it did not taint", nil, nil},
 		{"self-healing", "stack", "after a node dies and its Node is deleted, each link of the chain (pod GC, ReplicaSet, scheduler, kubelet) acts within its bound", nil, nil},
 		{"leader-takeover", "stack", "when a leader is cut off, another replica leads within the bound client-go's Lease algorithm gives", nil, nil},

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -11,7 +12,9 @@ import (
 // probability that a quorum is up.
 //
 // It is a scenario-level instrument, not a check: it reads the world's host
-// and network state when a fault event changes it.
+// and network state when a fault event changes it. The members are the
+// voters of the newest configuration a member applied (etcdtrace.Membership),
+// so that a membership change moves the quorum with it.
 type QuorumTracker struct {
 	w       *sim.World
 	members []sim.HostID
@@ -19,7 +22,8 @@ type QuorumTracker struct {
 	since   sim.Time
 	up      bool
 	upTime  sim.Time
-	dirty   bool // a fault event was seen; its effect is in place by the next event
+	dirty   bool   // a fault event was seen; its effect is in place by the next event
+	conf    uint64 // the index of the newest configuration applied
 }
 
 // NewQuorumTracker measures over [0, end).
@@ -40,6 +44,15 @@ func (q *QuorumTracker) Observe(e *sim.Event) {
 	q.advance(e.At)
 	if e.Kind == sim.KindFault {
 		q.dirty = true
+	}
+	if d, ok := e.Data.(*etcdtrace.Membership); ok && d.Change != etcdtrace.MemberRefused && d.Index > q.conf {
+		q.conf, q.dirty = d.Index, true
+		q.members = q.members[:0:0]
+		for _, name := range etcdtrace.Names(d.Voters) {
+			if h, ok := q.w.HostByName(name); ok {
+				q.members = append(q.members, h.ID())
+			}
+		}
 	}
 }
 

@@ -41,3 +41,13 @@ func TestQuorumUpFraction(t *testing.T) {
 		})
 	}
 }
+
+// TestQuorumUpFractionFollowsMembership: in etcd-migrate-under-api every
+// member moves to a fresh host and the old ones are powered off once
+// removed; the quorum, of the voters of each configuration, is up
+// throughout.
+func TestQuorumUpFractionFollowsMembership(t *testing.T) {
+	res, err := scenarios.Run(scenarios.Options{Scenario: "etcd-migrate-under-api", Members: 3, Seed: 1})
+	require.NoError(t, err)
+	require.InDelta(t, 1, res.Metrics["quorum_up_fraction"], 1e-9)
+}

@@ -230,12 +230,8 @@ func addAPIServers(c *Cluster, n int, tmpl apiserver.Config) (*APILayer, []sim.H
 	var servers []sim.HostID
 	for i := 1; i <= n; i++ {
 		name := fmt.Sprintf("apiserver-%d", i)
-		eps := make([]sim.HostID, 0, len(etcdHosts))
-		for j := range etcdHosts {
-			eps = append(eps, etcdHosts[(i-1+j)%len(etcdHosts)])
-		}
 		cfg := tmpl
-		cfg.Name, cfg.Etcd = name, eps
+		cfg.Name, cfg.Etcd = name, rotated(etcdHosts, i-1)
 		h, err := w.AddHost(sim.HostSpec{Name: name, Role: RoleAPIServer, Boot: apiserver.Boot(cfg)})
 		if err != nil {
 			return nil, nil, err
@@ -247,6 +243,17 @@ func addAPIServers(c *Cluster, n int, tmpl apiserver.Config) (*APILayer, []sim.H
 	c.API = l
 	w.AddResolver(l.resolve)
 	return l, servers, nil
+}
+
+// rotated returns s rotated left by k: the etcd endpoints of the k-th API
+// server (from 0), which starts on a different member than its
+// neighbours.
+func rotated[T any](s []T, k int) []T {
+	out := make([]T, 0, len(s))
+	for j := range s {
+		out = append(out, s[(k+j)%len(s)])
+	}
+	return out
 }
 
 // resolve knows the API layer's groups: "apiservers", "api-clients",

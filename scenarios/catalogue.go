@@ -182,6 +182,7 @@ func Catalogue() []Spec {
 	}
 	specs = append(specs, membershipCatalogue()...)
 	specs = append(specs, apiCatalogue()...)
+	specs = append(specs, apiMembershipCatalogue()...)
 	specs = append(specs, stackCatalogue()...)
 	specs = append(specs, recoveryCatalogue()...)
 	return withDefaults(specs)

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
@@ -63,8 +64,15 @@ func CompactEvery(d time.Duration) func(members int) Topology {
 type Cluster struct {
 	World   *sim.World
 	Members []string // etcd host names, etcd-1..etcd-N
-	Clients []string // client, watcher and compactor host names
-	Leader  *nemesis.LeaderTracker
+	// Joined are the hosts of members added by a membership change
+	// (their etcd joins the running cluster), in the order they were
+	// added.
+	Joined []string
+	// snapshotCount is the members' --snapshot-count, for members added
+	// later.
+	snapshotCount uint64
+	Clients       []string // client, watcher and compactor host names
+	Leader        *nemesis.LeaderTracker
 	// API is the API layer built on the cluster, nil in etcd scenarios.
 	API *APILayer
 	// Stack is the full control plane built on it, nil unless a full-stack
@@ -80,7 +88,7 @@ func BuildCluster(w *sim.World, top Topology, abl ablation.Set) (*Cluster, error
 	if top.Members < 1 || top.Members > MaxMembers {
 		return nil, fmt.Errorf("members must be between 1 and %d, got %d", MaxMembers, top.Members)
 	}
-	c := &Cluster{World: w}
+	c := &Cluster{World: w, snapshotCount: top.SnapshotCount}
 	var peers []etcd.Peer
 	for i := 1; i <= top.Members; i++ {
 		name := fmt.Sprintf("etcd-%d", i)
@@ -188,6 +196,15 @@ func (c *Cluster) View() *nemesis.Cluster {
 	return v
 }
 
+// hostID finds a host of the cluster's world by name.
+func (c *Cluster) hostID(name string) (sim.HostID, bool) {
+	h, ok := c.World.HostByName(name)
+	if !ok {
+		return 0, false
+	}
+	return h.ID(), true
+}
+
 // MemberIDs returns the etcd members' hosts.
 func (c *Cluster) MemberIDs() []sim.HostID {
 	ids := make([]sim.HostID, len(c.Members))
@@ -206,7 +223,7 @@ func (c *Cluster) MemberIDs() []sim.HostID {
 // revision, so that a member that lags is a failure too.
 func (c *Cluster) EmitKVHashes() {
 	var live []*sim.Host
-	for _, m := range c.Members {
+	for _, m := range append(slices.Clip(c.Members), c.Joined...) {
 		if h, ok := c.World.HostByName(m); ok && h.Up() {
 			live = append(live, h)
 		}

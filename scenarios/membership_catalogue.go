@@ -64,8 +64,10 @@ func memberPeers(c *Cluster) []etcd.Peer {
 }
 
 // addJoiner adds a fresh host running a member that joins the cluster
-// (etcd's --initial-cluster-state=existing) with the next ID after n.
-func addJoiner(c *Cluster, env Env, n int) (etcd.Peer, error) {
+// (etcd's --initial-cluster-state=existing) with ID n; known are the
+// members its --initial-cluster names besides itself (what `member add`
+// prints), the ones it may first hear from.
+func addJoiner(c *Cluster, env Env, n int, known []etcd.Peer) (etcd.Peer, error) {
 	p := etcd.Peer{ID: uint64(n), Name: fmt.Sprintf("etcd-%d", n)}
 	var cfg etcd.Config
 	h, err := c.World.AddHost(sim.HostSpec{Name: p.Name, Role: RoleEtcd, Boot: func(h *sim.Host) { etcd.Boot(cfg)(h) }})
@@ -73,7 +75,8 @@ func addJoiner(c *Cluster, env Env, n int) (etcd.Peer, error) {
 		return p, err
 	}
 	p.Host = h.ID()
-	cfg = etcd.Config{Name: p.Name, ID: p.ID, Peers: append(memberPeers(c), p), Join: true, Ablations: env.Ablations}
+	c.Joined = append(c.Joined, p.Name)
+	cfg = etcd.Config{Name: p.Name, ID: p.ID, Peers: append(slices.Clip(known), p), Join: true, Ablations: env.Ablations}
 	return p, nil
 }
 
@@ -142,13 +145,20 @@ func promoteStep(at time.Duration, id uint64) memberStep {
 }
 
 // addOperator adds the operator's host, with a client of every member
-// and joiner, running steps.
+// and joiner, running steps. Its role is "operator", or RoleEtcdOperator
+// when an API layer is built, whose fabric lets only API servers and
+// etcd operators reach etcd's client port (the scenario then names
+// OperatorHost in Spec.EtcdClients).
 func addOperator(c *Cluster, extra []etcd.Peer, steps func(o *operator) []memberStep) error {
 	eps := c.MemberIDs()
 	for _, p := range extra {
 		eps = append(eps, p.Host)
 	}
-	_, err := c.World.AddHost(sim.HostSpec{Name: OperatorHost, Role: "operator", Boot: func(h *sim.Host) {
+	role := "operator"
+	if c.API != nil {
+		role = RoleEtcdOperator
+	}
+	_, err := c.World.AddHost(sim.HostSpec{Name: OperatorHost, Role: role, Boot: func(h *sim.Host) {
 		o := &operator{h: h, cli: etcd.NewClient(h, etcd.ClientConfig{Endpoints: eps})}
 		o.run(steps(o))
 	}})
@@ -194,7 +204,7 @@ func buildReplaceMember(c *Cluster, env Env) ([]checks.Check, error) {
 		})
 		return membershipCheck(c), nil
 	}
-	p, err := addJoiner(c, env, len(c.Members)+1)
+	p, err := addJoiner(c, env, len(c.Members)+1, memberPeers(c))
 	if err != nil {
 		return nil, err
 	}
@@ -269,7 +279,7 @@ func buildScaleOutIn(c *Cluster, env Env) ([]checks.Check, error) {
 	n := len(c.Members)
 	var added []etcd.Peer
 	for k := 1; k <= 2; k++ {
-		p, err := addJoiner(c, env, n+k)
+		p, err := addJoiner(c, env, n+k, memberPeers(c))
 		if err != nil {
 			return nil, err
 		}

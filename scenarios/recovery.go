@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiload"
+	"github.com/kubesim/kubesim/nodes/apiserver"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/etcd"
 	"github.com/kubesim/kubesim/nodes/etcd/backup"
@@ -64,6 +67,15 @@ type RecoveryConfig struct {
 	// workload's source of truth.
 	NoBackup  bool
 	Manifests []model.Object
+	// Hosts, when set, are fresh machines to restore the new cluster on
+	// (addSpareMembers): the lost members stay down for good, and the
+	// operator points the API servers' --etcd-servers at the new hosts
+	// before stopping them. Empty restores onto the members' own hosts.
+	Hosts []string
+	// StaticEtcdServers leaves the API servers' --etcd-servers as they
+	// were (the apiserver-static-etcd-servers ablation): with fresh hosts
+	// they name only the lost members.
+	StaticEtcdServers bool
 }
 
 // backupRevision reads the revision from a backup's object name
@@ -75,10 +87,13 @@ type recovery struct {
 	h       *sim.Host
 	cfg     RecoveryConfig
 	members []string
-	store   *backup.StoreClient
-	api     *client.Client
-	snap    *etcd.Snapshot
-	done    bool
+	servers []sim.HostID
+	// flagsSet says the API servers' --etcd-servers name cfg.Hosts.
+	flagsSet bool
+	store    *backup.StoreClient
+	api      *client.Client
+	snap     *etcd.Snapshot
+	done     bool
 }
 
 // bootRecovery returns the Boot function of the recovery operator's host:
@@ -86,27 +101,32 @@ type recovery struct {
 // a backup (kubernetes.io, "Operating etcd clusters for Kubernetes",
 // restoring an etcd cluster; etcd's disaster recovery guide), each step
 // traced as an etcdtrace.RecoveryStep:
+//  0. with fresh hosts (cfg.Hosts), set-etcd-servers: edit every
+//     kube-apiserver's --etcd-servers to name the new hosts
+//     (apiserver.SetEtcdServers, its static pod manifest), so that they
+//     reach the new cluster when they start again;
 //  1. stop-apiservers: stop every kube-apiserver (they would otherwise
 //     keep serving and caching the lost cluster's state);
 //  2. stop-etcd: stop the surviving members (powering on first a machine
 //     that is off with its disk intact) and move their data directories
-//     aside (a restore needs empty ones), as a wipe;
+//     aside (a restore needs empty ones), as a wipe; with fresh hosts the
+//     lost members are left powered off for good instead;
 //  3. fetch-backup: list the backup store and download the newest
 //     snapshot (the highest revision), retrying while the store does not
 //     answer;
-//  4. restore: `etcdutl snapshot restore` on every member's host, with
-//     the same hosts and peer URLs but a new --initial-cluster-token, so
-//     new member IDs and a new cluster ID, with --bump-revision and
-//     --mark-compacted (unless cfg.NoBump);
+//  4. restore: `etcdutl snapshot restore` on every member's host (the
+//     fresh ones with cfg.Hosts, else the same hosts and peer URLs), with
+//     a new --initial-cluster-token, so new member IDs and a new cluster
+//     ID, with --bump-revision and --mark-compacted (unless cfg.NoBump);
 //  5. start-etcd, then, once the members have a leader, start-apiservers:
-//     kube-apiserver's --etcd-servers name the same hosts, so they need no
-//     new flags, only the restart;
+//     on the same hosts kube-apiserver's --etcd-servers need no change,
+//     only the restart; on fresh ones they name them since step 0;
 //  6. converged: list nodes, ReplicaSets and pods until every node is
 //     Ready and every ReplicaSet has exactly its replicas, all Running
 //     and Ready; the operator's view of the end of the outage (rto_s).
 func bootRecovery(cfg RecoveryConfig, members []string, store sim.HostID, servers []sim.HostID) func(*sim.Host) {
 	return func(h *sim.Host) {
-		r := &recovery{h: h, cfg: cfg, members: members,
+		r := &recovery{h: h, cfg: cfg, members: members, servers: servers,
 			store: backup.NewStoreClient(h, store, "objstore-reply", backup.DefaultJobTimeout),
 			api:   client.New(h, client.Config{Name: h.Name(), User: apiload.DefaultUser, Servers: servers, Timeout: 5 * time.Second})}
 		if now := h.Now(); now < sim.Time(cfg.Start) {
@@ -130,23 +150,61 @@ func (r *recovery) inject(kind sim.FaultKind, targets ...string) {
 }
 
 // stop stops the API servers and the surviving members, then fetches.
+// With fresh hosts it first points the API servers at them.
 func (r *recovery) stop() {
+	if len(r.cfg.Hosts) > 0 && !r.flagsSet && !r.cfg.StaticEtcdServers {
+		r.flagsSet = true
+		r.setEtcdServers(r.stop)
+		return
+	}
 	r.inject(sim.FaultCrash, "apiservers")
 	r.step("stop-apiservers", "", nil)
 	// A member whose machine is off but whose disk survived is powered
 	// on first, so that its data directory can be moved aside too.
-	for _, m := range r.members {
-		if h, _ := r.h.World().HostByName(m); !h.Up() && len(h.Disk().Files()) > 0 {
-			r.inject(sim.FaultRestart, m)
+	if len(r.cfg.Hosts) > 0 {
+		r.step("stop-etcd", "the lost members stay powered off", nil)
+	} else {
+		for _, m := range r.members {
+			if h, _ := r.h.World().HostByName(m); !h.Up() && len(h.Disk().Files()) > 0 {
+				r.inject(sim.FaultRestart, m)
+			}
 		}
+		r.inject(sim.FaultWipe, "etcd")
+		r.step("stop-etcd", "surviving members stopped, data directories moved aside", nil)
 	}
-	r.inject(sim.FaultWipe, "etcd")
-	r.step("stop-etcd", "surviving members stopped, data directories moved aside", nil)
 	if r.cfg.NoBackup {
 		r.restore()
 		return
 	}
 	r.fetch()
+}
+
+// setEtcdServers edits every API server's --etcd-servers to name the
+// fresh hosts (each server starting on a different one), then calls next
+// once the edits of the running ones are durable.
+func (r *recovery) setEtcdServers(next func()) {
+	pending := 0
+	for i, id := range r.servers {
+		srv := r.h.World().Host(id)
+		eps := rotated(r.cfg.Hosts, i)
+		if !srv.Up() {
+			// A stopped server's manifest is edited all the same; it
+			// reads it when it starts.
+			apiserver.SetEtcdServers(srv, eps, nil)
+			r.step("set-etcd-servers", srv.Name()+": "+strings.Join(eps, ","), nil)
+			continue
+		}
+		pending++
+		apiserver.SetEtcdServers(srv, eps, func() {
+			r.step("set-etcd-servers", srv.Name()+": "+strings.Join(eps, ","), nil)
+			if pending--; pending == 0 {
+				next()
+			}
+		})
+	}
+	if pending == 0 {
+		next()
+	}
 }
 
 // fetch downloads the newest backup.
@@ -193,7 +251,11 @@ func (r *recovery) restore() {
 	w := r.h.World()
 	var initial []etcd.InitialMember
 	var hosts []*sim.Host
-	for _, m := range r.members {
+	names := r.members
+	if len(r.cfg.Hosts) > 0 {
+		names = r.cfg.Hosts
+	}
+	for _, m := range names {
 		h, _ := w.HostByName(m)
 		hosts = append(hosts, h)
 		initial = append(initial, etcd.InitialMember{Name: m, PeerURL: etcd.PeerURL(m), Host: h.ID()})
@@ -215,8 +277,13 @@ func (r *recovery) restore() {
 			return
 		}
 	}
-	r.inject(sim.FaultRestart, "etcd")
-	r.step("start-etcd", "", nil)
+	if len(r.cfg.Hosts) > 0 {
+		w.Inject(sim.Fault{Kind: sim.FaultRestartProcess, Targets: [][]string{r.cfg.Hosts}, Process: EtcdProcess})
+		r.step("start-etcd", strings.Join(r.cfg.Hosts, ","), nil)
+	} else {
+		r.inject(sim.FaultRestart, "etcd")
+		r.step("start-etcd", "", nil)
+	}
 	r.h.After(recoveryEtcdWarmup, "dr-start-apiservers", func() {
 		r.inject(sim.FaultRestart, "apiservers")
 		r.step("start-apiservers", "", nil)
@@ -305,4 +372,46 @@ func notConverged(cs *spoketrace.ClusterState) string {
 		}
 	}
 	return ""
+}
+
+// EtcdProcess is the etcd process of a spare member's host
+// (addSpareMembers), which a restart-process fault starts once a data
+// directory was restored on the host's disk.
+const EtcdProcess = "etcd"
+
+// addSpareMembers adds a fresh machine for each member (etcd-N+1 to
+// etcd-2N, in c.Joined), with etcd installed but not started: its process
+// starts only from a restored data directory, when a restart-process
+// fault names EtcdProcess (`systemctl start etcd`).
+func addSpareMembers(c *Cluster, abl ablation.Set) ([]string, error) {
+	n := len(c.Members)
+	var names []string
+	for k := 1; k <= n; k++ {
+		name := fmt.Sprintf("etcd-%d", n+k)
+		cfg := etcd.Config{Name: name, SnapshotCount: c.snapshotCount, Ablations: abl}
+		if _, err := c.World.AddHost(sim.HostSpec{Name: name, Role: RoleEtcd, Processes: []string{EtcdProcess}, Boot: bootSpare(cfg)}); err != nil {
+			return nil, err
+		}
+		names = append(names, name)
+		c.Joined = append(c.Joined, name)
+	}
+	return names, nil
+}
+
+// bootSpare boots a spare member's host: etcd runs once its disk holds a
+// data directory, from boot or from the restart-process fault that starts
+// it.
+func bootSpare(cfg etcd.Config) func(*sim.Host) {
+	return func(h *sim.Host) {
+		started := false
+		start := func() {
+			if started || len(h.Disk().Files()) == 0 {
+				return
+			}
+			started = true
+			etcd.Boot(cfg)(h)
+		}
+		start()
+		h.OnProcessRestart(EtcdProcess, start)
+	}
 }

@@ -98,10 +98,11 @@ func addRecoveryHosts(c *Cluster, env Env, cfg RecoveryConfig, store sim.HostID)
 
 // buildRecovery returns a Build hook that adds the backup store and job
 // (as buildBackup, the job with etcd's client certificates: role
-// RoleEtcdOperator), a counter writer whose acknowledged increments measure
-// the writes lost, and the recovery operator starting at start; its checks
-// are backup-consistency, no-lost-acknowledged-writes-beyond-RPO and
-// time-travel (on the observer informer). With the restore-without-bump
+// RoleEtcdOperator), a fresh host for each member to restore onto
+// (addSpareMembers), a counter writer whose acknowledged increments
+// measure the writes lost, and the recovery operator starting at start; its checks
+// are backup-consistency, no-lost-acknowledged-writes-beyond-RPO,
+// time-travel (on the observer informer) and api-recovers. With the restore-without-bump
 // ablation the operator restores without --bump-revision and
 // --mark-compacted; with restore-last-by-name it restores the backup
 // whose name sorts last instead of the newest.
@@ -116,12 +117,18 @@ func buildRecovery(interval, start time.Duration) func(c *Cluster, env Env) ([]c
 		if _, err := w.AddHost(sim.HostSpec{Name: BackupJobHost, Role: RoleEtcdOperator, Boot: backup.BootJob(job)}); err != nil {
 			return nil, err
 		}
+		fresh, err := addSpareMembers(c, env.Ablations)
+		if err != nil {
+			return nil, err
+		}
 		cfg := RecoveryConfig{Start: start, NoBump: env.Ablations.Has(ablation.RestoreWithoutBump),
-			LastByName: env.Ablations.Has(ablation.RestoreLastByName), Token: "kubesim-restored"}
+			LastByName: env.Ablations.Has(ablation.RestoreLastByName), Token: "kubesim-restored", Hosts: fresh,
+			StaticEtcdServers: env.Ablations.Has(ablation.APIServerStaticEtcdServers)}
 		if err := addRecoveryHosts(c, env, cfg, st.ID()); err != nil {
 			return nil, err
 		}
-		return []checks.Check{checks.NewBackupConsistency(), checks.NewRPO(c.MemberIDs()), checks.NewTimeTravel()}, nil
+		return []checks.Check{checks.NewBackupConsistency(), checks.NewRPO(c.MemberIDs()), checks.NewTimeTravel(),
+			checks.NewAPIRecovers(checks.DefaultAPIRecoversBound)}, nil
 	}
 }
 
@@ -136,7 +143,7 @@ func DisasterRecoveryEvery(interval time.Duration) Spec {
 	}
 	return withDefaults([]Spec{{
 		Name: name,
-		Description: "the backup job saves a snapshot every " + strconv.FormatFloat(interval.Seconds(), 'g', -1, 64) + " s; between 80 and 110 s a quorum of etcd members loses its disks for good and the rest lose power; at 130 s the operator stops the API servers and the surviving members, fetches the newest backup from the backup store, restores it with etcdutl snapshot restore --bump-revision --mark-compacted into a new cluster on the same hosts (new member and cluster IDs) and restarts etcd and then the API servers: " +
+		Description: "the backup job saves a snapshot every " + strconv.FormatFloat(interval.Seconds(), 'g', -1, 64) + " s; between 80 and 110 s a quorum of etcd members loses its disks for good and the rest lose power; at 130 s the operator points the API servers' --etcd-servers at fresh hosts and stops the API servers, fetches the newest backup from the backup store, restores it with etcdutl snapshot restore --bump-revision --mark-compacted into a new cluster on the fresh hosts (new member and cluster IDs; the lost members stay down for good) and starts etcd there and then the API servers: " +
 			"the restored state is the committed state at the backup's revision and only the writes acknowledged after it are lost (rpo_writes_lost, rpo_revisions_lost), every informer gets 410 and relists without going back in time, controllers reconcile, kubelets stop the pods that the restored state does not know, and the cluster converges (rto_s)",
 		Duration: 420 * time.Second, Settle: 420*time.Second - recoveryStart,
 		Stack: &StackTopology{Nodes: 4, Script: recoveryScript},

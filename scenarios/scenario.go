@@ -303,7 +303,7 @@ func checkWithinRun(s sim.Schedule, d time.Duration) error {
 // runs its Build hook, and returns the checks of its layer
 // (checks.ForLayer) and its own.
 func buildLayers(spec Spec, c *Cluster, env Env) ([]checks.Check, error) {
-	cenv := checks.Env{Members: c.MemberIDs(), HostName: c.World.HostName, FaultEnd: sim.Time(env.FaultEnd)}
+	cenv := checks.Env{Members: c.MemberIDs(), HostName: c.World.HostName, HostID: c.hostID, FaultEnd: sim.Time(env.FaultEnd)}
 	switch {
 	case spec.Stack != nil:
 		if _, err := BuildStack(c, *spec.Stack, env.Ablations, env.End); err != nil {

@@ -43,6 +43,13 @@ func Divergences() []Divergence {
 			Where:       "nodes/etcd restore.go (Restore, Bootstrap); scenarios RecoveryBumpRevision",
 		},
 		{
+			Name:        "The API servers' --etcd-servers under a membership change",
+			Kubesim:     "the flag is a file on the API server's host (apiserver.EtcdServersFile), read at every boot; the operator of etcd-migrate-under-api rewrites it on one API server at a time and restarts that server as a crash and a restart " + Format(scenarios.APIServerPodRestart) + " later, then waits until a quorum list through it succeeds",
+			Real:        "kube-apiserver's etcd client knows only --etcd-servers (k8s.io/apiserver pkg/storage/storagebackend/factory/etcd3.go newETCD3Client sets no AutoSyncInterval); on a kubeadm control plane the operator edits /etc/kubernetes/manifests/kube-apiserver.yaml and the kubelet replaces the static pod: the old process gets SIGTERM and drains its requests (--shutdown-delay-duration, the pod's grace period) before the new one starts",
+			Consequence: "the requests and watches in flight on the restarted server end at once instead of draining, so its clients retry a little more than on a real control plane",
+			Where:       "nodes/apiserver flags.go (SetEtcdServers, etcdServers); scenarios api_membership.go (apiRoll)",
+		},
+		{
 			Name:        "Scheduling",
 			Kubesim:     "filters, then scores with NodeResourcesFit's LeastAllocated (cpu and memory) only; no preemption",
 			Real:        "the default profile's other score plugins (balanced allocation, spreading, affinities, image locality, taint toleration) and DefaultPreemption",

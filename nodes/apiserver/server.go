@@ -40,6 +40,9 @@ func Boot(cfg Config) func(h *sim.Host) {
 	return func(h *sim.Host) {
 		s := &Server{h: h, cfg: cfg.withDefaults(h), caches: make(map[string]*cache), seen: make(map[*apiwire.Request]*seenRequest)}
 		s.uids = h.Rand("apiserver/uid")
+		// --etcd-servers: the host's file when the operator edited it
+		// (SetEtcdServers), else the endpoints the replica was built with.
+		s.cfg.Etcd = etcdServers(h, s.cfg.Etcd)
 		s.etcd = etcd.NewClient(h, etcd.ClientConfig{Name: s.cfg.Name, Endpoints: s.cfg.Etcd,
 			RequestTimeout: s.cfg.EtcdRequestTimeout, ReplyPort: "etcd-reply"})
 		s.cacheEtcd = etcd.NewClient(h, etcd.ClientConfig{Name: s.cfg.Name + "/cache", Endpoints: s.cfg.Etcd,

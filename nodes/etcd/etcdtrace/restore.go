@@ -23,10 +23,12 @@ type Restore struct {
 	KVs         []Change `json:"kvs,omitempty" trace:"-"`
 }
 
-// RecoveryStep is emitted by an operator carrying out a disaster-recovery
-// procedure, once per step as it completes (or fails): Step names it
-// ("fetch-backup", "restore", "start-etcd", "converged", ...), Detail
-// says what it did, and Err is set when it failed.
+// RecoveryStep is emitted by an operator carrying out a procedure, once
+// per step as it completes (or fails): Step names it (disaster recovery:
+// "fetch-backup", "restore", "start-etcd", "converged", ...; the API
+// servers' roll in a membership change: "set-etcd-servers",
+// "apiserver-ready"), Detail says what it did, and Err is set when it
+// failed.
 //
 //trace:kind KindRecoveryStep operator.step notrim
 type RecoveryStep struct {
