@@ -92,6 +92,8 @@ var matrix = []Run{
 	{"api-compaction-410", 3, 1, "paged informer lists and continue tokens"},
 	{"etcd-leader-partition-under-api", 3, 1, "an update refused against a lagging cache copy reads etcd"},
 	{"etcd-leader-partition-under-api", 3, 3, "an update against a lagging cache copy (this seed catches update-trusts-stale-cache)"},
+	{"etcd-migrate-under-api", 3, 1, "every member moved to a new host under the API layer: the API servers' --etcd-servers rolled one at a time (this seed catches apiserver-static-etcd-servers)"},
+	{"etcd-disaster-recovery", 3, 1, "a quorum lost for good under the full stack: periodic backups, restore with --bump-revision and --mark-compacted onto fresh hosts, informers' 410 and relists (this seed catches restore-without-bump and restore-last-by-name)"},
 	{"api-etcd-compaction", 3, 1, "API servers compact etcd: the watch cache reinitializes, exact-RV lists, 410 after an etcd compaction"},
 	// The spokes: convergence, bound-once, probe-restarts, double-running,
 	// eviction-timing, self-healing, leader-takeover, steady-runtime.
