@@ -274,8 +274,13 @@ func TestConfChangeEncoding(t *testing.T) {
 	got, err := UnmarshalConfChange(cc.Marshal())
 	require.NoError(t, err)
 	assert.Equal(t, cc, got)
-	_, err = UnmarshalConfChange([]byte{9, 1})
-	assert.Error(t, err)
+	for _, bad := range [][]byte{nil, {0}, {9, 1}, {byte(ConfChangeAddLearnerNode) + 1, 1}, {0, 0x80}, {0, 0x80, 0x80}} {
+		_, err = UnmarshalConfChange(bad)
+		assert.ErrorIs(t, err, errBadConfChange, "%v", bad)
+	}
+	got, err = UnmarshalConfChange(ConfChange{Type: ConfChangeAddLearnerNode, NodeID: 5}.Marshal())
+	require.NoError(t, err)
+	assert.Equal(t, ConfChange{Type: ConfChangeAddLearnerNode, NodeID: 5}, got, "no context decodes as none")
 
 	cs := ConfState{Voters: []uint64{1}}
 	for _, tc := range []struct {
