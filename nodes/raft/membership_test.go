@@ -355,3 +355,37 @@ func TestMembershipUnguardedTwoLeaders(t *testing.T) {
 		})
 	}
 }
+
+// TestMembershipRestartReplaysApplied: a node restarted without a persisted
+// configuration, with Config.Applied up to a conf change entry, starts in
+// the configuration that entry made, and one restarted with Applied just
+// before it in the configuration before: it replays the applied conf
+// changes after its snapshot, up to and including Applied, so that it uses
+// the latest configuration it applied (thesis §4.1).
+func TestMembershipRestartReplaysApplied(t *testing.T) {
+	nw := newNetworkWithVoters(t, 3, 3, 1, noPreVote)
+	electLeader1(t, nw)
+	require.NoError(t, nw.proposeConfChange(1, ConfChange{Type: ConfChangeRemoveNode, NodeID: 2}))
+	nw.tick(1)
+	ps := nw.peer(3).store.state()
+	require.Nil(t, ps.Snapshot)
+	var at uint64
+	for _, e := range ps.Entries {
+		if e.Type == EntryConfChange {
+			at = e.Index
+		}
+	}
+	require.NotZero(t, at, "the removal is in node 3's log")
+	require.GreaterOrEqual(t, ps.HardState.Commit, at)
+	for _, c := range []struct {
+		applied uint64
+		want    ConfState
+	}{
+		{at - 1, ConfState{Voters: []uint64{1, 2, 3}}},
+		{at, ConfState{Voters: []uint64{1, 3}}},
+	} {
+		n, err := New(Config{ID: 3, Peers: []uint64{1, 2, 3}, Applied: c.applied, Rand: fixedRand(0)}, ps)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, n.ConfState(), "applied %d", c.applied)
+	}
+}
