@@ -389,3 +389,74 @@ func TestMembershipRestartReplaysApplied(t *testing.T) {
 		assert.Equal(t, c.want, n.ConfState(), "applied %d", c.applied)
 	}
 }
+
+// TestMembershipReadIndexAcrossChange: a ReadIndex round still pending when
+// a conf change applies keeps the acknowledgements it has, moved to the
+// members' new positions, and completes once a quorum of the new
+// configuration has acknowledged it; the removed member's acknowledgement
+// counts for nothing (thesis §6.4: the leader confirms its leadership with
+// a quorum of the configuration it now uses, §4.1).
+func TestMembershipReadIndexAcrossChange(t *testing.T) {
+	nw := newNetworkWithVoters(t, 3, 3, 1, noPreVote)
+	lead := electLeader1(t, nw)
+	nw.hold = func(m Message) bool { return m.Type == MsgHeartbeatResp && m.Index > 0 }
+	lead.ReadIndex([]byte("r"))
+	nw.stabilize()
+	require.Empty(t, nw.peer(1).reads, "no acknowledgement has arrived")
+	require.NoError(t, nw.proposeConfChange(1, ConfChange{Type: ConfChangeRemoveNode, NodeID: 2}))
+	require.Equal(t, ConfState{Voters: []uint64{1, 3}}, lead.ConfState())
+	require.Empty(t, nw.peer(1).reads, "still pending after the change")
+	held := nw.held
+	nw.held, nw.hold = nil, nil
+	var from2, from3 []Message
+	for _, m := range held {
+		switch m.From {
+		case 2:
+			from2 = append(from2, m)
+		case 3:
+			from3 = append(from3, m)
+		}
+	}
+	require.NotEmpty(t, from2)
+	require.NotEmpty(t, from3)
+	for _, m := range from2 {
+		nw.deliver(m)
+		nw.process(1)
+	}
+	assert.Empty(t, nw.peer(1).reads, "the removed member's acknowledgement does not count")
+	for _, m := range from3 {
+		nw.deliver(m)
+		nw.process(1)
+	}
+	assert.Len(t, nw.peer(1).reads, 1, "answered by the leader and the voter left")
+}
+
+// TestMembershipReadIndexDropsRemovedAck: an acknowledgement the removed
+// member gave before the change is dropped with it, not moved to another
+// member's position: with five voters, the leader and the removed member
+// had acknowledged; afterwards one more voter's acknowledgement is not a
+// quorum of the four left, and two are.
+func TestMembershipReadIndexDropsRemovedAck(t *testing.T) {
+	nw := newNetworkWithVoters(t, 5, 5, 1, noPreVote)
+	lead := electLeader1(t, nw)
+	nw.hold = func(m Message) bool { return m.Type == MsgHeartbeatResp && m.Index > 0 && m.From != 2 }
+	lead.ReadIndex([]byte("r"))
+	nw.stabilize()
+	require.Empty(t, nw.peer(1).reads, "two acknowledgements of five")
+	require.NoError(t, nw.proposeConfChange(1, ConfChange{Type: ConfChangeRemoveNode, NodeID: 2}))
+	require.Equal(t, ConfState{Voters: []uint64{1, 3, 4, 5}}, lead.ConfState())
+	held := nw.held
+	nw.held, nw.hold = nil, nil
+	for _, from := range []uint64{4, 5} {
+		for _, m := range held {
+			if m.From == from {
+				nw.deliver(m)
+				nw.process(1)
+			}
+		}
+		if from == 4 {
+			assert.Empty(t, nw.peer(1).reads, "the leader and node 4: two of four")
+		}
+	}
+	assert.Len(t, nw.peer(1).reads, 1, "the leader, nodes 4 and 5: three of four")
+}
