@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
-	"github.com/kubesim/kubesim/nodes/apiserver/rbac"
+	"github.com/kubesim/kubesim/model/rbac"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
 )
 
 // DefaultEtcdClientPort is etcd's client port (etcd.ClientPort, repeated

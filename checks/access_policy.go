@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
-	"github.com/kubesim/kubesim/nodes/apiserver/rbac"
+	"github.com/kubesim/kubesim/model/rbac"
+	"github.com/kubesim/kubesim/trace/apitrace"
 )
 
 // The node authorizer's identities and namespace, repeated from the

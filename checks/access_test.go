@@ -6,9 +6,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
-	"github.com/kubesim/kubesim/nodes/apiserver/rbac"
+	"github.com/kubesim/kubesim/model/rbac"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
 )
 
 var accessHosts = []string{"etcd-1", "apiserver-1", "kubelet-n1", "scheduler"}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
-	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
 )
 
 // APILinearizabilityOptions tune the api-linearizability check. The zero

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // DefaultAPIRecoversBound is how long after the last fault and the last

@@ -3,8 +3,8 @@ package checks
 import (
 	"fmt"
 
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // BackupConsistency checks that every snapshot is the committed state of

@@ -3,7 +3,7 @@ package checks
 import (
 	"sort"
 
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // addKey adds a key that changed for the first time to the sorted keys.

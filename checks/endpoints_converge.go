@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // DefaultEndpointsSettle is how long before the end of a run a Service and

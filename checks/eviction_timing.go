@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // Defaults of EvictionTimingOptions: Kubernetes' own.

@@ -4,8 +4,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // step is one trace event of a hand-built test trace: its virtual time in

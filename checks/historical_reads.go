@@ -5,9 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
-	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // HistoricalReads checks the KV reads clients record (gets of a key or a
@@ -109,7 +108,7 @@ func (c *HistoricalReads) Observe(e *sim.Event) {
 func (c *HistoricalReads) judge(e *sim.Event, call *etcdtrace.Call, sent uint64, d *etcdtrace.Return) {
 	what := fmt.Sprintf("%s op %d %s(%s)", call.Client, call.Op, call.Kind, rangeText(call.Key, call.End))
 	if d.Outcome != etcdtrace.OutcomeOK {
-		if call.Rev > 0 && d.Err == mvcc.ErrCompacted.Error() {
+		if call.Rev > 0 && d.Err == etcdtrace.ErrCompactedText {
 			c.compacted++
 			if call.Rev >= c.maxCompact {
 				c.offs.add(e.At, e.Seq, "Compacted: %s at rev %d failed as compacted, but no member had compacted past it (the highest compaction: %d)",

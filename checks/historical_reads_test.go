@@ -5,8 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
-	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // putAt is a put change of key at rev, creating it at create.
@@ -45,7 +44,7 @@ func TestHistoricalReads(t *testing.T) {
 			Found: true, Value: kv.Value, Version: kv.Version, ModRev: kv.ModRev, CreateRev: kv.CreateRev}
 	}
 	compacted := func(op uint64) *etcdtrace.Return {
-		return &etcdtrace.Return{Client: "c", Op: op, Outcome: etcdtrace.OutcomeFail, Err: mvcc.ErrCompacted.Error()}
+		return &etcdtrace.Return{Client: "c", Op: op, Outcome: etcdtrace.OutcomeFail, Err: etcdtrace.ErrCompactedText}
 	}
 	cases := []struct {
 		name  string

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 func kvh(member string, applied uint64, rev int64, hash uint64) *etcdtrace.KVHash {

@@ -3,7 +3,7 @@ package checks
 import (
 	"strconv"
 
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // describeKVOp renders an operation for porcupine's visualization and the

@@ -5,7 +5,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // kvReturn is what a KV call's Return event told: its outcome and answer.

@@ -3,7 +3,7 @@ package checks
 import (
 	"github.com/anishathalye/porcupine"
 
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // KVInput is the input of one operation in a KVModel history: the call as

@@ -6,7 +6,7 @@ import (
 	"github.com/anishathalye/porcupine"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // ent is a present key of a model state: value, version, and known mod and

@@ -1,6 +1,6 @@
 package checks
 
-import "github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+import "github.com/kubesim/kubesim/trace/etcdtrace"
 
 // kvStep is KVModel's step: whether out is a legal answer to in on state
 // s, and the state after it. It never changes s.

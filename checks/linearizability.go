@@ -5,8 +5,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // LinearizabilityOptions tune the linearizability check. The zero value is

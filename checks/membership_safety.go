@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // MembershipSafety judges etcd's membership changes (Raft thesis chapter

@@ -3,9 +3,9 @@ package checks
 import (
 	"fmt"
 
-	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // NodeCapacity checks that no node is given more than it has, where

@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // Ownership checks who owns what, as the API servers committed it

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
 )
 
 // APIPatch is the verb of a JSON merge patch, as apitrace.Call records it.

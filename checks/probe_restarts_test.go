@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubesim/kubesim/nodes/spoketrace"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 func TestProbeRestarts(t *testing.T) {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // ProbeSemantics checks that a kubelet applies its probes' thresholds as

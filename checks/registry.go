@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kubesim/kubesim/nodes/apiserver/rbac"
+	"github.com/kubesim/kubesim/model/rbac"
 	"github.com/kubesim/kubesim/sim"
 )
 

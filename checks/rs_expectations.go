@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // rsExpectationsTimeout is how long a ReplicaSet controller's expectations

@@ -3,10 +3,10 @@ package checks
 import (
 	"strings"
 
-	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // runtimeTruth follows what the kubelets' runtimes really run, from the

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kubesim/kubesim/nodes/apptraffic/apptrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apptrace"
 )
 
 // ServiceAvailability checks a scenario's floors for what the

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apptraffic/apptrace"
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apptrace"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // ServiceRouting checks where the Service users' requests went

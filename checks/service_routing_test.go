@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apptraffic/apptrace"
+	"github.com/kubesim/kubesim/trace/apptrace"
 )
 
 func TestServiceRouting(t *testing.T) {

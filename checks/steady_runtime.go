@@ -3,8 +3,8 @@ package checks
 import (
 	"fmt"
 
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // SteadyRuntime checks that the data plane holds still while the control

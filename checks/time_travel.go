@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // TimeTravel checks that no informer's view of the cluster ever goes back

@@ -6,10 +6,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubesim/kubesim/nodes/apptraffic/apptrace"
-	"github.com/kubesim/kubesim/nodes/kubeproxy/proxytrace"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apptrace"
+	"github.com/kubesim/kubesim/trace/proxytrace"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // request is a request to pod web-1 that ended at its step's time after

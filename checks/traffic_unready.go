@@ -5,10 +5,10 @@ import (
 	"sort"
 	"time"
 
-	"github.com/kubesim/kubesim/nodes/apptraffic/apptrace"
-	"github.com/kubesim/kubesim/nodes/kubeproxy/proxytrace"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apptrace"
+	"github.com/kubesim/kubesim/trace/proxytrace"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // DefaultUnreadyRoutingBound is how long after a kubelet reports a pod not

@@ -3,7 +3,7 @@ package checks
 import (
 	"sort"
 
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // keyRange is a watch's key range in etcd's conventions: End "" is the

@@ -6,7 +6,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // genWatchRun draws a committed history (as Apply events) and one watch

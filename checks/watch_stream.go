@@ -3,8 +3,8 @@ package checks
 import (
 	"fmt"
 
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // maxMissing caps how many undelivered changes a stream remembers in

@@ -1,15 +1,16 @@
 package clientgo
 
 import (
-	"github.com/kubesim/kubesim/ablation"
 	"testing"
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
+
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client"
 	kcache "github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // simStatus is the status kubesim's API server answers for f (see

@@ -10,8 +10,8 @@ import (
 
 	"github.com/kubesim/kubesim/clusterstate"
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // widgets is a namespaced custom kind, stored under

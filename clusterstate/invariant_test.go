@@ -9,9 +9,9 @@ import (
 	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/clusterstate"
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // maxReplicas is a judge over the custom kind: no Widget ever asks for

@@ -8,7 +8,7 @@ import (
 	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/clusterstate"
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // widgetReplicas is docs/library.md's first invariant, as written there:

@@ -1,11 +1,9 @@
 package metrics
 
 import (
-	"github.com/kubesim/kubesim/nodes/apiload"
-	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
-	"github.com/kubesim/kubesim/nodes/apiwire"
-	"github.com/kubesim/kubesim/nodes/controllers/manager"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // Control measures the controller manager from the trace, for the
@@ -57,11 +55,11 @@ func (m *Control) Observe(e *sim.Event) {
 		return
 	}
 	switch {
-	case a.User == apiload.DefaultUser && (a.Resource == "replicasets" || a.Resource == "deployments") && (a.Verb == "create" || a.Verb == "update"):
+	case a.User == apitrace.UserAdmin && (a.Resource == "replicasets" || a.Resource == "deployments") && (a.Verb == "create" || a.Verb == "update"):
 		if m.pending == 0 {
 			m.pending = e.At
 		}
-	case a.User == manager.User && a.Resource == "pods" && (a.Verb == "create" || a.Verb == "delete"):
+	case a.User == apitrace.UserControllerManager && a.Resource == "pods" && (a.Verb == "create" || a.Verb == "delete"):
 		if a.Verb == "create" {
 			m.creates++
 		}

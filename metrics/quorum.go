@@ -1,8 +1,8 @@
 package metrics
 
 import (
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // QuorumTracker measures quorum_up_fraction: the fraction of the fault

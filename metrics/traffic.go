@@ -5,11 +5,10 @@ import (
 	"sort"
 
 	"github.com/kubesim/kubesim/checks"
-	"github.com/kubesim/kubesim/nodes/apptraffic/apptrace"
-	"github.com/kubesim/kubesim/nodes/kubelet"
-	"github.com/kubesim/kubesim/nodes/kubeproxy/proxytrace"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apptrace"
+	"github.com/kubesim/kubesim/trace/proxytrace"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // Traffic measures what the users of the applications saw, from the
@@ -78,7 +77,7 @@ func (m *Traffic) request(at sim.Time, d *apptrace.Request) {
 		m.latencies = append(m.latencies, float64(d.Latency)/1e6)
 	case apptrace.OutcomeRefused:
 		switch d.Reason {
-		case kubelet.RefusedNoPod, kubelet.RefusedNotRunning, kubelet.RefusedShutdown, kubelet.RefusedReset:
+		case apptrace.RefusedNoPod, apptrace.RefusedNotRunning, apptrace.RefusedShutdown, apptrace.RefusedReset:
 			m.toTerminal++
 		}
 	}

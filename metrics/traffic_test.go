@@ -8,11 +8,10 @@ import (
 
 	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/metrics"
-	"github.com/kubesim/kubesim/nodes/apptraffic/apptrace"
-	"github.com/kubesim/kubesim/nodes/kubelet"
-	"github.com/kubesim/kubesim/nodes/kubeproxy/proxytrace"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apptrace"
+	"github.com/kubesim/kubesim/trace/proxytrace"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 func sec(s float64) sim.Time { return sim.Time(s * float64(time.Second)) }
@@ -47,10 +46,10 @@ func TestTrafficMetrics(t *testing.T) {
 	m.Observe(req(sec(6.5), time.Second, apptrace.OutcomeTimeout, "", "default/b", proxytrace.StateReady))
 	// The terminating fallback is not a request to an unready pod, but a
 	// refusal by a pod shut down after SIGTERM is one to a terminated pod.
-	m.Observe(req(sec(7), 2*time.Millisecond, apptrace.OutcomeRefused, kubelet.RefusedShutdown, "default/b", proxytrace.StateTerminating))
+	m.Observe(req(sec(7), 2*time.Millisecond, apptrace.OutcomeRefused, apptrace.RefusedShutdown, "default/b", proxytrace.StateTerminating))
 	// A pod never reported ready (routed by the ablated rules), refused
 	// because its container is not running.
-	m.Observe(req(sec(8), 2*time.Millisecond, apptrace.OutcomeRefused, kubelet.RefusedNotRunning, "default/c", proxytrace.StateNotReady))
+	m.Observe(req(sec(8), 2*time.Millisecond, apptrace.OutcomeRefused, apptrace.RefusedNotRunning, "default/c", proxytrace.StateNotReady))
 	// Refused before any pod: not to a terminated pod.
 	m.Observe(req(sec(9), 0, apptrace.OutcomeRefused, apptrace.ReasonNoEndpoints, "", ""))
 

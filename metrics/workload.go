@@ -3,8 +3,8 @@ package metrics
 import (
 	"sort"
 
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // Workload is a trace subscriber that measures a run from the client's side:

@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/kubesim/kubesim/metrics"
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // workloadMetrics are the metrics of the etcd KV workload.

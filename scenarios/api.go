@@ -7,9 +7,9 @@ import (
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/model/rbac"
 	"github.com/kubesim/kubesim/nodes/apiload"
 	"github.com/kubesim/kubesim/nodes/apiserver"
-	"github.com/kubesim/kubesim/nodes/apiserver/rbac"
 	"github.com/kubesim/kubesim/nodes/etcd"
 	"github.com/kubesim/kubesim/sim"
 )

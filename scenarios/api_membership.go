@@ -12,8 +12,8 @@ import (
 	"github.com/kubesim/kubesim/nodes/apiserver"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/etcd"
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // Timings of the etcd migration under the API layer.

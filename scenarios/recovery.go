@@ -15,10 +15,10 @@ import (
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/etcd"
 	"github.com/kubesim/kubesim/nodes/etcd/backup"
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/nodes/kubelet"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // RecoveryOperatorHost is the host of the operator who carries out the

@@ -8,8 +8,8 @@ import (
 
 	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/model/rbac"
 	"github.com/kubesim/kubesim/nodes/apiload"
-	"github.com/kubesim/kubesim/nodes/apiserver/rbac"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/scenarios/nemesis"

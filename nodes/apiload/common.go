@@ -5,9 +5,10 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // Defaults shared by the workloads.
@@ -15,7 +16,7 @@ const (
 	// DefaultNamespace is where the workloads keep their objects.
 	DefaultNamespace = "default"
 	// DefaultUser is the identity of the well-behaved workloads.
-	DefaultUser = "admin"
+	DefaultUser = apitrace.UserAdmin
 	// DefaultThink is the mean pause between two operations of a client.
 	DefaultThink = 100 * time.Millisecond
 )

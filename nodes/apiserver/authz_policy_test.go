@@ -8,14 +8,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/model/rbac"
 	"github.com/kubesim/kubesim/nodes/apiserver"
-	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
-	"github.com/kubesim/kubesim/nodes/apiserver/rbac"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/internal/apitest"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // policyWorld is a cluster whose API servers hold a policy that lets the

@@ -2,9 +2,9 @@ package apiserver
 
 import (
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/etcd"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // cacheEvent is one change the watch cache saw: the object after the change

@@ -3,8 +3,8 @@ package apiserver
 import (
 	"time"
 
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // A watch stream's messages are one-way sends on a lossy fabric, standing

@@ -6,9 +6,9 @@ import (
 	"net/netip"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/etcd"
 	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // DefaultServiceCIDR is the range Services' cluster IPs come from:

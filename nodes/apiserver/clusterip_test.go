@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 func newService(name, clusterIP string) *model.Service {

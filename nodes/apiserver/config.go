@@ -6,7 +6,7 @@ import (
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiserver/rbac"
+	"github.com/kubesim/kubesim/model/rbac"
 	"github.com/kubesim/kubesim/sim"
 )
 

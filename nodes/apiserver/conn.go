@@ -3,8 +3,8 @@ package apiserver
 import (
 	"time"
 
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // A client's request reaches the server on a TCP connection, which hides a

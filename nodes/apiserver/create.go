@@ -2,8 +2,8 @@ package apiserver
 
 import (
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/etcd"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // Name generation, as apiserver's SimpleNameGenerator and the registry's

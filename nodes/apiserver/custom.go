@@ -2,7 +2,7 @@ package apiserver
 
 import (
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // Custom kinds (model.CustomResourceDefinition, served when the replica's

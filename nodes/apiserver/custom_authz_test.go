@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubesim/kubesim/nodes/apiserver/rbac"
-	"github.com/kubesim/kubesim/nodes/apiwire"
+	"github.com/kubesim/kubesim/model/rbac"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // TestCustomKindUnderPolicy: RBAC matches a custom kind by its API group

@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // waiter is a read or watch waiting for the cache to reach a revision.

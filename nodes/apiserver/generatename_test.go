@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // nextGeneratedNames replays the replica's name stream: the first n

@@ -9,7 +9,7 @@ import (
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // TestUpdateFromStaleCache: an update starts from the watch cache's copy of

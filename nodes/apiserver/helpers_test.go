@@ -8,10 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/etcd"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // world is a test world: 3 etcd members (hosts 0..2), API servers and one

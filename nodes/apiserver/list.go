@@ -3,8 +3,8 @@ package apiserver
 import (
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/etcd"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // list serves list as kube-apiserver 1.34's cache delegator does

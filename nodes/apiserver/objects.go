@@ -4,7 +4,7 @@ import (
 	"reflect"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // requestObject checks the body of create, update and update-status against

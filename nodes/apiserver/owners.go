@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
+	"github.com/kubesim/kubesim/trace/apitrace"
 )
 
 // ownedResources are the resources whose ownership writes are traced

@@ -3,7 +3,7 @@ package apiserver
 import (
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // patch applies a JSON merge patch to the current object and writes it

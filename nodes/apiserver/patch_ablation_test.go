@@ -8,7 +8,7 @@ import (
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // TestPatchSemanticsAndAblations: a merge patch merges annotations key by

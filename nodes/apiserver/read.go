@@ -6,9 +6,9 @@ import (
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/etcd"
 	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // readRV parses the resourceVersion of a get or list: quorum is true for

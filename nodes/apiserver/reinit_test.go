@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/ablation"
-	"github.com/kubesim/kubesim/nodes/apiwire"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // TestCacheReinitAfterCompaction: a replica cut off from etcd while its

@@ -3,7 +3,7 @@ package apiserver
 import (
 	"fmt"
 
-	"github.com/kubesim/kubesim/nodes/apiwire"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // statusOK is a plain 200.

@@ -5,9 +5,9 @@ import (
 	"errors"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/etcd"
 	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // encodeObject returns obj's stored form: model.Encode with resourceVersion

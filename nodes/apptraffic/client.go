@@ -4,10 +4,10 @@ import (
 	"errors"
 	"time"
 
-	"github.com/kubesim/kubesim/nodes/apptraffic/apptrace"
 	"github.com/kubesim/kubesim/nodes/kubelet"
 	"github.com/kubesim/kubesim/nodes/kubeproxy"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apptrace"
 )
 
 // Client defaults.

@@ -9,13 +9,13 @@ import (
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/metrics"
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apptraffic/apptrace"
 	apiclient "github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/internal/apitest"
 	"github.com/kubesim/kubesim/nodes/kubelet"
 	"github.com/kubesim/kubesim/nodes/kubeproxy"
-	"github.com/kubesim/kubesim/nodes/kubeproxy/proxytrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apptrace"
+	"github.com/kubesim/kubesim/trace/proxytrace"
 )
 
 const (

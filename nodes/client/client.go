@@ -4,8 +4,8 @@ import (
 	"errors"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // Client talks to the API server replicas of Config.Servers from one host

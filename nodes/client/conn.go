@@ -4,8 +4,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // HTTP/2 connection health check, as client-go enables it on every

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/kubesim/kubesim/nodes/apiwire"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // StatusError is a call the API server answered with a non-2xx status, as

@@ -2,7 +2,7 @@ package client
 
 import (
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // GetOptions are the options of Get, as metav1.GetOptions.

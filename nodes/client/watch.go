@@ -1,8 +1,8 @@
 package client
 
 import (
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // WatchHandler receives a watch stream's events in order, each once. When

@@ -6,10 +6,10 @@ import (
 	"unsafe"
 
 	"github.com/kubesim/kubesim/ablation"
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
 	"github.com/kubesim/kubesim/nodes/raft"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // applyEntry applies one committed entry to the store, traces it, forwards

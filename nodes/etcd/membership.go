@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/nodes/raft"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // Membership errors, with etcd's messages (server/etcdserver/errors and

@@ -2,10 +2,10 @@ package etcd
 
 import (
 	"github.com/kubesim/kubesim/ablation"
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
 	"github.com/kubesim/kubesim/nodes/raft"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // watchStream is one client watch on this member: where its responses go

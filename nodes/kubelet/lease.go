@@ -5,7 +5,7 @@ import (
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // The node lease controller, as component-helpers' lease controller: it

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apptrace"
 )
 
 // AppPort is the port of a node's host that carries application traffic:
@@ -49,19 +50,12 @@ const (
 	AnswerRefused = "refused"
 )
 
-// Why a request was refused (AppReply.Reason).
+// Why a request was refused (AppReply.Reason): the trace's own reasons.
 const (
-	// RefusedNoPod: no pod of the node has that IP.
-	RefusedNoPod = "no-pod"
-	// RefusedNotRunning: the pod's container is not running (still
-	// creating, or exited).
-	RefusedNotRunning = "not-running"
-	// RefusedShutdown: the application got SIGTERM and no longer accepts
-	// (after its AnnotationServeAfterSigterm time, by default at once).
-	RefusedShutdown = "shutting-down"
-	// RefusedReset: the container stopped while it was answering: the
-	// connection was reset.
-	RefusedReset = "reset"
+	RefusedNoPod      = apptrace.RefusedNoPod
+	RefusedNotRunning = apptrace.RefusedNotRunning
+	RefusedShutdown   = apptrace.RefusedShutdown
+	RefusedReset      = apptrace.RefusedReset
 )
 
 // The states of the pod a request reached, as its node saw it when the

@@ -8,7 +8,7 @@ import (
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // TestPodRunsAndReady: a pod bound to the node starts after its start

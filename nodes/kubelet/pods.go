@@ -6,8 +6,8 @@ import (
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client/cache"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // podState is what the kubelet process knows of one pod bound to its node.

@@ -5,8 +5,8 @@ import (
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 type probeKind uint8

@@ -8,9 +8,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
-	"github.com/kubesim/kubesim/nodes/kubeproxy/proxytrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apiwire"
+	"github.com/kubesim/kubesim/trace/proxytrace"
 )
 
 // fakeAPI is a minimal API server for kube-proxy's informers: list and

@@ -7,8 +7,8 @@ import (
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
-	"github.com/kubesim/kubesim/nodes/kubeproxy/proxytrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/proxytrace"
 )
 
 // Proxy is kube-proxy on one host incarnation: the node's routing table

@@ -6,8 +6,8 @@ import (
 	"strconv"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/kubeproxy/proxytrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/proxytrace"
 )
 
 // Backend is one endpoint a Service port routes to.

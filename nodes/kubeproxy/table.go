@@ -1,8 +1,8 @@
 package kubeproxy
 
 import (
-	"github.com/kubesim/kubesim/nodes/kubeproxy/proxytrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/proxytrace"
 )
 
 // Table is a node's routing table: the rules kube-proxy programmed, which

@@ -3,8 +3,8 @@ package scheduler
 import (
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // scheduleOne is one scheduling cycle, as ScheduleOne: pop the next pod,

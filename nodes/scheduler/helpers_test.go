@@ -9,8 +9,8 @@ import (
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiserver"
 	"github.com/kubesim/kubesim/nodes/internal/apitest"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // testCluster is an apitest world with the scheduler's trace events

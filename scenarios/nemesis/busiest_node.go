@@ -4,8 +4,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // Placement follows the kubelets' runtimes to know how many containers

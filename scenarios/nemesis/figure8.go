@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/nodes/etcd"
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // Figure8Driver is the nemesis of raft-figure-8. Like a Jepsen nemesis it

@@ -1,8 +1,8 @@
 package nemesis
 
 import (
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // LeaderTracker follows RaftState events to know which member leads now,

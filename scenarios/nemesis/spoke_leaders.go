@@ -1,8 +1,8 @@
 package nemesis
 
 import (
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // SpokeLeaders follows spoketrace.Leading events to know which replica of

@@ -3,8 +3,8 @@ package nemesis
 import (
 	"time"
 
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // PauseLeaderOnWrite is the nemesis of the zombie-leader scenarios: from

@@ -4,9 +4,9 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
 )
 
 // InformerConfig configures an Informer: its reflector's configuration and

@@ -6,9 +6,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // TestBackoffResetIsStrict: the backoff manager resets to its initial wait

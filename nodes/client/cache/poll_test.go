@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client/cache"
+	"github.com/kubesim/kubesim/trace/apiwire"
 	"github.com/stretchr/testify/require"
 )
 

@@ -6,9 +6,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // TestVeryShortWatchRelists: a watch that ends within a second of its start

@@ -6,11 +6,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client/internal/fakeapi"
 	"github.com/kubesim/kubesim/nodes/client/leaderelection"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apiwire"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // TestTracer: a replica's tracer emits the spoketrace events the

@@ -5,10 +5,10 @@ import (
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
+	"github.com/kubesim/kubesim/trace/apiwire"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // processKey is attemptToDeleteItem for one dependent: done gets the error

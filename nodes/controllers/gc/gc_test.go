@@ -11,8 +11,8 @@ import (
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/controllers"
 	"github.com/kubesim/kubesim/nodes/internal/apitest"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 const ns = "default"

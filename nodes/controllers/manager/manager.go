@@ -10,12 +10,13 @@ import (
 	"github.com/kubesim/kubesim/nodes/client/leaderelection"
 	"github.com/kubesim/kubesim/nodes/controllers"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
 )
 
 // Identity and names, as the real kube-controller-manager's.
 const (
 	// User is the controller manager's API identity.
-	User = "system:kube-controller-manager"
+	User = apitrace.UserControllerManager
 	// Component names it in spoketrace.Leading events.
 	Component = "kube-controller-manager"
 	// LeaseName is the Lease the replicas elect a leader on, in

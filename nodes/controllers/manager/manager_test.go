@@ -8,14 +8,14 @@ import (
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiserver/apitrace"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/client/leaderelection"
 	"github.com/kubesim/kubesim/nodes/controllers/podgc"
 	"github.com/kubesim/kubesim/nodes/internal/apitest"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
+	"github.com/kubesim/kubesim/trace/apiwire"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 const ns = "default"

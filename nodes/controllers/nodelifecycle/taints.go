@@ -6,7 +6,7 @@ import (
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // The NoExecute taints of taint-based eviction (the templates; TimeAdded is

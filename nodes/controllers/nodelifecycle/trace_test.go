@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kubesim/kubesim/nodes/spoketrace"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // TestNoExecuteTaintsAreTraced: each NoExecute taint the controller's

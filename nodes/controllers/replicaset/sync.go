@@ -7,7 +7,7 @@ import (
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
-	"github.com/kubesim/kubesim/nodes/spoketrace"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // syncReplicaSet is the controller's syncHandler for one key: claim the

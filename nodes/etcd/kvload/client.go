@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/nodes/etcd"
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // Defaults of ClientConfig.

@@ -4,8 +4,8 @@ import (
 	"strconv"
 
 	"github.com/kubesim/kubesim/nodes/etcd"
-	"github.com/kubesim/kubesim/nodes/etcd/etcdtrace"
 	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // startTxn runs a multi-op txn on group g, as etcd's robustness traffic

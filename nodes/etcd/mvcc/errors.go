@@ -3,6 +3,8 @@ package mvcc
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // Sentinel errors. The messages are etcd's own, so that a conformance test can
@@ -11,7 +13,7 @@ var (
 	// ErrCompacted is returned for reads, compactions and watches that need a
 	// revision older than the compact revision. Errors carrying the compact
 	// revision are *CompactedError, which matches ErrCompacted with errors.Is.
-	ErrCompacted = errors.New("mvcc: required revision has been compacted")
+	ErrCompacted = errors.New(etcdtrace.ErrCompactedText)
 	// ErrFutureRev is returned for reads and compactions past the current
 	// revision. Errors carrying the revisions are *FutureRevError.
 	ErrFutureRev = errors.New("mvcc: required revision is a future revision")

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/nodes/apiwire"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apiwire"
 )
 
 // Event is one change in the Backend's log.

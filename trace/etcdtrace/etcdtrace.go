@@ -50,6 +50,12 @@ type Change struct {
 	Version   int64  `json:"version,omitempty" trace:"/"`
 }
 
+// ErrCompactedText is etcd's message for a read, compaction or watch that
+// needs a revision older than the compact revision (etcd server/storage/mvcc
+// ErrCompacted). A Return's Err carries it, so the checks recognize a
+// compacted read by it without importing the store.
+const ErrCompactedText = "mvcc: required revision has been compacted"
+
 // MaxTextValue is how much of a value a Change's text form shows; a longer
 // one (an API object's JSON) is cut there and followed by its length and
 // FNV-1a hash, as in "...(1234 bytes fnv=9f3a...)", so that the trace hash

@@ -35,7 +35,7 @@ const (
 )
 
 // Why a request was refused before it reached a pod (Request.Reason); the
-// pod's node gives the other reasons (kubelet.RefusedNoPod, ...).
+// pod's node gives the others, below.
 const (
 	// ReasonNoService: the entry node has no rules for the Service port
 	// (the Service is unknown to it, or it runs no kube-proxy): as a name
@@ -44,6 +44,22 @@ const (
 	// ReasonNoEndpoints: the rules of the Service port have no backend:
 	// they reject the traffic (iptables REJECT, connection refused).
 	ReasonNoEndpoints = "no-endpoints"
+)
+
+// Why the pod's node refused a request (Request.Reason), as the kubelet's
+// network stack answers it.
+const (
+	// RefusedNoPod: no pod of the node has that IP.
+	RefusedNoPod = "no-pod"
+	// RefusedNotRunning: the pod's container is not running (still
+	// creating, or exited).
+	RefusedNotRunning = "not-running"
+	// RefusedShutdown: the application got SIGTERM and no longer accepts
+	// (after its kubelet.AnnotationServeAfterSigterm time, by default at once).
+	RefusedShutdown = "shutting-down"
+	// RefusedReset: the container stopped while it was answering: the
+	// connection was reset.
+	RefusedReset = "reset"
 )
 
 // Request is emitted by a client when one of its requests ended.

@@ -11,6 +11,17 @@ package apitrace
 
 //go:generate go run github.com/kubesim/kubesim/internal/cmd/tracegen
 
+// The identities of kubesim's own API clients, as Call.User and Admit.User
+// name them; the nodes that act under them and the measures that count their
+// calls both read them here.
+const (
+	// UserAdmin is the identity of the well-behaved workloads.
+	UserAdmin = "admin"
+	// UserControllerManager is the real kube-controller-manager's identity
+	// (kubeadm's kubeconfig for it, without --use-service-account-credentials).
+	UserControllerManager = "system:kube-controller-manager"
+)
+
 // Call is emitted by a client when it makes an API call. Value is the
 // workload's payload written by create/update/patch (a unique value, so
 // that a read names the write it saw); Precondition is the resourceVersion
