@@ -1,7 +1,10 @@
 package ablation
 
 import (
+	"go/ast"
 	"go/build"
+	"go/parser"
+	"go/token"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,7 +71,7 @@ func TestSet(t *testing.T) {
 	s := Of(NoDedup, PollNotWatch)
 	for _, a := range registry {
 		assert.Equal(t, a.Switch == NoDedup || a.Switch == PollNotWatch, s.Has(a.Switch), a.Name)
-		assert.False(t, Set(0).Has(a.Switch))
+		assert.False(t, Set{}.Has(a.Switch))
 	}
 	assert.Equal(t, s, When(true, NoDedup, PollNotWatch))
 	assert.Zero(t, When(false, NoDedup))
@@ -82,4 +85,62 @@ func TestLeaf(t *testing.T) {
 	for _, imp := range pkg.Imports {
 		assert.False(t, strings.HasPrefix(imp, "github.com/kubesim/"), "imports %s", imp)
 	}
+}
+
+// TestDeclaredInOrder: every switch is declared in switches.go, and the
+// registry's order is the file's order, so that no switch depends on Go's
+// initialization order across files: the switches' names, read from the
+// declare and declareInternal calls of the package's source, are the
+// registry's, in order. A switch is a package-level variable whose value
+// is a declare or declareInternal call.
+func TestDeclaredInOrder(t *testing.T) {
+	fset := token.NewFileSet()
+	pkg, err := build.ImportDir(".", 0)
+	require.NoError(t, err)
+	var declared []string
+	for _, name := range pkg.GoFiles {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		require.NoError(t, err)
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range g.Specs {
+				for _, v := range spec.(*ast.ValueSpec).Values {
+					call, ok := v.(*ast.CallExpr)
+					if !ok {
+						continue
+					}
+					if fn, ok := call.Fun.(*ast.Ident); !ok || (fn.Name != "declare" && fn.Name != "declareInternal") {
+						continue
+					}
+					assert.Equal(t, "switches.go", name, "%s declares a switch", fset.Position(call.Pos()))
+					declared = append(declared, declaredName(t, call.Args[0]))
+				}
+			}
+		}
+	}
+	var names []string
+	for _, a := range registry {
+		names = append(names, a.Name)
+	}
+	assert.Equal(t, names, declared)
+}
+
+// declaredName is the name a declare or declareInternal argument gives:
+// the string literal itself, or an Ablation literal's Name.
+func declaredName(t *testing.T, arg ast.Expr) string {
+	if lit, ok := arg.(*ast.CompositeLit); ok {
+		for _, e := range lit.Elts {
+			if kv, ok := e.(*ast.KeyValueExpr); ok && kv.Key.(*ast.Ident).Name == "Name" {
+				arg = kv.Value
+			}
+		}
+	}
+	lit, ok := arg.(*ast.BasicLit)
+	require.True(t, ok, "a switch's name is a literal")
+	s, err := strconv.Unquote(lit.Value)
+	require.NoError(t, err)
+	return s
 }

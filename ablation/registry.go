@@ -28,8 +28,8 @@ type Ablation struct {
 	// where Check does: they are proven by this switch too.
 	AlsoCaughtBy []string
 
-	implies  Set  // internal switches that naming this one turns on too
-	internal bool // no name turns it on alone (see declareInternal)
+	implies  []Switch // internal switches that naming this one turns on too
+	internal bool     // no name turns it on alone (see declareInternal)
 }
 
 // registry holds every switch, internal ones too, indexed by Switch, in
@@ -39,11 +39,8 @@ var registry []Ablation
 // declare registers a switch that a name turns on, with the internal
 // switches it implies, and returns it.
 func declare(a Ablation, implies ...Switch) Switch {
-	if len(registry) == 64 {
-		panic("ablation: a Set holds at most 64 switches")
-	}
 	a.Switch = Switch(len(registry))
-	a.implies = Of(implies...)
+	a.implies = implies
 	registry = append(registry, a)
 	return a.Switch
 }
@@ -73,7 +70,7 @@ func All() []Ablation {
 // switches its entry implies. An unknown name is an error that lists the
 // known ones.
 func Parse(names []string) (Set, error) {
-	var s Set
+	var on []Switch
 	all := All()
 	for _, n := range names {
 		i := slices.IndexFunc(all, func(a Ablation) bool { return a.Name == n })
@@ -82,9 +79,9 @@ func Parse(names []string) (Set, error) {
 			for j, a := range all {
 				known[j] = a.Name
 			}
-			return 0, fmt.Errorf("unknown ablation %q: run `kubesim ablations` to list them (%s)", n, strings.Join(known, ", "))
+			return Set{}, fmt.Errorf("unknown ablation %q: run `kubesim ablations` to list them (%s)", n, strings.Join(known, ", "))
 		}
-		s |= Of(all[i].Switch) | all[i].implies
+		on = append(append(on, all[i].Switch), all[i].implies...)
 	}
-	return s, nil
+	return Of(on...), nil
 }

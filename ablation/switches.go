@@ -1,7 +1,8 @@
 package ablation
 
-// The switches, in documentation order (README's ablation tables). Each
-// doc comment says where its mechanism's if is.
+// The switches, every one of them, in documentation order (the order of
+// All, and of docs/ablations.md's tables): a switch's position is its
+// place in this file. Each doc comment says where its mechanism's if is.
 
 // etcd: Raft, the member, MVCC and watch.
 var (
@@ -44,11 +45,6 @@ var (
 	// that knows no leader apply a write to its own store at once and
 	// acknowledge it, as a store that stays writable in a minority would.
 	WriteWithoutQuorum = declare(Ablation{Name: "etcd-write-without-quorum", Mechanism: "a member that knows no leader applies a write to its own store and acknowledges it, instead of answering \"no leader\"", Check: "no-writes-without-quorum", Scenario: "etcd-majority-down"})
-	// IgnoreReadRevision (nodes/etcd/mvcc, rangeKeys) reads the current
-	// version of every key for a Range at a past revision, instead of the
-	// version each key had at that revision (etcd's kvstore_txn.go
-	// rangeKeys reads the key index at the revision asked for). The
-	// compaction check still applies.
 	// LeaseReads (nodes/raft, ReadIndex on the leader) answers a read
 	// index at once from the leader's commit index, trusting its leader
 	// lease, instead of confirming leadership with a heartbeat round
@@ -57,7 +53,12 @@ var (
 	// might keep the lease longer than it should (clock can move
 	// backward/pause without any bound)" (raft/raft.go). A leader frozen
 	// past its election timeout then serves stale reads when it resumes.
-	LeaseReads         = declare(Ablation{Name: "raft-lease-reads", Mechanism: "a leader answers ReadIndex at once from its commit index, trusting its lease (raft's ReadOnlyLeaseBased), without a heartbeat round acknowledged by a quorum", Check: "linearizability", Scenario: "etcd-long-pause"})
+	LeaseReads = declare(Ablation{Name: "raft-lease-reads", Mechanism: "a leader answers ReadIndex at once from its commit index, trusting its lease (raft's ReadOnlyLeaseBased), without a heartbeat round acknowledged by a quorum", Check: "linearizability", Scenario: "etcd-long-pause"})
+	// IgnoreReadRevision (nodes/etcd/mvcc, rangeKeys) reads the current
+	// version of every key for a Range at a past revision, instead of the
+	// version each key had at that revision (etcd's kvstore_txn.go
+	// rangeKeys reads the key index at the revision asked for). The
+	// compaction check still applies.
 	IgnoreReadRevision = declare(Ablation{Name: "mvcc-ignore-read-revision", Mechanism: "a Range at a past revision reads the current state instead of the keys' versions at that revision", Check: "historical-reads", Scenario: "etcd-flaky-network"})
 	// TxnNotAtomic (nodes/etcd/mvcc, a Txn's execution) commits each
 	// write of a txn at a revision of its own, as if its ops were
@@ -289,4 +290,58 @@ var (
 	// application that stops accepting at SIGTERM refuses the requests
 	// that nodes still route to it until their kube-proxy syncs.
 	KubeletNoPreStop = declare(Ablation{Name: "kubelet-no-prestop", Mechanism: "a kubelet stops a container without its preStop hook: SIGTERM comes at once, so requests still routed to it before kube-proxy syncs are refused", Check: "service-availability", Scenario: "rolling-update-traffic"})
+)
+
+// Disaster recovery: restoring etcd from a backup (the recovery operator
+// in scenarios).
+var (
+	// RestoreWithoutBump (scenarios, the recovery operator's restore
+	// step) runs `etcdutl snapshot restore` without --bump-revision and
+	// --mark-compacted: the restored cluster starts at the snapshot's
+	// revision and hands out again the revisions the lost cluster used
+	// after it, which the control plane's reflectors and watch caches
+	// already saw: their watches resume above the restored revision and
+	// miss the new writes, and their relists go back in time.
+	RestoreWithoutBump = declare(Ablation{Name: "restore-without-bump", Mechanism: "etcd is restored from a backup without --bump-revision and --mark-compacted: the new cluster reuses revisions clients already saw, so watches resume past the new writes and caches stay stale",
+		Check: "time-travel", Scenario: "etcd-disaster-recovery"})
+	// RestoreLastByName (scenarios, the recovery operator's fetch step)
+	// picks the backup whose object name sorts last (`ls | tail -1`)
+	// instead of the one with the highest revision: names start with the
+	// member the job saved from, so the pick is often an older backup,
+	// and the recovery loses more than the newest backup would have.
+	RestoreLastByName = declare(Ablation{Name: "restore-last-by-name", Mechanism: "the operator restores the backup whose name sorts last instead of the newest (highest revision): the names start with the member saved from, so an older backup is often restored",
+		Check: "no-lost-acknowledged-writes-beyond-RPO", Scenario: "etcd-disaster-recovery"})
+)
+
+// Membership change (nodes/raft and nodes/etcd), and the API servers'
+// etcd endpoints under it.
+var (
+	// ConfChangeUnguarded (nodes/raft, stepLeader's maybeAcceptConfChange)
+	// lets a leader accept a conf change while an earlier one is not yet
+	// applied, instead of replacing it with an empty entry as
+	// go.etcd.io/raft/v3 does (pendingConfIndex). Two single-server changes
+	// in flight can together change two voters, so that an old and a new
+	// majority need not intersect (thesis §4.1).
+	ConfChangeUnguarded = declareInternal("raft-conf-change-unguarded")
+	// RejoinWipedMember (scenarios, the etcd-replace-member operator)
+	// restarts a member whose disk was wiped under its old ID, with its
+	// empty disk, instead of removing it and adding a new member with a
+	// new ID (etcd's documented procedure: a member that lost its data
+	// directory must be removed and re-added). The member then votes and
+	// acknowledges as a voter that lost the entries it acknowledged: in
+	// etcd-replace-member it makes a quorum with members that lack
+	// committed writes, which elects a leader without them.
+	RejoinWipedMember = declare(Ablation{Name: "rejoin-wiped-member", Mechanism: "a member whose disk was wiped restarts under its old ID with an empty disk, instead of being removed and replaced by a new member with a new ID", Check: "raft-safety", Scenario: "etcd-replace-member", AlsoCaughtBy: []string{"linearizability", "membership-safety"}})
+	// APIServerStaticEtcdServers (scenarios, the etcd-migrate-under-api
+	// operator) never edits the API servers' --etcd-servers while the
+	// members move to new hosts. kube-apiserver's etcd client knows only
+	// the endpoints it was started with (it never syncs them from etcd's
+	// member list), so once the old members are removed and their hosts
+	// powered off, the API servers reach no member: every request that
+	// needs etcd fails for good. The disaster-recovery operator
+	// (etcd-disaster-recovery) leaves them too, naming the lost members
+	// instead of the fresh hosts the backup was restored on.
+	APIServerStaticEtcdServers = declare(Ablation{Name: "apiserver-static-etcd-servers",
+		Mechanism: "the operator migrates every etcd member to a new host but never edits the API servers' --etcd-servers, which kube-apiserver never updates by itself: once the old members are gone, the API servers reach no member",
+		Check:     "api-recovers", Scenario: "etcd-migrate-under-api", AlsoCaughtBy: []string{"compaction-progress", "patch-merge"}})
 )

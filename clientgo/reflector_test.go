@@ -45,7 +45,7 @@ func TestReflectorMatchesClientGo(t *testing.T) {
 				t.Skip(sc.skip)
 			}
 			real := runReal(t, sc)
-			sim := runSim(t, sc, 0)
+			sim := runSim(t, sc, ablation.Set{})
 			require.Equal(t, sc.want, real.log, "client-go's record")
 			require.Equal(t, real.log, sim.log, "kubesim's record against client-go's")
 			bases := backoffBases(real.at)

@@ -59,7 +59,7 @@ func seqLen(g *gen) int { return 20 + g.r.IntN(21) }
 // aim its revisions); otherwise ops are run as given. Sequences must not run
 // concurrently on one oracle.
 func RunSequence(o *Oracle, seed uint64, ops []Op) (*Divergence, error) {
-	return runSequence(o, seed, ops, 0, genKV)
+	return runSequence(o, seed, ops, ablation.Set{}, genKV)
 }
 
 // genMode selects the generator of a sequence.
@@ -82,7 +82,7 @@ func RunFreshSequence(seed uint64, ops []Op, mode genMode) (*Divergence, error) 
 		return nil, err
 	}
 	defer o.Close()
-	return runSequence(o, seed, ops, 0, mode)
+	return runSequence(o, seed, ops, ablation.Set{}, mode)
 }
 
 // runSequence is RunSequence with the simulated member's ablations, so that

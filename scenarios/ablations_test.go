@@ -63,8 +63,8 @@ const measuredSeeds = 8
 // TestMeasuredAblations: an ablation that breaks no checked property costs
 // something measurable. Over the same seeds of its scenario, every metric
 // it names is larger with the ablation than without (summed), and both
-// sets of runs pass every check. It prints the figures (the README's
-// table).
+// sets of runs pass every check. It prints the figures behind the
+// Measured table of docs/ablations.md.
 func TestMeasuredAblations(t *testing.T) {
 	t.Parallel() // its subtests run beside the other long tests'
 	for _, a := range scenarios.Ablations() {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiload"
 	"github.com/kubesim/kubesim/nodes/client"
@@ -26,9 +27,9 @@ type stepWorld struct {
 
 func newStepWorld(t *testing.T, seed uint64) *stepWorld {
 	w := sim.NewWorld(seed)
-	c, err := scenarios.BuildCluster(w, scenarios.APIEtcdTopology(1), 0)
+	c, err := scenarios.BuildCluster(w, scenarios.APIEtcdTopology(1), ablation.Set{})
 	require.NoError(t, err)
-	_, err = scenarios.BuildAPI(c, scenarios.APITopology{Servers: 1, Custom: &customWidgets}, 0, 0, time.Hour)
+	_, err = scenarios.BuildAPI(c, scenarios.APITopology{Servers: 1, Custom: &customWidgets}, ablation.Set{}, 0, time.Hour)
 	require.NoError(t, err)
 	sw := &stepWorld{t: t, w: w}
 	for _, name := range c.API.Servers {

@@ -36,7 +36,7 @@ type world struct {
 }
 
 func newWorld(t *testing.T, seed uint64, inside, outside []Config) *world {
-	return newWorldWith(t, seed, ablation.Set(0), inside, outside)
+	return newWorldWith(t, seed, ablation.Set{}, inside, outside)
 }
 
 // newWorldWith is newWorld with the kubelets' ablations abl.
@@ -276,7 +276,7 @@ func TestPreStopRace(t *testing.T) {
 		abl        ablation.Set
 		terminated bool
 	}{
-		{"prestop", 0, false},
+		{"prestop", ablation.Set{}, false},
 		{"no-prestop", ablation.Of(ablation.KubeletNoPreStop), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

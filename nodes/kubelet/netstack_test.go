@@ -147,7 +147,7 @@ func TestPreStopDelaysSigterm(t *testing.T) {
 		preStop  int64 // traced
 		sigtermS time.Duration
 	}{
-		{"prestop", 0, 5, 5 * time.Second},
+		{"prestop", ablation.Set{}, 5, 5 * time.Second},
 		{"ablation-skips-prestop", ablation.Of(ablation.KubeletNoPreStop), 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -103,7 +103,7 @@ func runFigure8(t *testing.T, abl ablation.Set) []string {
 // Figure 8 scenario violates leader completeness and state machine safety
 // with it, and is safe without it.
 func TestAblationCommitOldTermFigure8(t *testing.T) {
-	assert.Empty(t, runFigure8(t, 0), "correct Raft is safe in Figure 8")
+	assert.Empty(t, runFigure8(t, ablation.Set{}), "correct Raft is safe in Figure 8")
 
 	violations := runFigure8(t, ablation.Of(ablation.CommitOldTerm))
 	require.NotEmpty(t, violations, "the ablation must be caught")

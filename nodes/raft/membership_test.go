@@ -138,7 +138,7 @@ func TestMembershipOneChangeAtATime(t *testing.T) {
 		abl  ablation.Set
 		want int // conf change entries in the log
 	}{
-		{"guarded", 0, 1},
+		{"guarded", ablation.Set{}, 1},
 		{"ablation raft-conf-change-unguarded", ablation.Of(ablation.ConfChangeUnguarded), 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -316,7 +316,7 @@ func TestMembershipUnguardedTwoLeaders(t *testing.T) {
 		abl  ablation.Set
 		want bool // two leaders in one term
 	}{
-		{"guarded", 0, false},
+		{"guarded", ablation.Set{}, false},
 		{"ablation raft-conf-change-unguarded", ablation.Of(ablation.ConfChangeUnguarded), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,7 +23,7 @@ func TestPropertySafety(t *testing.T) {
 			name := fmt.Sprintf("size=%d/PreVote=%v/CheckQuorum=%v", size, opts[0], opts[1])
 			t.Run(name, func(t *testing.T) {
 				rapid.Check(t, func(t *rapid.T) {
-					runRandomCluster(t, size, opts[0], opts[1], 0, 2000)
+					runRandomCluster(t, size, opts[0], opts[1], ablation.Set{}, 2000)
 				})
 			})
 		}
@@ -46,7 +46,7 @@ func TestPropertyMembership(t *testing.T) {
 		name := fmt.Sprintf("PreVote=%v/CheckQuorum=%v", opts[0], opts[1])
 		t.Run(name, func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
-				runMembershipCluster(t, 5, 3, opts[0], opts[1], 0, 2000)
+				runMembershipCluster(t, 5, 3, opts[0], opts[1], ablation.Set{}, 2000)
 			})
 		})
 	}

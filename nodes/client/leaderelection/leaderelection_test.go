@@ -32,7 +32,7 @@ type election struct {
 }
 
 func newElection(t *testing.T, seed uint64, n int) *election {
-	return newElectionWith(t, seed, n, 0)
+	return newElectionWith(t, seed, n, ablation.Set{})
 }
 
 // newElectionWith is newElection with the electors' ablations abl.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/leaderelection"
@@ -51,7 +52,7 @@ func TestReleaseWhenRenewalFails(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := uint64(1); seed <= 5; seed++ {
-				e := newElectionOpts(t, seed, 3, 0, tc.release)
+				e := newElectionOpts(t, seed, 3, ablation.Set{}, tc.release)
 				leader := e.leaderAfter(t, 20*time.Second)
 				e.afterRenewal(t, leader)
 				cutAt := e.World.Now()
@@ -85,7 +86,7 @@ func TestReleaseWhenRenewalFails(t *testing.T) {
 // defers, comes only once that write is done (client-go
 // tools/leaderelection/leaderelection.go, v0.34, Run and release).
 func TestStopReleasesBeforeOnStoppedLeading(t *testing.T) {
-	e := newElectionOpts(t, 3, 1, 0, true)
+	e := newElectionOpts(t, 3, 1, ablation.Set{}, true)
 	leader := e.leaderAfter(t, 10*time.Second)
 	transitions := *e.lease().Spec.LeaseTransitions
 	le := e.electors[leader]
@@ -110,7 +111,7 @@ func TestStopReleasesBeforeOnStoppedLeading(t *testing.T) {
 // it held and fail, its round ends at the renew deadline, and release
 // leaves the other holder's record alone.
 func TestReleaseLeavesAnotherHoldersLease(t *testing.T) {
-	e := newElectionOpts(t, 5, 1, 0, true)
+	e := newElectionOpts(t, 5, 1, ablation.Set{}, true)
 	var admin *client.Client
 	e.AddHost("admin", func(h *sim.Host) { admin = client.New(h, client.Config{Servers: e.Servers}) })
 	leader := e.leaderAfter(t, 10*time.Second)

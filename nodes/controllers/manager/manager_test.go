@@ -119,7 +119,7 @@ func (e *env) mustCreate(obj model.Object) {
 }
 
 func TestOneLeaderRunsTheControllers(t *testing.T) {
-	e := newEnv(t, 1, 2, 0)
+	e := newEnv(t, 1, 2, ablation.Set{})
 	e.Run(10 * time.Second)
 	require.Len(t, e.leading, 1, "one replica leads, the other stands by")
 	leader := e.leading[0].Identity
@@ -145,7 +145,7 @@ func TestOneLeaderRunsTheControllers(t *testing.T) {
 }
 
 func TestFailoverAfterLeaderCrash(t *testing.T) {
-	e := newEnv(t, 2, 2, 0)
+	e := newEnv(t, 2, 2, ablation.Set{})
 	e.Run(10 * time.Second)
 	require.Len(t, e.leaders(), 1)
 	first := e.leaders()[0]
@@ -172,7 +172,7 @@ func TestFailoverAfterLeaderCrash(t *testing.T) {
 }
 
 func TestLostLeadershipStopsEverythingAndRestarts(t *testing.T) {
-	e := newEnv(t, 3, 2, 0)
+	e := newEnv(t, 3, 2, ablation.Set{})
 	e.Run(10 * time.Second)
 	first := e.leaders()[0]
 	var m *Manager
@@ -251,7 +251,7 @@ func (e *env) scale(name string, replicas int32) {
 // churn runs two replicas through a ReplicaSet, a scale-down, a leader
 // crash and a failover, and returns the trace hash.
 func churn(t *testing.T, seed uint64) uint64 {
-	e := newEnv(t, seed, 2, 0)
+	e := newEnv(t, seed, 2, ablation.Set{})
 	e.Run(10 * time.Second)
 	e.mustCreate(newRS("web", 4))
 	e.Run(3 * time.Second)
@@ -278,7 +278,7 @@ func TestDeterministicTrace(t *testing.T) {
 func TestLeaderElectionSettings(t *testing.T) {
 	require.Equal(t, 5*time.Second, leaderelection.ClientTimeout(10*time.Second))
 	require.Equal(t, time.Second, leaderelection.ClientTimeout(time.Second))
-	e := newEnv(t, 5, 2, 0)
+	e := newEnv(t, 5, 2, ablation.Set{})
 	e.Run(10 * time.Second)
 	require.Len(t, e.leaders(), 1)
 	first := e.leaders()[0]

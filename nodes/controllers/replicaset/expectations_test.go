@@ -59,7 +59,7 @@ func TestExpectationsPreventOverCreation(t *testing.T) {
 		abl  ablation.Set
 		want int
 	}{
-		{"expectations", 0, 3},
+		{"expectations", ablation.Set{}, 3},
 		{"no-expectations ablation", ablation.Of(ablation.NoExpectations), 6},
 	}
 	for _, tc := range cases {
