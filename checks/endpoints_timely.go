@@ -49,9 +49,7 @@ type EndpointsTimely struct {
 	sliced          bool
 	slicedAt        sim.Time // the controller's first slice
 	pending         map[endpointGoal]*pendingEndpoint
-	faults          int
-	lastFault       sim.Time
-	faulted         bool
+	faults          FaultWindows
 	met, excused    int
 	rec             Recorder
 }
@@ -91,7 +89,7 @@ func (c *EndpointsTimely) Observe(e *sim.Event) {
 		c.now = e.At
 	}
 	if e.Kind == sim.KindFault {
-		c.observeFault(e)
+		c.faults.Observe(e)
 		return
 	}
 	d, ok := e.Data.(*etcdtrace.Apply)
@@ -101,23 +99,6 @@ func (c *EndpointsTimely) Observe(e *sim.Event) {
 	c.rev = d.Rev
 	for i := range d.Changes {
 		c.change(e, &d.Changes[i])
-	}
-}
-
-// observeFault follows which faults are active.
-func (c *EndpointsTimely) observeFault(e *sim.Event) {
-	ev := sim.ParseFaultEvent(e.Name)
-	if ev.Unresolved {
-		return
-	}
-	c.faulted, c.lastFault = true, e.At
-	switch {
-	case ev.Kind == sim.FaultHeal:
-		c.faults = 0
-	case ev.Ends:
-		c.faults = max(c.faults-1, 0)
-	case ev.Starts():
-		c.faults++
 	}
 }
 
@@ -330,7 +311,7 @@ func (c *EndpointsTimely) expire(now sim.Time) {
 			continue
 		}
 		delete(c.pending, k)
-		if c.faults > 0 || (c.faulted && p.since.Sub(c.lastFault) < c.recovery) {
+		if c.faults.looselyNear(p.since, c.recovery) {
 			c.excused++
 			continue
 		}

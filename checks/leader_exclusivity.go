@@ -105,6 +105,7 @@ type LeaderExclusivity struct {
 	byKey   map[string]*lxComponent // etcd key of the Lease
 	byName  map[string]*lxComponent
 	maxRev  int64
+	faults  FaultWindows
 	pauses  map[sim.HostID][]lxPause
 	rec     earliestOffenses
 	overlap time.Duration
@@ -218,30 +219,29 @@ func (c *LeaderExclusivity) Observe(e *sim.Event) {
 	}
 }
 
-// fault follows crashes (a crashed leader leads no more) and pauses.
+// fault follows crashes (a crashed leader leads no more) and pauses (a
+// crash ends one, unresumed).
 func (c *LeaderExclusivity) fault(e *sim.Event) {
 	if e.Host == sim.NoHost {
 		return
 	}
-	fe := sim.ParseFaultEvent(e.Name)
-	switch {
-	case fe.Starts() && fe.Kind.CrashesHost():
-		// A crash ends a pause (and every timer with it), unresumed.
-		if ps := c.pauses[e.Host]; len(ps) > 0 && !ps[len(ps)-1].hasResumed {
-			ps[len(ps)-1].resumed, ps[len(ps)-1].hasResumed = e.At, true
-		}
-		for _, comp := range c.comps {
-			for _, id := range sim.SortedKeys(comp.replicas) {
-				if r := comp.replicas[id]; r.host == e.Host && r.leading {
-					r.leading, r.stoppedAt, r.stopWhy = false, e.At, "its host crashed"
-				}
-			}
-		}
-	case fe.Kind == sim.FaultPause && fe.Starts():
+	wasPaused, wasCrashed := c.faults.Paused(e.Host), c.faults.Crashed(e.Host)
+	c.faults.Observe(e)
+	switch paused := c.faults.Paused(e.Host); {
+	case paused && !wasPaused:
 		c.pauses[e.Host] = append(c.pauses[e.Host], lxPause{start: e.At})
-	case fe.Kind == sim.FaultPause && fe.Ends:
-		if ps := c.pauses[e.Host]; len(ps) > 0 {
-			ps[len(ps)-1].resumed, ps[len(ps)-1].hasResumed = e.At, true
+	case wasPaused && !paused:
+		ps := c.pauses[e.Host]
+		ps[len(ps)-1].resumed, ps[len(ps)-1].hasResumed = e.At, true
+	}
+	if wasCrashed || !c.faults.Crashed(e.Host) {
+		return
+	}
+	for _, comp := range c.comps {
+		for _, id := range sim.SortedKeys(comp.replicas) {
+			if r := comp.replicas[id]; r.host == e.Host && r.leading {
+				r.leading, r.stoppedAt, r.stopWhy = false, e.At, "its host crashed"
+			}
 		}
 	}
 }
