@@ -14,6 +14,17 @@ type callID struct {
 	op     uint64
 }
 
+// takeCall removes the pending call of client's op number op from calls
+// and returns it; ok is false when none was pending (a call the check did
+// not follow). Checks call it on the Return that settles a call.
+func takeCall[V any](calls map[callID]V, client string, op uint64) (v V, ok bool) {
+	id := callID{client, op}
+	if v, ok = calls[id]; ok {
+		delete(calls, id)
+	}
+	return v, ok
+}
+
 // callRecord is where one recorded call came from: its client (an index
 // into the log's client names), the client's op number, and its Call and
 // (if one came) Return events.
@@ -76,13 +87,11 @@ func (l *callLog[I, O]) call(e *sim.Event, client string, op uint64, in I) {
 // ret records the Return event e of client's op, which was told out. A
 // return without a call is counted and otherwise ignored.
 func (l *callLog[I, O]) ret(e *sim.Event, client string, op uint64, out O) {
-	id := callID{client, op}
-	i, ok := l.pending[id]
+	i, ok := takeCall(l.pending, client, op)
 	if !ok {
 		l.orphans++
 		return
 	}
-	delete(l.pending, id)
 	c := l.calls.at(i)
 	c.returned, c.ret, c.retSeq, c.out = true, e.At, e.Seq, out
 }

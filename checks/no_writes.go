@@ -39,19 +39,14 @@ type NoWritesWithoutQuorum struct {
 	since  sim.Time
 	// calls are the writes in flight that were invoked in a window: the
 	// members seen up since each was invoked.
-	calls   map[callRef]map[sim.HostID]bool
+	calls   map[callID]map[sim.HostID]bool
 	rec     Recorder
 	invoked int
 }
 
-type callRef struct {
-	client string
-	op     uint64
-}
-
 // NewNoWritesWithoutQuorum judges the etcd members members.
 func NewNoWritesWithoutQuorum(members []sim.HostID) *NoWritesWithoutQuorum {
-	c := &NoWritesWithoutQuorum{voters: map[sim.HostID]bool{}, calls: map[callRef]map[sim.HostID]bool{}}
+	c := &NoWritesWithoutQuorum{voters: map[sim.HostID]bool{}, calls: map[callID]map[sim.HostID]bool{}}
 	for _, m := range members {
 		c.voters[m] = true
 	}
@@ -90,15 +85,14 @@ func (c *NoWritesWithoutQuorum) Observe(e *sim.Event) {
 					up[id] = true
 				}
 			}
-			c.calls[callRef{d.Client, d.Op}] = up
+			c.calls[callID{d.Client, d.Op}] = up
 			c.invoked++
 		}
 	case *etcdtrace.Return:
-		up, ok := c.calls[callRef{d.Client, d.Op}]
+		up, ok := takeCall(c.calls, d.Client, d.Op)
 		if !ok {
 			return
 		}
-		delete(c.calls, callRef{d.Client, d.Op})
 		if d.Outcome == etcdtrace.OutcomeOK && len(up) < c.quorum {
 			c.rec.Add(e, "write %s/%d succeeded though only %d of %d members were up at any moment since it was invoked (a quorum is %d; %d down since %v)",
 				d.Client, d.Op, len(up), len(c.voters), c.quorum, c.down, c.since)

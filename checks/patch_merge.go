@@ -181,12 +181,10 @@ func (c *PatchMerge) call(d *apitrace.Call) {
 
 // ret settles a call.
 func (c *PatchMerge) ret(e *sim.Event, d *apitrace.Return) {
-	id := callID{d.Client, d.Op}
-	pc, ok := c.calls[id]
+	pc, ok := takeCall(c.calls, d.Client, d.Op)
 	if !ok {
 		return
 	}
-	delete(c.calls, id)
 	o := c.objs[pc.pk]
 	if ok2xx(d.Code) {
 		if rv, ok := parseRV(d.RV); ok {

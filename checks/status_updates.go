@@ -183,12 +183,10 @@ func (c *StatusUpdates) call(d *apitrace.Call) {
 
 // ret settles a call of the workload.
 func (c *StatusUpdates) ret(e *sim.Event, d *apitrace.Return) {
-	id := callID{d.Client, d.Op}
-	sc, ok := c.calls[id]
+	sc, ok := takeCall(c.calls, d.Client, d.Op)
 	if !ok {
 		return
 	}
-	delete(c.calls, id)
 	o := c.objs[sc.pk]
 	if ok2xx(d.Code) && d.Found {
 		c.observe(e, o, d.Value, fmt.Sprintf("the answer to %s op %d (%s)", d.Client, d.Op, sc.verb))
