@@ -53,7 +53,7 @@ type EndpointsConvergeOptions struct {
 // change makes the controller look at the Service again.
 type EndpointsConverge struct {
 	settle, recovery time.Duration
-	rev              int64
+	revs             appliedRevs
 	last             sim.Time
 	// lastChange is when a judged resource last changed; changed, whether
 	// one ever did; sliced, whether a slice was ever written.
@@ -105,10 +105,9 @@ func (c *EndpointsConverge) Observe(e *sim.Event) {
 		return
 	}
 	d, ok := e.Data.(*etcdtrace.Apply)
-	if !ok || len(d.Changes) == 0 || d.Rev <= c.rev {
+	if !ok || !c.revs.fresh(d) {
 		return
 	}
-	c.rev = d.Rev
 	for i := range d.Changes {
 		ch := &d.Changes[i]
 		res, key, ok := splitRegistryKey(ch.Key)

@@ -40,7 +40,7 @@ type EndpointsTimelyOptions struct {
 // that began terminating, turned ready or unready, got its IP.
 type EndpointsTimely struct {
 	bound, recovery time.Duration
-	rev             int64
+	revs            appliedRevs
 	now             sim.Time
 	pods            map[string]*model.Pod     // "namespace/name"
 	services        map[string]*model.Service // "namespace/name"
@@ -93,10 +93,9 @@ func (c *EndpointsTimely) Observe(e *sim.Event) {
 		return
 	}
 	d, ok := e.Data.(*etcdtrace.Apply)
-	if !ok || len(d.Changes) == 0 || d.Rev <= c.rev {
+	if !ok || !c.revs.fresh(d) {
 		return
 	}
-	c.rev = d.Rev
 	for i := range d.Changes {
 		c.change(e, &d.Changes[i])
 	}

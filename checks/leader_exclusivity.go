@@ -104,7 +104,7 @@ type LeaderExclusivity struct {
 	comps   []*lxComponent
 	byKey   map[string]*lxComponent // etcd key of the Lease
 	byName  map[string]*lxComponent
-	maxRev  int64
+	revs    appliedRevs
 	faults  FaultWindows
 	pauses  map[sim.HostID][]lxPause
 	rec     earliestOffenses
@@ -268,10 +268,9 @@ func (c *LeaderExclusivity) replica(comp *lxComponent, id string, host sim.HostI
 // apply follows the committed Lease records: the first Apply with changes
 // at a revision defines it (every member applies the same entries).
 func (c *LeaderExclusivity) apply(e *sim.Event, d *etcdtrace.Apply) {
-	if len(d.Changes) == 0 || d.Rev <= c.maxRev {
+	if !c.revs.fresh(d) {
 		return
 	}
-	c.maxRev = d.Rev
 	for i := range d.Changes {
 		ch := &d.Changes[i]
 		comp := c.byKey[ch.Key]

@@ -21,13 +21,27 @@ type objChange struct {
 	seq uint64
 }
 
+// appliedRevs reads each committed revision once: the first Apply with
+// changes at a revision defines it (every member applies the same entries;
+// raft-safety checks that), so later Applies at or below the highest
+// revision seen are skipped.
+type appliedRevs struct{ max int64 }
+
+// fresh reports whether d is the first Apply with changes at a revision
+// above the highest seen, and if so makes d's the highest.
+func (r *appliedRevs) fresh(d *etcdtrace.Apply) bool {
+	if len(d.Changes) == 0 || d.Rev <= r.max {
+		return false
+	}
+	r.max = d.Rev
+	return true
+}
+
 // registryHistory is the committed history of API objects, from etcd Apply
-// events: the first Apply with changes at a revision defines it (every
-// member applies the same entries; raft-safety checks that), so later
-// Applies at or below the highest revision seen are skipped.
+// events, each revision read once.
 type registryHistory struct {
-	maxRev int64
-	byRes  map[string]map[string][]objChange // resource -> API key (ns/name or name) -> ascending changes
+	revs  appliedRevs
+	byRes map[string]map[string][]objChange // resource -> API key (ns/name or name) -> ascending changes
 }
 
 func newRegistryHistory() registryHistory {
@@ -51,10 +65,9 @@ func splitRegistryKey(k string) (resource, key string, ok bool) {
 }
 
 func (h *registryHistory) apply(e *sim.Event, d *etcdtrace.Apply) {
-	if len(d.Changes) == 0 || d.Rev <= h.maxRev {
+	if !h.revs.fresh(d) {
 		return
 	}
-	h.maxRev = d.Rev
 	for i := range d.Changes {
 		ch := &d.Changes[i]
 		res, key, ok := splitRegistryKey(ch.Key)

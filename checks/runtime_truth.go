@@ -25,7 +25,7 @@ type runtimeTruth struct {
 	faults FaultWindows
 	pods   map[string]*podTruth
 	onNode map[string]map[string]bool // node -> UIDs with a container there
-	maxRev int64                      // the highest revision whose pods were read
+	revs   appliedRevs
 }
 
 // podTruth is the runtime truth of one pod UID.
@@ -146,10 +146,9 @@ func (t *runtimeTruth) observe(e *sim.Event) []*podTruth {
 // got (an etcd timeout on a flaky link) changed the owner all the same,
 // though no apitrace.Owners event says so.
 func (t *runtimeTruth) observeCommitted(d *etcdtrace.Apply) []*podTruth {
-	if len(d.Changes) == 0 || d.Rev <= t.maxRev {
+	if !t.revs.fresh(d) {
 		return nil
 	}
-	t.maxRev = d.Rev
 	var changed []*podTruth
 	for i := range d.Changes {
 		ch := &d.Changes[i]
