@@ -100,20 +100,13 @@ func (c *EndpointsConverge) Name() string { return "endpoints-converge" }
 // Observe implements Check.
 func (c *EndpointsConverge) Observe(e *sim.Event) {
 	c.last = e.At
-	if e.Kind == sim.KindFault {
-		c.faults.Observe(e)
+	c.faults.Observe(e)
+	d, ok := c.revs.of(e)
+	if !ok {
 		return
 	}
-	d, ok := e.Data.(*etcdtrace.Apply)
-	if !ok || !c.revs.fresh(d) {
-		return
-	}
-	for i := range d.Changes {
-		ch := &d.Changes[i]
-		res, key, ok := splitRegistryKey(ch.Key)
-		if !ok {
-			continue
-		}
+	for ch := range registryChanges(d) {
+		res, key := ch.res, ch.key
 		m, ok := c.objs[res]
 		if !ok {
 			continue

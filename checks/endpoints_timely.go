@@ -88,12 +88,9 @@ func (c *EndpointsTimely) Observe(e *sim.Event) {
 		c.expire(e.At)
 		c.now = e.At
 	}
-	if e.Kind == sim.KindFault {
-		c.faults.Observe(e)
-		return
-	}
-	d, ok := e.Data.(*etcdtrace.Apply)
-	if !ok || !c.revs.fresh(d) {
+	c.faults.Observe(e)
+	d, ok := c.revs.of(e)
+	if !ok {
 		return
 	}
 	for i := range d.Changes {

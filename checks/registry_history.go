@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"iter"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,6 +38,12 @@ func (r *appliedRevs) fresh(d *etcdtrace.Apply) bool {
 	return true
 }
 
+// of returns e's Apply when it is fresh.
+func (r *appliedRevs) of(e *sim.Event) (*etcdtrace.Apply, bool) {
+	d, ok := e.Data.(*etcdtrace.Apply)
+	return d, ok && r.fresh(d)
+}
+
 // registryHistory is the committed history of API objects, from etcd Apply
 // events, each revision read once.
 type registryHistory struct {
@@ -64,22 +71,37 @@ func splitRegistryKey(k string) (resource, key string, ok bool) {
 	return resource, key, ok && resource != "" && key != ""
 }
 
+// registryChange is a committed change of an API object, with its
+// resource and API key.
+type registryChange struct {
+	*etcdtrace.Change
+	res, key string
+}
+
+// registryChanges yields d's changes of API objects (see splitRegistryKey),
+// in order.
+func registryChanges(d *etcdtrace.Apply) iter.Seq[registryChange] {
+	return func(yield func(registryChange) bool) {
+		for i := range d.Changes {
+			ch := &d.Changes[i]
+			if res, key, ok := splitRegistryKey(ch.Key); ok && !yield(registryChange{ch, res, key}) {
+				return
+			}
+		}
+	}
+}
+
 func (h *registryHistory) apply(e *sim.Event, d *etcdtrace.Apply) {
 	if !h.revs.fresh(d) {
 		return
 	}
-	for i := range d.Changes {
-		ch := &d.Changes[i]
-		res, key, ok := splitRegistryKey(ch.Key)
-		if !ok {
-			continue
-		}
-		m := h.byRes[res]
+	for ch := range registryChanges(d) {
+		m := h.byRes[ch.res]
 		if m == nil {
 			m = map[string][]objChange{}
-			h.byRes[res] = m
+			h.byRes[ch.res] = m
 		}
-		m[key] = append(m[key], objChange{rev: ch.ModRev, del: ch.Type == "delete", at: e.At, seq: e.Seq})
+		m[ch.key] = append(m[ch.key], objChange{rev: ch.ModRev, del: ch.Type == "delete", at: e.At, seq: e.Seq})
 	}
 }
 

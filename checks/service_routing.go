@@ -85,13 +85,9 @@ func (c *ServiceRouting) apply(e *sim.Event, d *etcdtrace.Apply) {
 	if !c.revs.fresh(d) {
 		return // another member's apply of a revision already seen
 	}
-	for i := range d.Changes {
-		ch := &d.Changes[i]
-		if ch.Type != etcdtrace.ChangePut {
-			continue
-		}
-		res, key, ok := splitRegistryKey(ch.Key)
-		if !ok || res != model.ResourcePodsName && res != model.ResourceServicesName {
+	for ch := range registryChanges(d) {
+		res, key := ch.res, ch.key
+		if ch.Type != etcdtrace.ChangePut || res != model.ResourcePodsName && res != model.ResourceServicesName {
 			continue
 		}
 		obj, err := model.Decode([]byte(ch.Value))
