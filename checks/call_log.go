@@ -6,6 +6,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
 )
 
 // callID names a call: its client and the client's op number.
@@ -23,6 +24,30 @@ func takeCall[V any](calls map[callID]V, client string, op uint64) (v V, ok bool
 		delete(calls, id)
 	}
 	return v, ok
+}
+
+// apiWorkload is a check of a workload's API calls, judged by how each
+// call returned and by the servers' final state.
+type apiWorkload interface {
+	call(d *apitrace.Call)
+	ret(e *sim.Event, d *apitrace.Return)
+	serverState(e *sim.Event, d *apitrace.ServerState)
+}
+
+// observeAPIWorkload hands e to w if it is an API call, a return or a
+// server's final state: the Observe of an apiWorkload.
+func observeAPIWorkload(w apiWorkload, e *sim.Event) {
+	if e.Kind != sim.KindNode {
+		return
+	}
+	switch d := e.Data.(type) {
+	case *apitrace.Call:
+		w.call(d)
+	case *apitrace.Return:
+		w.ret(e, d)
+	case *apitrace.ServerState:
+		w.serverState(e, d)
+	}
 }
 
 // callRecord is where one recorded call came from: its client (an index

@@ -136,20 +136,13 @@ func (o *patchObj) writer(name string) *patchWriter {
 }
 
 // Observe implements Check.
-func (c *PatchMerge) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
-	case *apitrace.Call:
-		c.call(d)
-	case *apitrace.Return:
-		c.ret(e, d)
-	case *apitrace.ServerState:
-		cp := *d
-		c.final[d.Resource] = &cp
-		c.at[d.Resource] = eventPos{e.At, e.Seq}
-	}
+func (c *PatchMerge) Observe(e *sim.Event) { observeAPIWorkload(c, e) }
+
+// serverState keeps a server's final state of a resource.
+func (c *PatchMerge) serverState(e *sim.Event, d *apitrace.ServerState) {
+	cp := *d
+	c.final[d.Resource] = &cp
+	c.at[d.Resource] = eventPos{e.At, e.Seq}
 }
 
 // call records a patch of the workload, or a create of a patched object.
