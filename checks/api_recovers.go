@@ -30,7 +30,7 @@ const DefaultAPIRecoversBound = 10 * time.Second
 type APIRecovers struct {
 	bound  time.Duration
 	last   sim.Time // the last fault or operator action
-	calls  map[callRef]invokedCall
+	calls  map[callID]invokedCall
 	served []sim.Time // when each call answered without a server error was invoked
 	failed []failedCall
 }
@@ -59,7 +59,7 @@ func NewAPIRecovers(bound time.Duration) *APIRecovers {
 	if bound <= 0 {
 		bound = DefaultAPIRecoversBound
 	}
-	return &APIRecovers{bound: bound, calls: map[callRef]invokedCall{}}
+	return &APIRecovers{bound: bound, calls: map[callID]invokedCall{}}
 }
 
 // Name implements Check.
@@ -75,14 +75,12 @@ func (c *APIRecovers) Observe(e *sim.Event) {
 	case *etcdtrace.RecoveryStep, *etcdtrace.MemberCall:
 		c.last = max(c.last, e.At)
 	case *apitrace.Call:
-		c.calls[callRef{d.Client, d.Op}] = invokedCall{at: e.At, verb: d.Verb, key: d.Key}
+		c.calls[callID{d.Client, d.Op}] = invokedCall{at: e.At, verb: d.Verb, key: d.Key}
 	case *apitrace.Return:
-		k := callRef{d.Client, d.Op}
-		call, ok := c.calls[k]
+		call, ok := takeCall(c.calls, d.Client, d.Op)
 		if !ok {
 			return
 		}
-		delete(c.calls, k)
 		if d.Code != 0 && d.Code < 500 {
 			c.served = append(c.served, call.at)
 			return

@@ -6,12 +6,48 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
 )
 
 // callID names a call: its client and the client's op number.
 type callID struct {
 	client string
 	op     uint64
+}
+
+// takeCall removes the pending call of client's op number op from calls
+// and returns it; ok is false when none was pending (a call the check did
+// not follow). Checks call it on the Return that settles a call.
+func takeCall[V any](calls map[callID]V, client string, op uint64) (v V, ok bool) {
+	id := callID{client, op}
+	if v, ok = calls[id]; ok {
+		delete(calls, id)
+	}
+	return v, ok
+}
+
+// apiWorkload is a check of a workload's API calls, judged by how each
+// call returned and by the servers' final state.
+type apiWorkload interface {
+	call(d *apitrace.Call)
+	ret(e *sim.Event, d *apitrace.Return)
+	serverState(e *sim.Event, d *apitrace.ServerState)
+}
+
+// observeAPIWorkload hands e to w if it is an API call, a return or a
+// server's final state: the Observe of an apiWorkload.
+func observeAPIWorkload(w apiWorkload, e *sim.Event) {
+	if e.Kind != sim.KindNode {
+		return
+	}
+	switch d := e.Data.(type) {
+	case *apitrace.Call:
+		w.call(d)
+	case *apitrace.Return:
+		w.ret(e, d)
+	case *apitrace.ServerState:
+		w.serverState(e, d)
+	}
 }
 
 // callRecord is where one recorded call came from: its client (an index
@@ -76,13 +112,11 @@ func (l *callLog[I, O]) call(e *sim.Event, client string, op uint64, in I) {
 // ret records the Return event e of client's op, which was told out. A
 // return without a call is counted and otherwise ignored.
 func (l *callLog[I, O]) ret(e *sim.Event, client string, op uint64, out O) {
-	id := callID{client, op}
-	i, ok := l.pending[id]
+	i, ok := takeCall(l.pending, client, op)
 	if !ok {
 		l.orphans++
 		return
 	}
-	delete(l.pending, id)
 	c := l.calls.at(i)
 	c.returned, c.ret, c.retSeq, c.out = true, e.At, e.Seq, out
 }

@@ -223,9 +223,9 @@ func TestCrashEndsPause(t *testing.T) {
 	}
 	require.True(t, rt.nodeUp("node-2"), "a restarted host is up, whatever pause it had before it crashed")
 
-	da := newFaultActivity()
+	var fw FaultWindows
 	for _, s := range []sev{fev(2000, "node-2", "pause"), fev(3000, "node-2", "crash"), fev(9000, "node-2", "restart")} {
-		da.observe(&sim.Event{At: secs(float64(s.ms) / 1000), Kind: s.kind, Host: s.host, Name: s.name})
+		fw.Observe(&sim.Event{At: secs(float64(s.ms) / 1000), Kind: s.kind, Host: s.host, Name: s.name})
 	}
-	require.Zero(t, da.n, "no fault stays active after the restart")
+	require.False(t, fw.Active(), "no fault stays active after the restart")
 }

@@ -87,18 +87,14 @@ func parseReplicaSetValue(v string) (uid string, replicas int, ok bool) {
 // largest excess of one owner at any time. It fails when an owner's excess
 // stays above zero for longer than Grace while no fault is active, and for
 // longer than Recovery+Grace after the last fault healed (a kubelet cut off
-// meanwhile learns of a deletion only when its reflector lists again). A fault is active from its kernel
-// event until its counterpart on the same host: a crash (or torn write, or
-// wipe) until "restart", a pause until "resume", a partition, isolation,
-// one-way cut or flaky link until its "-healed" event or a "heal"
-// (sim.FaultKind and sim.ParseFaultEvent say which event is which). A
+// meanwhile learns of a deletion only when its reflector lists again). A
+// fault is active while a fault window is open (see FaultWindows: a crash
+// until its restart, a pause until its resume, a cut until it heals); a
 // process restart (restart-process) is no fault here: the host stays up
-// and the new kubelet lists at once. Any other fault event counts as a
-// fault that ended at once.
+// and the new kubelet lists at once.
 type DoubleRunning struct {
 	opts    DoubleRunningOptions
-	rt      *runtimeTruth
-	faults  faultActivity
+	rt      *runtimeTruth         // its faults are the fault windows
 	contrib map[string]runContrib // pod UID -> copies counted in its owner's running
 	owners  map[string]*runOwner
 	rsKeys  map[string]string // ReplicaSet key -> UID
@@ -142,7 +138,7 @@ func NewDoubleRunning(opts DoubleRunningOptions) *DoubleRunning {
 	if opts.Grace <= 0 {
 		opts.Grace = DefaultDoubleRunningGrace
 	}
-	return &DoubleRunning{opts: opts, rt: newRuntimeTruth(), faults: newFaultActivity(),
+	return &DoubleRunning{opts: opts, rt: newRuntimeTruth(),
 		contrib: map[string]runContrib{}, owners: map[string]*runOwner{}, rsKeys: map[string]string{}}
 }
 
@@ -166,8 +162,7 @@ func (c *DoubleRunning) Observe(e *sim.Event) {
 	}
 	c.maybeFlag(e.At)
 	if e.Kind == sim.KindFault {
-		c.faults.observe(e)
-		c.dirty = true
+		c.dirty = true // c.rt.observe takes the fault in below
 	}
 	if d, ok := e.Data.(*apitrace.InformerEvent); ok {
 		if d.Informer == c.opts.ReplicaSetInformer {
@@ -254,8 +249,8 @@ func (c *DoubleRunning) syncExcess(o *runOwner, e *sim.Event) {
 // fault starts before.
 func (c *DoubleRunning) deadline(o *runOwner) sim.Time {
 	d := o.epAt.Add(c.opts.Grace)
-	if c.faults.seen {
-		d = max(d, c.faults.quietSince.Add(c.opts.Recovery+c.opts.Grace))
+	if quiet, ok := c.rt.faults.QuietSince(); ok {
+		d = max(d, quiet.Add(c.opts.Recovery+c.opts.Grace))
 	}
 	return d
 }
@@ -263,7 +258,7 @@ func (c *DoubleRunning) deadline(o *runOwner) sim.Time {
 // maybeFlag reports every excess episode that had lasted longer than
 // Grace, with no fault active, before time t.
 func (c *DoubleRunning) maybeFlag(t sim.Time) {
-	if c.inExcess == 0 || c.faults.n > 0 {
+	if c.inExcess == 0 || c.rt.faults.Active() {
 		return
 	}
 	if c.dirty {
@@ -287,8 +282,8 @@ func (c *DoubleRunning) maybeFlag(t sim.Time) {
 		}
 		o.flagged = true
 		quiet := "no fault in the run"
-		if c.faults.seen {
-			quiet = fmt.Sprintf("the last fault ended at %v", c.faults.quietSince)
+		if at, ok := c.rt.faults.QuietSince(); ok {
+			quiet = fmt.Sprintf("the last fault ended at %v", at)
 		}
 		c.rec.add(o.epAt, o.epSeq, "replicaset %s (uid %s) ran %d pod(s) where %d desired from %v until past %v with no fault active (%s)",
 			o.key, uid, o.running, o.desired, o.epAt, c.deadline(o), quiet)
@@ -330,76 +325,6 @@ func (c *DoubleRunning) Finish() Result {
 func (c *DoubleRunning) Measures() map[string]float64 {
 	c.finish()
 	return map[string]float64{"double_running_s": c.integral / float64(time.Second), "double_running_max": float64(c.maxExcess)}
-}
-
-// faultActivity follows which kernel faults are active, per host.
-type faultActivity struct {
-	active     map[faultKey]int
-	n          int      // active faults
-	quietSince sim.Time // when the last fault ended (with none active since)
-	seen       bool     // any fault happened
-}
-
-// faultKey is a fault kind (a crash class "down", "pause", or a network
-// fault's name) on a host.
-type faultKey struct {
-	host  sim.HostID
-	class string
-}
-
-func newFaultActivity() faultActivity { return faultActivity{active: map[faultKey]int{}} }
-
-// observe applies a kernel fault event.
-func (f *faultActivity) observe(e *sim.Event) {
-	ev := sim.ParseFaultEvent(e.Name)
-	if ev.Unresolved || ev.Kind == sim.FaultRestartProcess {
-		// A process restart leaves its host up and its containers running,
-		// and a new kubelet lists its pods at once: nothing to recover from.
-		return
-	}
-	f.seen = true
-	switch {
-	case ev.Kind.CrashesHost() && !ev.Ends:
-		// A crash ends a pause: the host restarts running, with no resume.
-		f.finish(faultKey{e.Host, string(sim.FaultPause)}, e.At)
-		f.begin(faultKey{e.Host, "down"})
-	case ev.Kind.CrashesHost():
-		f.finish(faultKey{e.Host, "down"}, e.At)
-	case ev.Kind == sim.FaultHeal:
-		// determinism: removals and a sum; the order cannot matter.
-		for k := range f.active {
-			if sim.FaultKind(k.class).Network() {
-				f.n -= f.active[k]
-				delete(f.active, k)
-			}
-		}
-		f.finish(faultKey{}, e.At)
-	case ev.Ends:
-		f.finish(faultKey{e.Host, string(ev.Kind)}, e.At)
-	case ev.Starts():
-		f.begin(faultKey{e.Host, string(ev.Kind)})
-	default:
-		f.finish(faultKey{}, e.At)
-	}
-}
-
-func (f *faultActivity) begin(k faultKey) {
-	f.active[k]++
-	f.n++
-}
-
-// finish ends fault k (if active) at t.
-func (f *faultActivity) finish(k faultKey, t sim.Time) {
-	if f.active[k] > 0 {
-		f.active[k]--
-		f.n--
-		if f.active[k] == 0 {
-			delete(f.active, k)
-		}
-	}
-	if f.n == 0 {
-		f.quietSince = t
-	}
 }
 
 var (

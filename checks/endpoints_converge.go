@@ -53,16 +53,14 @@ type EndpointsConvergeOptions struct {
 // change makes the controller look at the Service again.
 type EndpointsConverge struct {
 	settle, recovery time.Duration
-	rev              int64
+	revs             appliedRevs
 	last             sim.Time
 	// lastChange is when a judged resource last changed; changed, whether
 	// one ever did; sliced, whether a slice was ever written.
 	lastChange      sim.Time
 	changed, sliced bool
-	faults          int      // faults active
-	lastFault       sim.Time // the last fault's start or end
-	faulted         bool     // a fault happened
-	checkpoints     int      // quiet points judged during the run
+	faults          FaultWindows
+	checkpoints     int // quiet points judged during the run
 	rec             Recorder
 	// objs are the latest committed values of the resources it reads, by
 	// resource then "namespace/name"; looked up, and ranged only sorted.
@@ -102,21 +100,13 @@ func (c *EndpointsConverge) Name() string { return "endpoints-converge" }
 // Observe implements Check.
 func (c *EndpointsConverge) Observe(e *sim.Event) {
 	c.last = e.At
-	if e.Kind == sim.KindFault {
-		c.observeFault(e)
+	c.faults.Observe(e)
+	d, ok := c.revs.of(e)
+	if !ok {
 		return
 	}
-	d, ok := e.Data.(*etcdtrace.Apply)
-	if !ok || len(d.Changes) == 0 || d.Rev <= c.rev {
-		return
-	}
-	c.rev = d.Rev
-	for i := range d.Changes {
-		ch := &d.Changes[i]
-		res, key, ok := splitRegistryKey(ch.Key)
-		if !ok {
-			continue
-		}
+	for ch := range registryChanges(d) {
+		res, key := ch.res, ch.key
 		m, ok := c.objs[res]
 		if !ok {
 			continue
@@ -135,29 +125,11 @@ func (c *EndpointsConverge) Observe(e *sim.Event) {
 	}
 }
 
-// observeFault follows which faults are active.
-func (c *EndpointsConverge) observeFault(e *sim.Event) {
-	ev := sim.ParseFaultEvent(e.Name)
-	if ev.Unresolved {
-		return
-	}
-	c.faulted, c.lastFault = true, e.At
-	switch {
-	case ev.Kind == sim.FaultHeal:
-		c.faults = 0
-	case ev.Ends:
-		c.faults = max(c.faults-1, 0)
-	case ev.Starts():
-		c.faults++
-	}
-}
-
 // maybeJudgeQuiet judges the committed state before a change at e when
 // everything stood still for Settle since the last change, away from
 // faults.
 func (c *EndpointsConverge) maybeJudgeQuiet(e *sim.Event) {
-	if !c.changed || !c.sliced || e.At.Sub(c.lastChange) < c.settle || c.faults > 0 ||
-		(c.faulted && c.lastChange.Sub(c.lastFault) < c.recovery) {
+	if !c.changed || !c.sliced || e.At.Sub(c.lastChange) < c.settle || c.faults.looselyNear(c.lastChange, c.recovery) {
 		return
 	}
 	c.checkpoints++

@@ -40,7 +40,7 @@ type EndpointsTimelyOptions struct {
 // that began terminating, turned ready or unready, got its IP.
 type EndpointsTimely struct {
 	bound, recovery time.Duration
-	rev             int64
+	revs            appliedRevs
 	now             sim.Time
 	pods            map[string]*model.Pod     // "namespace/name"
 	services        map[string]*model.Service // "namespace/name"
@@ -49,9 +49,7 @@ type EndpointsTimely struct {
 	sliced          bool
 	slicedAt        sim.Time // the controller's first slice
 	pending         map[endpointGoal]*pendingEndpoint
-	faults          int
-	lastFault       sim.Time
-	faulted         bool
+	faults          FaultWindows
 	met, excused    int
 	rec             Recorder
 }
@@ -90,34 +88,13 @@ func (c *EndpointsTimely) Observe(e *sim.Event) {
 		c.expire(e.At)
 		c.now = e.At
 	}
-	if e.Kind == sim.KindFault {
-		c.observeFault(e)
+	c.faults.Observe(e)
+	d, ok := c.revs.of(e)
+	if !ok {
 		return
 	}
-	d, ok := e.Data.(*etcdtrace.Apply)
-	if !ok || len(d.Changes) == 0 || d.Rev <= c.rev {
-		return
-	}
-	c.rev = d.Rev
 	for i := range d.Changes {
 		c.change(e, &d.Changes[i])
-	}
-}
-
-// observeFault follows which faults are active.
-func (c *EndpointsTimely) observeFault(e *sim.Event) {
-	ev := sim.ParseFaultEvent(e.Name)
-	if ev.Unresolved {
-		return
-	}
-	c.faulted, c.lastFault = true, e.At
-	switch {
-	case ev.Kind == sim.FaultHeal:
-		c.faults = 0
-	case ev.Ends:
-		c.faults = max(c.faults-1, 0)
-	case ev.Starts():
-		c.faults++
 	}
 }
 
@@ -330,7 +307,7 @@ func (c *EndpointsTimely) expire(now sim.Time) {
 			continue
 		}
 		delete(c.pending, k)
-		if c.faults > 0 || (c.faulted && p.since.Sub(c.lastFault) < c.recovery) {
+		if c.faults.looselyNear(p.since, c.recovery) {
 			c.excused++
 			continue
 		}

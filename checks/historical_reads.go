@@ -94,12 +94,10 @@ func (c *HistoricalReads) Observe(e *sim.Event) {
 			}
 		}
 	case *etcdtrace.Return:
-		id := callID{d.Client, d.Op}
-		p, ok := c.pending[id]
+		p, ok := takeCall(c.pending, d.Client, d.Op)
 		if !ok {
 			return
 		}
-		delete(c.pending, id)
 		c.judge(e, &p.call, p.seq, d)
 	}
 }

@@ -104,7 +104,8 @@ type LeaderExclusivity struct {
 	comps   []*lxComponent
 	byKey   map[string]*lxComponent // etcd key of the Lease
 	byName  map[string]*lxComponent
-	maxRev  int64
+	revs    appliedRevs
+	faults  FaultWindows
 	pauses  map[sim.HostID][]lxPause
 	rec     earliestOffenses
 	overlap time.Duration
@@ -218,30 +219,29 @@ func (c *LeaderExclusivity) Observe(e *sim.Event) {
 	}
 }
 
-// fault follows crashes (a crashed leader leads no more) and pauses.
+// fault follows crashes (a crashed leader leads no more) and pauses (a
+// crash ends one, unresumed).
 func (c *LeaderExclusivity) fault(e *sim.Event) {
 	if e.Host == sim.NoHost {
 		return
 	}
-	fe := sim.ParseFaultEvent(e.Name)
-	switch {
-	case fe.Starts() && fe.Kind.CrashesHost():
-		// A crash ends a pause (and every timer with it), unresumed.
-		if ps := c.pauses[e.Host]; len(ps) > 0 && !ps[len(ps)-1].hasResumed {
-			ps[len(ps)-1].resumed, ps[len(ps)-1].hasResumed = e.At, true
-		}
-		for _, comp := range c.comps {
-			for _, id := range sim.SortedKeys(comp.replicas) {
-				if r := comp.replicas[id]; r.host == e.Host && r.leading {
-					r.leading, r.stoppedAt, r.stopWhy = false, e.At, "its host crashed"
-				}
-			}
-		}
-	case fe.Kind == sim.FaultPause && fe.Starts():
+	wasPaused, wasCrashed := c.faults.Paused(e.Host), c.faults.Crashed(e.Host)
+	c.faults.Observe(e)
+	switch paused := c.faults.Paused(e.Host); {
+	case paused && !wasPaused:
 		c.pauses[e.Host] = append(c.pauses[e.Host], lxPause{start: e.At})
-	case fe.Kind == sim.FaultPause && fe.Ends:
-		if ps := c.pauses[e.Host]; len(ps) > 0 {
-			ps[len(ps)-1].resumed, ps[len(ps)-1].hasResumed = e.At, true
+	case wasPaused && !paused:
+		ps := c.pauses[e.Host]
+		ps[len(ps)-1].resumed, ps[len(ps)-1].hasResumed = e.At, true
+	}
+	if wasCrashed || !c.faults.Crashed(e.Host) {
+		return
+	}
+	for _, comp := range c.comps {
+		for _, id := range sim.SortedKeys(comp.replicas) {
+			if r := comp.replicas[id]; r.host == e.Host && r.leading {
+				r.leading, r.stoppedAt, r.stopWhy = false, e.At, "its host crashed"
+			}
 		}
 	}
 }
@@ -268,10 +268,9 @@ func (c *LeaderExclusivity) replica(comp *lxComponent, id string, host sim.HostI
 // apply follows the committed Lease records: the first Apply with changes
 // at a revision defines it (every member applies the same entries).
 func (c *LeaderExclusivity) apply(e *sim.Event, d *etcdtrace.Apply) {
-	if len(d.Changes) == 0 || d.Rev <= c.maxRev {
+	if !c.revs.fresh(d) {
 		return
 	}
-	c.maxRev = d.Rev
 	for i := range d.Changes {
 		ch := &d.Changes[i]
 		comp := c.byKey[ch.Key]

@@ -121,12 +121,10 @@ func (c *NoLostUpdates) Observe(e *sim.Event) {
 		}
 		c.calls[callID{d.Client, d.Op}] = cc
 	case *apitrace.Return:
-		id := callID{d.Client, d.Op}
-		cc, ok := c.calls[id]
+		cc, ok := takeCall(c.calls, d.Client, d.Op)
 		if !ok {
 			return
 		}
-		delete(c.calls, id)
 		ct := c.counters[cc.pk]
 		if ct == nil { // a get of something that is not (yet) a counter
 			return

@@ -24,9 +24,8 @@ import (
 // restore from a backup (etcdtrace.Restore), the members restored into
 // the new cluster, wherever they run.
 type NoWritesWithoutQuorum struct {
-	// hosts are what the trace said of every host that is or was a
-	// member, or had a fault; voters are the members now.
-	hosts  map[sim.HostID]*memberDown
+	// faults say which hosts are down; voters are the members now.
+	faults FaultWindows
 	voters map[sim.HostID]bool
 	hostID func(string) (sim.HostID, bool)
 	conf   uint64 // the index of the newest configuration applied
@@ -40,26 +39,15 @@ type NoWritesWithoutQuorum struct {
 	since  sim.Time
 	// calls are the writes in flight that were invoked in a window: the
 	// members seen up since each was invoked.
-	calls   map[callRef]map[sim.HostID]bool
+	calls   map[callID]map[sim.HostID]bool
 	rec     Recorder
 	invoked int
 }
 
-// memberDown is what the trace said of one member.
-type memberDown struct{ crashed, paused bool }
-
-func (m *memberDown) isDown() bool { return m.crashed || m.paused }
-
-type callRef struct {
-	client string
-	op     uint64
-}
-
 // NewNoWritesWithoutQuorum judges the etcd members members.
 func NewNoWritesWithoutQuorum(members []sim.HostID) *NoWritesWithoutQuorum {
-	c := &NoWritesWithoutQuorum{hosts: map[sim.HostID]*memberDown{}, voters: map[sim.HostID]bool{}, calls: map[callRef]map[sim.HostID]bool{}}
+	c := &NoWritesWithoutQuorum{voters: map[sim.HostID]bool{}, calls: map[callID]map[sim.HostID]bool{}}
 	for _, m := range members {
-		c.hosts[m] = &memberDown{}
 		c.voters[m] = true
 	}
 	c.quorum = len(members)/2 + 1
@@ -93,19 +81,18 @@ func (c *NoWritesWithoutQuorum) Observe(e *sim.Event) {
 			up := map[sim.HostID]bool{}
 			// determinism: fills a set; the order does not matter
 			for id := range c.voters {
-				if !c.hosts[id].isDown() {
+				if !c.faults.Down(id) {
 					up[id] = true
 				}
 			}
-			c.calls[callRef{d.Client, d.Op}] = up
+			c.calls[callID{d.Client, d.Op}] = up
 			c.invoked++
 		}
 	case *etcdtrace.Return:
-		up, ok := c.calls[callRef{d.Client, d.Op}]
+		up, ok := takeCall(c.calls, d.Client, d.Op)
 		if !ok {
 			return
 		}
-		delete(c.calls, callRef{d.Client, d.Op})
 		if d.Outcome == etcdtrace.OutcomeOK && len(up) < c.quorum {
 			c.rec.Add(e, "write %s/%d succeeded though only %d of %d members were up at any moment since it was invoked (a quorum is %d; %d down since %v)",
 				d.Client, d.Op, len(up), len(c.voters), c.quorum, c.down, c.since)
@@ -113,28 +100,12 @@ func (c *NoWritesWithoutQuorum) Observe(e *sim.Event) {
 	}
 }
 
-// observeFault follows which hosts are down.
+// observeFault follows which hosts are down: a voter that comes up
+// counts for the writes in flight at once.
 func (c *NoWritesWithoutQuorum) observeFault(e *sim.Event) {
-	m := c.hosts[e.Host]
-	if m == nil {
-		if c.hostID == nil {
-			return
-		}
-		m = &memberDown{}
-		c.hosts[e.Host] = m
-	}
-	was := m.isDown()
-	switch k := sim.FaultKind(e.Name); {
-	case k.CrashesHost():
-		m.crashed, m.paused = true, false
-	case k == sim.FaultRestart:
-		m.crashed = false
-	case k == sim.FaultPause:
-		m.paused = true
-	case e.Name == "resume":
-		m.paused = false
-	}
-	if was && !m.isDown() && c.voters[e.Host] {
+	was := c.faults.Down(e.Host)
+	c.faults.Observe(e)
+	if was && !c.faults.Down(e.Host) && c.voters[e.Host] {
 		// determinism: marks every call alike
 		for _, up := range c.calls {
 			up[e.Host] = true
@@ -157,10 +128,7 @@ func (c *NoWritesWithoutQuorum) observeMembership(e *sim.Event, d *etcdtrace.Mem
 			continue
 		}
 		voters[id] = true
-		if c.hosts[id] == nil {
-			c.hosts[id] = &memberDown{}
-		}
-		if !c.voters[id] && !c.hosts[id].isDown() {
+		if !c.voters[id] && !c.faults.Down(id) {
 			// determinism: marks every call alike
 			for _, up := range c.calls {
 				up[id] = true
@@ -181,9 +149,6 @@ func (c *NoWritesWithoutQuorum) observeRestore(e *sim.Event, d *etcdtrace.Restor
 	if d.ClusterID != c.cluster {
 		c.cluster, c.conf, c.voters = d.ClusterID, 0, map[sim.HostID]bool{}
 	}
-	if c.hosts[e.Host] == nil {
-		c.hosts[e.Host] = &memberDown{}
-	}
 	c.voters[e.Host] = true
 	c.quorum = len(c.voters)/2 + 1
 	c.update(e.At)
@@ -195,7 +160,7 @@ func (c *NoWritesWithoutQuorum) update(at sim.Time) {
 	c.down = 0
 	// determinism: counts; the order does not matter
 	for id := range c.voters {
-		if c.hosts[id].isDown() {
+		if c.faults.Down(id) {
 			c.down++
 		}
 	}

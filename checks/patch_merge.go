@@ -136,20 +136,13 @@ func (o *patchObj) writer(name string) *patchWriter {
 }
 
 // Observe implements Check.
-func (c *PatchMerge) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
-	case *apitrace.Call:
-		c.call(d)
-	case *apitrace.Return:
-		c.ret(e, d)
-	case *apitrace.ServerState:
-		cp := *d
-		c.final[d.Resource] = &cp
-		c.at[d.Resource] = eventPos{e.At, e.Seq}
-	}
+func (c *PatchMerge) Observe(e *sim.Event) { observeAPIWorkload(c, e) }
+
+// serverState keeps a server's final state of a resource.
+func (c *PatchMerge) serverState(e *sim.Event, d *apitrace.ServerState) {
+	cp := *d
+	c.final[d.Resource] = &cp
+	c.at[d.Resource] = eventPos{e.At, e.Seq}
 }
 
 // call records a patch of the workload, or a create of a patched object.
@@ -181,12 +174,10 @@ func (c *PatchMerge) call(d *apitrace.Call) {
 
 // ret settles a call.
 func (c *PatchMerge) ret(e *sim.Event, d *apitrace.Return) {
-	id := callID{d.Client, d.Op}
-	pc, ok := c.calls[id]
+	pc, ok := takeCall(c.calls, d.Client, d.Op)
 	if !ok {
 		return
 	}
-	delete(c.calls, id)
 	o := c.objs[pc.pk]
 	if ok2xx(d.Code) {
 		if rv, ok := parseRV(d.RV); ok {

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"iter"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,13 +22,33 @@ type objChange struct {
 	seq uint64
 }
 
+// appliedRevs reads each committed revision once: the first Apply with
+// changes at a revision defines it (every member applies the same entries;
+// raft-safety checks that), so later Applies at or below the highest
+// revision seen are skipped.
+type appliedRevs struct{ max int64 }
+
+// fresh reports whether d is the first Apply with changes at a revision
+// above the highest seen, and if so makes d's the highest.
+func (r *appliedRevs) fresh(d *etcdtrace.Apply) bool {
+	if len(d.Changes) == 0 || d.Rev <= r.max {
+		return false
+	}
+	r.max = d.Rev
+	return true
+}
+
+// of returns e's Apply when it is fresh.
+func (r *appliedRevs) of(e *sim.Event) (*etcdtrace.Apply, bool) {
+	d, ok := e.Data.(*etcdtrace.Apply)
+	return d, ok && r.fresh(d)
+}
+
 // registryHistory is the committed history of API objects, from etcd Apply
-// events: the first Apply with changes at a revision defines it (every
-// member applies the same entries; raft-safety checks that), so later
-// Applies at or below the highest revision seen are skipped.
+// events, each revision read once.
 type registryHistory struct {
-	maxRev int64
-	byRes  map[string]map[string][]objChange // resource -> API key (ns/name or name) -> ascending changes
+	revs  appliedRevs
+	byRes map[string]map[string][]objChange // resource -> API key (ns/name or name) -> ascending changes
 }
 
 func newRegistryHistory() registryHistory {
@@ -50,23 +71,37 @@ func splitRegistryKey(k string) (resource, key string, ok bool) {
 	return resource, key, ok && resource != "" && key != ""
 }
 
+// registryChange is a committed change of an API object, with its
+// resource and API key.
+type registryChange struct {
+	*etcdtrace.Change
+	res, key string
+}
+
+// registryChanges yields d's changes of API objects (see splitRegistryKey),
+// in order.
+func registryChanges(d *etcdtrace.Apply) iter.Seq[registryChange] {
+	return func(yield func(registryChange) bool) {
+		for i := range d.Changes {
+			ch := &d.Changes[i]
+			if res, key, ok := splitRegistryKey(ch.Key); ok && !yield(registryChange{ch, res, key}) {
+				return
+			}
+		}
+	}
+}
+
 func (h *registryHistory) apply(e *sim.Event, d *etcdtrace.Apply) {
-	if len(d.Changes) == 0 || d.Rev <= h.maxRev {
+	if !h.revs.fresh(d) {
 		return
 	}
-	h.maxRev = d.Rev
-	for i := range d.Changes {
-		ch := &d.Changes[i]
-		res, key, ok := splitRegistryKey(ch.Key)
-		if !ok {
-			continue
-		}
-		m := h.byRes[res]
+	for ch := range registryChanges(d) {
+		m := h.byRes[ch.res]
 		if m == nil {
 			m = map[string][]objChange{}
-			h.byRes[res] = m
+			h.byRes[ch.res] = m
 		}
-		m[key] = append(m[key], objChange{rev: ch.ModRev, del: ch.Type == "delete", at: e.At, seq: e.Seq})
+		m[ch.key] = append(m[ch.key], objChange{rev: ch.ModRev, del: ch.Type == "delete", at: e.At, seq: e.Seq})
 	}
 }
 

@@ -51,7 +51,7 @@ type RPO struct {
 	restored  map[uint64]bool
 	member    map[string]bool // members restored: their applies are the new cluster's
 	newest    int64           // the newest stored backup's revision, 0 if none
-	writes    map[apiOp]string
+	writes    map[callID]string
 	acked     []int64 // revisions of acknowledged API writes before the restore
 	rec       Recorder
 	restores  int
@@ -72,12 +72,6 @@ type RPO struct {
 	atLoss, kept map[string]bool
 }
 
-// apiOp names one traced API call.
-type apiOp struct {
-	client string
-	op     uint64
-}
-
 // ackedVerbs are the API verbs that write.
 var ackedVerbs = map[string]bool{"create": true, "update": true, "update-status": true, "patch": true, "delete": true, "bind": true}
 
@@ -85,7 +79,7 @@ var ackedVerbs = map[string]bool{"create": true, "update": true, "update-status"
 // are the etcd members' hosts, whose wipe is the loss.
 func NewRPO(members []sim.HostID) *RPO {
 	c := &RPO{members: map[sim.HostID]bool{}, hist: newCommittedHistory(), restored: map[uint64]bool{},
-		member: map[string]bool{}, writes: map[apiOp]string{}, running: map[string]int{}}
+		member: map[string]bool{}, writes: map[callID]string{}, running: map[string]int{}}
 	for _, m := range members {
 		c.members[m] = true
 	}
@@ -123,14 +117,12 @@ func (c *RPO) Observe(e *sim.Event) {
 		}
 	case *apitrace.Call:
 		if ackedVerbs[d.Verb] && c.restores == 0 {
-			c.writes[apiOp{d.Client, d.Op}] = d.Verb
+			c.writes[callID{d.Client, d.Op}] = d.Verb
 		}
 	case *apitrace.Return:
-		k := apiOp{d.Client, d.Op}
-		if _, ok := c.writes[k]; !ok {
+		if _, ok := takeCall(c.writes, d.Client, d.Op); !ok {
 			return
 		}
-		delete(c.writes, k)
 		if rv, err := strconv.ParseInt(d.RV, 10, 64); err == nil && d.Code >= 200 && d.Code < 300 && c.restores == 0 {
 			c.acked = append(c.acked, rv)
 		}

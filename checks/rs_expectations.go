@@ -38,7 +38,7 @@ const controllerManagerComponent = "kube-controller-manager"
 // knew), its "replicaset" ControllerDelete events, and its Leading events
 // (a new process starts with no expectations).
 type rsExpectations struct {
-	maxRev int64
+	revs appliedRevs
 	// ctrl is each pod key's committed controller UID, as it changed:
 	// ascending revisions.
 	ctrl map[string][]ctrlAt
@@ -95,10 +95,9 @@ func (x *rsExpectations) observe(e *sim.Event) {
 
 // apply records the controller references committed at a new revision.
 func (x *rsExpectations) apply(d *etcdtrace.Apply) {
-	if len(d.Changes) == 0 || d.Rev <= x.maxRev {
+	if !x.revs.fresh(d) {
 		return
 	}
-	x.maxRev = d.Rev
 	for i := range d.Changes {
 		ch := &d.Changes[i]
 		key, ok := strings.CutPrefix(ch.Key, podsPrefix)

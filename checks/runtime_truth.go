@@ -12,7 +12,7 @@ import (
 // runtimeTruth follows what the kubelets' runtimes really run, from the
 // spoke events and the kernel's faults: per pod UID the nodes where a
 // container of it runs and the kubelet's last readiness report, and which
-// kubelet hosts are up. A crash (or torn write, or wipe) of a host stops
+// kubelet hosts are up (its FaultWindows). A crash (or torn write, or wipe) of a host stops
 // every container there without a ContainerStop and forgets its
 // readiness; a paused host is frozen, so what it runs does not run until
 // it resumes. Kernel faults name hosts by id: the node of a host is learned
@@ -20,13 +20,12 @@ import (
 // node name), and a host's faults are kept by id, so a fault on a host
 // whose kubelet has not spoken yet still counts once it does.
 type runtimeTruth struct {
-	names   map[sim.HostID]string // host -> node, learned
-	hosts   map[string]sim.HostID // node -> host
-	crashed map[sim.HostID]bool
-	paused  map[sim.HostID]bool
-	pods    map[string]*podTruth
-	onNode  map[string]map[string]bool // node -> UIDs with a container there
-	maxRev  int64                      // the highest revision whose pods were read
+	names  map[sim.HostID]string // host -> node, learned
+	hosts  map[string]sim.HostID // node -> host
+	faults FaultWindows
+	pods   map[string]*podTruth
+	onNode map[string]map[string]bool // node -> UIDs with a container there
+	revs   appliedRevs
 }
 
 // podTruth is the runtime truth of one pod UID.
@@ -49,8 +48,7 @@ type runningPod struct {
 
 func newRuntimeTruth() *runtimeTruth {
 	return &runtimeTruth{names: map[sim.HostID]string{}, hosts: map[string]sim.HostID{},
-		crashed: map[sim.HostID]bool{}, paused: map[sim.HostID]bool{}, pods: map[string]*podTruth{},
-		onNode: map[string]map[string]bool{}}
+		pods: map[string]*podTruth{}, onNode: map[string]map[string]bool{}}
 }
 
 // learn notes that node runs on host id.
@@ -83,6 +81,7 @@ func (t *runtimeTruth) podsOn(node string) []*podTruth {
 func (t *runtimeTruth) observe(e *sim.Event) []*podTruth {
 	switch e.Kind {
 	case sim.KindFault:
+		t.faults.Observe(e)
 		return t.observeFault(e)
 	case sim.KindNode:
 	default:
@@ -147,10 +146,9 @@ func (t *runtimeTruth) observe(e *sim.Event) []*podTruth {
 // got (an etcd timeout on a flaky link) changed the owner all the same,
 // though no apitrace.Owners event says so.
 func (t *runtimeTruth) observeCommitted(d *etcdtrace.Apply) []*podTruth {
-	if len(d.Changes) == 0 || d.Rev <= t.maxRev {
+	if !t.revs.fresh(d) {
 		return nil
 	}
-	t.maxRev = d.Rev
 	var changed []*podTruth
 	for i := range d.Changes {
 		ch := &d.Changes[i]
@@ -186,19 +184,19 @@ func firstUID(value string) string {
 	return uid
 }
 
-// observeFault applies a kernel fault event on a host.
+// observeFault finds the pods a kernel fault event on a host touched
+// (t.faults has taken it in): a crash stops them and forgets their
+// readiness, a pause or resume freezes or thaws them.
 func (t *runtimeTruth) observeFault(e *sim.Event) []*podTruth {
 	if e.Host == sim.NoHost {
 		return nil
 	}
 	node, known := t.names[e.Host]
+	if !known {
+		return nil
+	}
 	switch {
 	case sim.FaultKind(e.Name).CrashesHost():
-		t.crashed[e.Host] = true
-		delete(t.paused, e.Host) // a crash ends a pause: the host restarts running, with no resume
-		if !known {
-			return nil
-		}
 		pods := t.podsOn(node)
 		for _, p := range pods {
 			delete(p.running, node)
@@ -208,17 +206,8 @@ func (t *runtimeTruth) observeFault(e *sim.Event) []*podTruth {
 		}
 		delete(t.onNode, node)
 		return pods
-	case e.Name == string(sim.FaultRestart):
-		delete(t.crashed, e.Host)
 	case e.Name == string(sim.FaultPause), e.Name == sim.EventResume:
-		if e.Name == sim.EventResume {
-			delete(t.paused, e.Host)
-		} else {
-			t.paused[e.Host] = true
-		}
-		if known {
-			return t.podsOn(node)
-		}
+		return t.podsOn(node)
 	}
 	return nil
 }
@@ -227,7 +216,7 @@ func (t *runtimeTruth) observeFault(e *sim.Event) []*podTruth {
 // host is not known yet is taken as up: nothing of it runs anyway).
 func (t *runtimeTruth) nodeUp(node string) bool {
 	id, ok := t.hosts[node]
-	return !ok || (!t.crashed[id] && !t.paused[id])
+	return !ok || !t.faults.Down(id)
 }
 
 // runsOn reports whether a container of pod uid runs on node.

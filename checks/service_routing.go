@@ -34,7 +34,7 @@ type ServiceRouting struct {
 	services map[string][]routedService // "namespace/name" -> each distinct version
 	seen     map[string]bool            // the distinct versions recorded
 	verdicts map[routedRequest]string   // judged requests: "" or what is wrong
-	rev      int64                      // the highest revision applied
+	revs     appliedRevs
 	checked  int
 	rec      Recorder
 }
@@ -82,17 +82,12 @@ func (c *ServiceRouting) Observe(e *sim.Event) {
 // apply records the distinct committed versions of pods and Services, as
 // far as routing goes.
 func (c *ServiceRouting) apply(e *sim.Event, d *etcdtrace.Apply) {
-	if len(d.Changes) == 0 || d.Rev <= c.rev {
+	if !c.revs.fresh(d) {
 		return // another member's apply of a revision already seen
 	}
-	c.rev = d.Rev
-	for i := range d.Changes {
-		ch := &d.Changes[i]
-		if ch.Type != etcdtrace.ChangePut {
-			continue
-		}
-		res, key, ok := splitRegistryKey(ch.Key)
-		if !ok || res != model.ResourcePodsName && res != model.ResourceServicesName {
+	for ch := range registryChanges(d) {
+		res, key := ch.res, ch.key
+		if ch.Type != etcdtrace.ChangePut || res != model.ResourcePodsName && res != model.ResourceServicesName {
 			continue
 		}
 		obj, err := model.Decode([]byte(ch.Value))

@@ -136,25 +136,19 @@ func writeHalf(verb string) int {
 }
 
 // Observe implements Check.
-func (c *StatusUpdates) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
-	case *apitrace.Call:
-		c.call(d)
-	case *apitrace.Return:
-		c.ret(e, d)
-	case *apitrace.ServerState:
-		f := &finalSeen{items: map[string]string{}, at: e.At, seq: e.Seq}
-		for _, it := range d.Items {
-			f.items[it.Key] = it.Value
-			if o := c.objs[d.Resource+"/"+it.Key]; o != nil {
-				c.observe(e, o, it.Value, "the server state")
-			}
+func (c *StatusUpdates) Observe(e *sim.Event) { observeAPIWorkload(c, e) }
+
+// serverState keeps a server's final state of a resource and judges the
+// objects of the workload in it.
+func (c *StatusUpdates) serverState(e *sim.Event, d *apitrace.ServerState) {
+	f := &finalSeen{items: map[string]string{}, at: e.At, seq: e.Seq}
+	for _, it := range d.Items {
+		f.items[it.Key] = it.Value
+		if o := c.objs[d.Resource+"/"+it.Key]; o != nil {
+			c.observe(e, o, it.Value, "the server state")
 		}
-		c.final[d.Resource] = f
 	}
+	c.final[d.Resource] = f
 }
 
 // call records a call of the workload.
@@ -183,12 +177,10 @@ func (c *StatusUpdates) call(d *apitrace.Call) {
 
 // ret settles a call of the workload.
 func (c *StatusUpdates) ret(e *sim.Event, d *apitrace.Return) {
-	id := callID{d.Client, d.Op}
-	sc, ok := c.calls[id]
+	sc, ok := takeCall(c.calls, d.Client, d.Op)
 	if !ok {
 		return
 	}
-	delete(c.calls, id)
 	o := c.objs[sc.pk]
 	if ok2xx(d.Code) && d.Found {
 		c.observe(e, o, d.Value, fmt.Sprintf("the answer to %s op %d (%s)", d.Client, d.Op, sc.verb))

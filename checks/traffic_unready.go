@@ -43,7 +43,7 @@ type NoTrafficToUnreadyOptions struct {
 type NoTrafficToUnready struct {
 	opts   NoTrafficToUnreadyOptions
 	ready  map[string][]readyAt // pod key -> its kubelet's reports, in time order
-	faults faultActivity
+	faults FaultWindows
 	judged int
 	rec    Recorder
 }
@@ -62,7 +62,7 @@ func NewNoTrafficToUnready(opts NoTrafficToUnreadyOptions) *NoTrafficToUnready {
 	if opts.Recovery == 0 {
 		opts.Recovery = DefaultDoubleRunningRecovery
 	}
-	return &NoTrafficToUnready{opts: opts, ready: map[string][]readyAt{}, faults: newFaultActivity()}
+	return &NoTrafficToUnready{opts: opts, ready: map[string][]readyAt{}}
 }
 
 // Name implements Check.
@@ -71,7 +71,7 @@ func (c *NoTrafficToUnready) Name() string { return "no-traffic-to-unready" }
 // Observe implements Check.
 func (c *NoTrafficToUnready) Observe(e *sim.Event) {
 	if e.Kind == sim.KindFault {
-		c.faults.observe(e)
+		c.faults.Observe(e)
 		return
 	}
 	switch d := e.Data.(type) {
@@ -100,7 +100,7 @@ func (c *NoTrafficToUnready) judge(e *sim.Event, r *apptrace.Request) {
 	if !unready || sent.Sub(since) <= c.opts.Bound {
 		return
 	}
-	if c.faults.n > 0 || (c.faults.seen && sent.Sub(c.faults.quietSince) <= c.opts.Recovery+c.opts.Bound) {
+	if quiet, ok := c.faults.QuietSince(); c.faults.Active() || (ok && sent.Sub(quiet) <= c.opts.Recovery+c.opts.Bound) {
 		return // the news of a fault-time change may be late
 	}
 	c.rec.Add(e, "request of %s sent at %v was routed by %s to %s as ready, %v after its kubelet reported it not ready (bound %v)",

@@ -98,17 +98,17 @@ func (r *recorder) Fatal(args ...any) { r.errors = append(r.errors, fmt.Sprint(a
 // clean one.
 func TestCheckDeterminism(t *testing.T) {
 	planted := &recorder{TB: t}
-	CheckDeterminism(planted, "./testdata/planted")
+	CheckDeterminism(planted, "./guard/testdata/planted")
 	require.Len(t, planted.errors, 2, "%v", planted.errors)
 	require.Contains(t, planted.errors[0], "planted.go:11:2: go statement")
 	require.Contains(t, planted.errors[1], "planted.go:17:2: range over a map")
 
 	clean := &recorder{TB: t}
-	CheckDeterminism(clean, "./testdata/clean")
+	CheckDeterminism(clean, "./guard/testdata/clean")
 	require.Empty(t, clean.errors)
 
 	missing := &recorder{TB: t}
-	CheckDeterminism(missing, "./testdata/none")
+	CheckDeterminism(missing, "./guard/testdata/none")
 	require.Len(t, missing.errors, 1)
 	require.True(t, strings.HasPrefix(missing.errors[0], "determinism guard: "))
 
