@@ -104,10 +104,7 @@ func (op *deleteOp) done(obj model.Object, r etcd.TxnResult, err error) {
 		c.ok(obj)
 		return
 	}
-	var kvs []mvcc.KeyValue
-	if len(r.Responses) > 0 && r.Responses[0].Range != nil {
-		kvs = r.Responses[0].Range.KVs
-	}
+	kvs := r.FirstRange()
 	// Try again from the value the Txn's failure branch read, without a
 	// limit, as the real conditionalDelete loops (k8s.io/apiserver,
 	// pkg/storage/etcd3/store.go, conditionalDelete: its `for {}` loop).

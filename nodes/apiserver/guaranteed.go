@@ -68,7 +68,12 @@ func (s *Server) cachedState(key string) (updateState, bool) {
 }
 
 // read reads the key from etcd and tries from there.
-func (op *updateOp) read() {
+func (op *updateOp) read() { op.reread(0, nil) }
+
+// reread reads the key from etcd and tries again from its current value;
+// when st is not nil and the key's mod revision is still rev, it answers
+// st instead (the refusal held on the current value).
+func (op *updateOp) reread(rev int64, st *apiwire.Status) {
 	c := op.c
 	c.s.etcd.Get(op.key, etcd.GetOptions{}, func(r etcd.GetResult, err error) {
 		switch {
@@ -76,6 +81,8 @@ func (op *updateOp) read() {
 			c.fail(etcdStatus(err))
 		case len(r.KVs) == 0:
 			c.fail(notFound(c.res, nameOfKey(op.key)))
+		case st != nil && r.KVs[0].ModRevision == rev:
+			c.fail(st) // the cache's copy was current after all
 		default:
 			op.try(updateState{kv: r.KVs[0], current: true})
 		}
@@ -92,18 +99,7 @@ func (op *updateOp) refuse(state updateState, st *apiwire.Status) {
 		c.fail(st)
 		return
 	}
-	c.s.etcd.Get(op.key, etcd.GetOptions{}, func(r etcd.GetResult, err error) {
-		switch {
-		case err != nil:
-			c.fail(etcdStatus(err))
-		case len(r.KVs) == 0:
-			c.fail(notFound(c.res, nameOfKey(op.key)))
-		case r.KVs[0].ModRevision == state.kv.ModRevision:
-			c.fail(st) // the cache's copy was current after all
-		default:
-			op.try(updateState{kv: r.KVs[0], current: true})
-		}
-	})
+	op.reread(state.kv.ModRevision, st)
 }
 
 // try applies the mutation to state and writes the result.
@@ -169,10 +165,7 @@ func (op *updateOp) try(state updateState) {
 // pkg/storage/etcd3/store.go, GuaranteedUpdate: its `for {}` loop).
 func (op *updateOp) retry(r etcd.TxnResult) {
 	c := op.c
-	var kvs []mvcc.KeyValue
-	if len(r.Responses) > 0 && r.Responses[0].Range != nil {
-		kvs = r.Responses[0].Range.KVs
-	}
+	kvs := r.FirstRange()
 	if len(kvs) == 0 {
 		c.fail(notFound(c.res, nameOfKey(op.key)))
 		return
