@@ -74,17 +74,28 @@ func (op *updateOp) read() { op.reread(0, nil) }
 // when st is not nil and the key's mod revision is still rev, it answers
 // st instead (the refusal held on the current value).
 func (op *updateOp) reread(rev int64, st *apiwire.Status) {
-	c := op.c
-	c.s.etcd.Get(op.key, etcd.GetOptions{}, func(r etcd.GetResult, err error) {
+	op.c.readCurrent(op.key, func(kv mvcc.KeyValue) {
+		if st != nil && kv.ModRevision == rev {
+			op.c.fail(st) // the cache's copy was current after all
+			return
+		}
+		op.try(updateState{kv: kv, current: true})
+	})
+}
+
+// readCurrent reads key from etcd (a quorum read) and calls fn with its
+// current value; an etcd error or a missing key answers the call instead,
+// as the real store's Get before a conditional update or delete
+// (k8s.io/apiserver, pkg/storage/etcd3/store.go, getState).
+func (c *call) readCurrent(key string, fn func(mvcc.KeyValue)) {
+	c.s.etcd.Get(key, etcd.GetOptions{}, func(r etcd.GetResult, err error) {
 		switch {
 		case err != nil:
 			c.fail(etcdStatus(err))
 		case len(r.KVs) == 0:
-			c.fail(notFound(c.res, nameOfKey(op.key)))
-		case st != nil && r.KVs[0].ModRevision == rev:
-			c.fail(st) // the cache's copy was current after all
+			c.fail(notFound(c.res, nameOfKey(key)))
 		default:
-			op.try(updateState{kv: r.KVs[0], current: true})
+			fn(r.KVs[0])
 		}
 	})
 }
