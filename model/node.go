@@ -100,12 +100,7 @@ func GetNodeCondition(status *NodeStatus, t NodeConditionType) (int, *NodeCondit
 	if status == nil {
 		return -1, nil
 	}
-	for i := range status.Conditions {
-		if status.Conditions[i].Type == t {
-			return i, &status.Conditions[i]
-		}
-	}
-	return -1, nil
+	return FindCondition(status.Conditions, t)
 }
 
 // SetNodeCondition sets cond in status, as the kubelet and node controller
@@ -113,17 +108,7 @@ func GetNodeCondition(status *NodeStatus, t NodeConditionType) (int, *NodeCondit
 // (including LastHeartbeatTime) but keeps its LastTransitionTime unless the
 // Status changed. It reports whether anything changed.
 func SetNodeCondition(status *NodeStatus, cond NodeCondition) bool {
-	i, old := GetNodeCondition(status, cond.Type)
-	if old == nil {
-		status.Conditions = append(status.Conditions, cond)
-		return true
-	}
-	if cond.Status == old.Status {
-		cond.LastTransitionTime = old.LastTransitionTime
-	}
-	changed := cond != *old
-	status.Conditions[i] = cond
-	return changed
+	return UpdateCondition[NodeCondition, NodeConditionType](&status.Conditions, cond)
 }
 
 // IsNodeReady reports whether node's Ready condition is True.

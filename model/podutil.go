@@ -8,12 +8,7 @@ func GetPodCondition(status *PodStatus, t PodConditionType) (int, *PodCondition)
 	if status == nil {
 		return -1, nil
 	}
-	for i := range status.Conditions {
-		if status.Conditions[i].Type == t {
-			return i, &status.Conditions[i]
-		}
-	}
-	return -1, nil
+	return FindCondition(status.Conditions, t)
 }
 
 // SetPodCondition sets cond in status, as podutil.UpdatePodCondition: a new
@@ -21,18 +16,7 @@ func GetPodCondition(status *PodStatus, t PodConditionType) (int, *PodCondition)
 // its LastTransitionTime unless the Status changed. It reports whether
 // anything changed.
 func SetPodCondition(status *PodStatus, cond PodCondition) bool {
-	i, old := GetPodCondition(status, cond.Type)
-	if old == nil {
-		status.Conditions = append(status.Conditions, cond)
-		return true
-	}
-	if cond.Status == old.Status {
-		cond.LastTransitionTime = old.LastTransitionTime
-	}
-	changed := cond.Status != old.Status || cond.Reason != old.Reason || cond.Message != old.Message ||
-		cond.LastProbeTime != old.LastProbeTime || cond.LastTransitionTime != old.LastTransitionTime
-	status.Conditions[i] = cond
-	return changed
+	return UpdateCondition[PodCondition, PodConditionType](&status.Conditions, cond)
 }
 
 // IsPodReady reports whether pod's Ready condition is True.

@@ -122,14 +122,11 @@ func script(faultEnd time.Duration) []apiload.Step {
 	names := []string{"acme", "globex", "initech"}
 	var steps []apiload.Step
 	for _, n := range names {
-		steps = append(steps, apiload.Step{At: 10 * time.Second, Name: "create-" + n, Do: func(c *client.Client, done func(error)) {
-			c.CustomResources(Tenants, Namespace).Create(NewTenant(n, 1), func(_ model.Object, err error) {
-				if client.IsAlreadyExists(err) {
-					err = nil // a retried create whose first attempt went through
-				}
-				done(err)
-			})
-		}})
+		// AlreadyExists counts as done: a retried create whose first
+		// attempt went through.
+		st := scenarios.CreateCustomStep(10*time.Second, Tenants, NewTenant(n, 1))
+		st.Name = "create-" + n
+		steps = append(steps, st)
 	}
 	for i, at := 0, 12*time.Second; at < faultEnd; i, at = i+1, at+2*time.Second {
 		n, quota := names[i%len(names)], int32(2+i)

@@ -1,6 +1,7 @@
 package apiload
 
 import (
+	"cmp"
 	"strconv"
 	"time"
 
@@ -38,15 +39,9 @@ type CounterConfig struct {
 }
 
 func (cfg CounterConfig) withDefaults() CounterConfig {
-	if cfg.User == "" {
-		cfg.User = DefaultUser
-	}
-	if cfg.Namespace == "" {
-		cfg.Namespace = DefaultNamespace
-	}
-	if cfg.Counter == "" {
-		cfg.Counter = DefaultCounterName
-	}
+	cfg.User = cmp.Or(cfg.User, DefaultUser)
+	cfg.Namespace = cmp.Or(cfg.Namespace, DefaultNamespace)
+	cfg.Counter = cmp.Or(cfg.Counter, DefaultCounterName)
 	if cfg.Think <= 0 {
 		cfg.Think = DefaultThink
 	}

@@ -1,6 +1,7 @@
 package apiload
 
 import (
+	"cmp"
 	"strconv"
 	"time"
 
@@ -43,18 +44,12 @@ type CRUDConfig struct {
 }
 
 func (cfg CRUDConfig) withDefaults() CRUDConfig {
-	if cfg.User == "" {
-		cfg.User = DefaultUser
-	}
-	if cfg.Namespace == "" {
-		cfg.Namespace = DefaultNamespace
-	}
+	cfg.User = cmp.Or(cfg.User, DefaultUser)
+	cfg.Namespace = cmp.Or(cfg.Namespace, DefaultNamespace)
 	if cfg.Keys <= 0 {
 		cfg.Keys = DefaultCRUDKeys
 	}
-	if cfg.Prefix == "" {
-		cfg.Prefix = DefaultCRUDPrefix
-	}
+	cfg.Prefix = cmp.Or(cfg.Prefix, DefaultCRUDPrefix)
 	if cfg.Think <= 0 {
 		cfg.Think = DefaultThink
 	}

@@ -1,6 +1,7 @@
 package apiload
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
@@ -48,9 +49,7 @@ const InformersExposeName = "apiload/informers"
 
 // BootInformers returns the Boot function of an informer host.
 func BootInformers(cfg InformerConfig) func(h *sim.Host) {
-	if cfg.User == "" {
-		cfg.User = DefaultUser
-	}
+	cfg.User = cmp.Or(cfg.User, DefaultUser)
 	if len(cfg.Resources) == 0 {
 		cfg.Resources = []string{model.ResourceLeasesName}
 	}
@@ -105,9 +104,7 @@ type StateReporterConfig struct {
 // resourceVersion and workload value (client.DefaultValueOf), and the
 // list's resourceVersion.
 func BootStateReporter(cfg StateReporterConfig) func(h *sim.Host) {
-	if cfg.User == "" {
-		cfg.User = DefaultUser
-	}
+	cfg.User = cmp.Or(cfg.User, DefaultUser)
 	if len(cfg.Resources) == 0 {
 		cfg.Resources = []string{model.ResourceLeasesName}
 	}

@@ -1,6 +1,7 @@
 package apiload
 
 import (
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -60,15 +61,9 @@ type patcher struct {
 // a precondition, 409 Conflict when the Lease changed since. The first
 // patcher to find the Lease missing creates it.
 func BootPatcher(cfg PatcherConfig) func(h *sim.Host) {
-	if cfg.User == "" {
-		cfg.User = DefaultUser
-	}
-	if cfg.Namespace == "" {
-		cfg.Namespace = DefaultNamespace
-	}
-	if cfg.Object == "" {
-		cfg.Object = DefaultPatchObject
-	}
+	cfg.User = cmp.Or(cfg.User, DefaultUser)
+	cfg.Namespace = cmp.Or(cfg.Namespace, DefaultNamespace)
+	cfg.Object = cmp.Or(cfg.Object, DefaultPatchObject)
 	if cfg.Think <= 0 {
 		cfg.Think = DefaultThink
 	}

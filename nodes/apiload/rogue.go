@@ -1,6 +1,7 @@
 package apiload
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/kubesim/kubesim/model"
@@ -45,18 +46,10 @@ type RogueConfig struct {
 }
 
 func (cfg RogueConfig) withDefaults() RogueConfig {
-	if cfg.Node == "" {
-		cfg.Node = DefaultRogueNode
-	}
-	if cfg.OtherNode == "" {
-		cfg.OtherNode = DefaultRogueOtherNode
-	}
-	if cfg.User == "" {
-		cfg.User = DefaultRogueUser
-	}
-	if cfg.Namespace == "" {
-		cfg.Namespace = DefaultNamespace
-	}
+	cfg.Node = cmp.Or(cfg.Node, DefaultRogueNode)
+	cfg.OtherNode = cmp.Or(cfg.OtherNode, DefaultRogueOtherNode)
+	cfg.User = cmp.Or(cfg.User, DefaultRogueUser)
+	cfg.Namespace = cmp.Or(cfg.Namespace, DefaultNamespace)
 	if cfg.Interval <= 0 {
 		cfg.Interval = DefaultRogueInterval
 	}

@@ -1,6 +1,7 @@
 package apiload
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/kubesim/kubesim/nodes/client"
@@ -37,9 +38,7 @@ type ScriptConfig struct {
 // succeeded, whichever is later. A crash of the host restarts the script
 // from the first step (steps are idempotent).
 func BootScript(cfg ScriptConfig) func(h *sim.Host) {
-	if cfg.User == "" {
-		cfg.User = DefaultUser
-	}
+	cfg.User = cmp.Or(cfg.User, DefaultUser)
 	return func(h *sim.Host) {
 		c := client.New(h, client.Config{Name: traceName(h, cfg.Name), User: cfg.User, Servers: cfg.Servers})
 		s := &script{h: h, c: c, steps: cfg.Steps}

@@ -1,6 +1,7 @@
 package apiload
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -47,15 +48,9 @@ type StatusWriterConfig struct {
 }
 
 func (cfg StatusWriterConfig) withDefaults() StatusWriterConfig {
-	if cfg.User == "" {
-		cfg.User = DefaultUser
-	}
-	if cfg.Namespace == "" {
-		cfg.Namespace = DefaultNamespace
-	}
-	if cfg.Object == "" {
-		cfg.Object = DefaultStatusObject
-	}
+	cfg.User = cmp.Or(cfg.User, DefaultUser)
+	cfg.Namespace = cmp.Or(cfg.Namespace, DefaultNamespace)
+	cfg.Object = cmp.Or(cfg.Object, DefaultStatusObject)
 	if cfg.Think <= 0 {
 		cfg.Think = DefaultThink
 	}

@@ -201,7 +201,7 @@ func serviceCreateTxn(key string, data []byte, svc *model.Service) (mvcc.TxnRequ
 
 // nameTaken reports whether a failed create's Txn found the object's key.
 func nameTaken(r etcd.TxnResult) bool {
-	return len(r.Responses) > 0 && r.Responses[0].Range != nil && len(r.Responses[0].Range.KVs) > 0
+	return len(r.FirstRange()) > 0
 }
 
 // deleteTxn deletes key at mod_revision rev; a Service's delete releases

@@ -52,8 +52,8 @@ func (k *compactor) tick() {
 			if k.s.cfg.Ablations.Has(ablation.CompactorNoLearn) {
 				return
 			}
-			if len(r.Responses) > 0 && r.Responses[0].Range != nil && len(r.Responses[0].Range.KVs) > 0 {
-				k.version = r.Responses[0].Range.KVs[0].Version
+			if kvs := r.FirstRange(); len(kvs) > 0 {
+				k.version = kvs[0].Version
 			}
 			return
 		}

@@ -28,19 +28,7 @@ func (s *Server) delete(c *call) {
 }
 
 // read fetches the current object (a quorum read) and tries.
-func (op *deleteOp) read() {
-	c := op.c
-	c.s.etcd.Get(op.key, etcd.GetOptions{}, func(r etcd.GetResult, err error) {
-		switch {
-		case err != nil:
-			c.fail(etcdStatus(err))
-		case len(r.KVs) == 0:
-			c.fail(notFound(c.res, nameOfKey(op.key)))
-		default:
-			op.try(r.KVs[0])
-		}
-	})
-}
+func (op *deleteOp) read() { op.c.readCurrent(op.key, op.try) }
 
 // try decides and writes, given the current value kv.
 func (op *deleteOp) try(kv mvcc.KeyValue) {
@@ -104,10 +92,7 @@ func (op *deleteOp) done(obj model.Object, r etcd.TxnResult, err error) {
 		c.ok(obj)
 		return
 	}
-	var kvs []mvcc.KeyValue
-	if len(r.Responses) > 0 && r.Responses[0].Range != nil {
-		kvs = r.Responses[0].Range.KVs
-	}
+	kvs := r.FirstRange()
 	// Try again from the value the Txn's failure branch read, without a
 	// limit, as the real conditionalDelete loops (k8s.io/apiserver,
 	// pkg/storage/etcd3/store.go, conditionalDelete: its `for {}` loop).

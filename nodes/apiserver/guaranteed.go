@@ -68,16 +68,34 @@ func (s *Server) cachedState(key string) (updateState, bool) {
 }
 
 // read reads the key from etcd and tries from there.
-func (op *updateOp) read() {
-	c := op.c
-	c.s.etcd.Get(op.key, etcd.GetOptions{}, func(r etcd.GetResult, err error) {
+func (op *updateOp) read() { op.reread(0, nil) }
+
+// reread reads the key from etcd and tries again from its current value;
+// when st is not nil and the key's mod revision is still rev, it answers
+// st instead (the refusal held on the current value).
+func (op *updateOp) reread(rev int64, st *apiwire.Status) {
+	op.c.readCurrent(op.key, func(kv mvcc.KeyValue) {
+		if st != nil && kv.ModRevision == rev {
+			op.c.fail(st) // the cache's copy was current after all
+			return
+		}
+		op.try(updateState{kv: kv, current: true})
+	})
+}
+
+// readCurrent reads key from etcd (a quorum read) and calls fn with its
+// current value; an etcd error or a missing key answers the call instead,
+// as the real store's Get before a conditional update or delete
+// (k8s.io/apiserver, pkg/storage/etcd3/store.go, getState).
+func (c *call) readCurrent(key string, fn func(mvcc.KeyValue)) {
+	c.s.etcd.Get(key, etcd.GetOptions{}, func(r etcd.GetResult, err error) {
 		switch {
 		case err != nil:
 			c.fail(etcdStatus(err))
 		case len(r.KVs) == 0:
-			c.fail(notFound(c.res, nameOfKey(op.key)))
+			c.fail(notFound(c.res, nameOfKey(key)))
 		default:
-			op.try(updateState{kv: r.KVs[0], current: true})
+			fn(r.KVs[0])
 		}
 	})
 }
@@ -92,18 +110,7 @@ func (op *updateOp) refuse(state updateState, st *apiwire.Status) {
 		c.fail(st)
 		return
 	}
-	c.s.etcd.Get(op.key, etcd.GetOptions{}, func(r etcd.GetResult, err error) {
-		switch {
-		case err != nil:
-			c.fail(etcdStatus(err))
-		case len(r.KVs) == 0:
-			c.fail(notFound(c.res, nameOfKey(op.key)))
-		case r.KVs[0].ModRevision == state.kv.ModRevision:
-			c.fail(st) // the cache's copy was current after all
-		default:
-			op.try(updateState{kv: r.KVs[0], current: true})
-		}
-	})
+	op.reread(state.kv.ModRevision, st)
 }
 
 // try applies the mutation to state and writes the result.
@@ -169,10 +176,7 @@ func (op *updateOp) try(state updateState) {
 // pkg/storage/etcd3/store.go, GuaranteedUpdate: its `for {}` loop).
 func (op *updateOp) retry(r etcd.TxnResult) {
 	c := op.c
-	var kvs []mvcc.KeyValue
-	if len(r.Responses) > 0 && r.Responses[0].Range != nil {
-		kvs = r.Responses[0].Range.KVs
-	}
+	kvs := r.FirstRange()
 	if len(kvs) == 0 {
 		c.fail(notFound(c.res, nameOfKey(op.key)))
 		return

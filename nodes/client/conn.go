@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -115,7 +116,7 @@ func (cn *conn) close(err error) {
 			ws = append(ws, w)
 		}
 	}
-	slices.SortFunc(ws, func(a, b *Watcher) int { return compareID(a.id, b.id) })
+	slices.SortFunc(ws, func(a, b *Watcher) int { return cmp.Compare(a.id, b.id) })
 	for _, w := range ws {
 		c.rpc.Post(cn.server, apiwire.Port, w.cancelRequest())
 	}
@@ -123,14 +124,4 @@ func (cn *conn) close(err error) {
 	for _, w := range ws {
 		w.end(ErrWatchIdle)
 	}
-}
-
-func compareID(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -138,6 +138,17 @@ type TxnResult struct {
 	Responses []mvcc.OpResponse
 }
 
+// FirstRange returns the key-values the Txn's first operation read, or nil
+// when it was no Range: what a compare-and-swap's Failure branch reads to
+// learn the current value, as the API server's GuaranteedUpdate and
+// conditionalDelete do (k8s.io/apiserver, pkg/storage/etcd3/store.go).
+func (r TxnResult) FirstRange() []mvcc.KeyValue {
+	if len(r.Responses) > 0 && r.Responses[0].Range != nil {
+		return r.Responses[0].Range.KVs
+	}
+	return nil
+}
+
 // Get reads key (or the range [key, opts.End)).
 func (c *Client) Get(key string, opts GetOptions, done func(GetResult, error)) {
 	req := &rangeRequest{Key: []byte(key), Rev: opts.Rev, Limit: opts.Limit, Serializable: opts.Serializable}

@@ -1,6 +1,7 @@
 package etcd
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"slices"
@@ -142,17 +143,7 @@ func (m *member) initCluster() {
 	for _, p := range m.cfg.Peers {
 		m.cluster = append(m.cluster, Member{ID: p.ID, Name: p.Name, Host: p.Host})
 	}
-	slices.SortFunc(m.cluster, func(a, b Member) int { return cmpID(a.ID, b.ID) })
-}
-
-func cmpID(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	slices.SortFunc(m.cluster, func(a, b Member) int { return cmp.Compare(a.ID, b.ID) })
 }
 
 // clusterMember returns the member with id, or nil.
@@ -506,7 +497,7 @@ func (m *member) recordChange(cc raft.ConfChange, ctx ccContext) {
 		}
 	default:
 		m.cluster = append(m.cluster, ctx.Member)
-		slices.SortFunc(m.cluster, func(a, b Member) int { return cmpID(a.ID, b.ID) })
+		slices.SortFunc(m.cluster, func(a, b Member) int { return cmp.Compare(a.ID, b.ID) })
 	}
 }
 

@@ -145,13 +145,9 @@ func Restore(h *sim.Host, snap *Snapshot, cfg RestoreConfig) (RestoreResult, err
 	if !cfg.SkipHashCheck && etcdtrace.StateHash(StateChanges(snap.KVs)) != snap.Hash {
 		return RestoreResult{}, ErrRestoreHashMismatch
 	}
-	peers, err := NewClusterPeers(cfg.InitialCluster, cfg.InitialClusterToken)
+	peers, self, err := restorePeers(cfg)
 	if err != nil {
 		return RestoreResult{}, err
-	}
-	i := slices.IndexFunc(peers, func(p Peer) bool { return p.Name == cfg.Name })
-	if i < 0 {
-		return RestoreResult{}, ErrRestoreNotMember
 	}
 	rev := snap.Revision + cfg.BumpRevision
 	store, err := mvcc.NewFromKVs(snap.KVs, rev, rev)
@@ -163,7 +159,7 @@ func Restore(h *sim.Host, snap *Snapshot, cfg RestoreConfig) (RestoreResult, err
 		ids[j] = p.ID
 	}
 	slices.Sort(ids)
-	res := RestoreResult{MemberID: peers[i].ID, ClusterID: ClusterID(peers), Peers: peers,
+	res := RestoreResult{MemberID: self, ClusterID: ClusterID(peers), Peers: peers,
 		Revision: rev, CompactRevision: rev, Index: uint64(len(ids)), Term: 1, Keys: len(snap.KVs)}
 	state := (&member{store: store, dedup: map[string]uint64{}}).encodeState()
 	rs := &raft.Snapshot{Index: res.Index, Term: res.Term, ConfState: raft.ConfState{Voters: ids}, Data: state, LogHash: bootstrapLogHash(ids)}
@@ -260,17 +256,28 @@ func Bootstrap(h *sim.Host, cfg RestoreConfig) (RestoreResult, error) {
 	if len(d.Files()) > 0 {
 		return RestoreResult{}, ErrRestoreDataDirNotEmpty
 	}
-	peers, err := NewClusterPeers(cfg.InitialCluster, cfg.InitialClusterToken)
+	peers, self, err := restorePeers(cfg)
 	if err != nil {
 		return RestoreResult{}, err
 	}
-	i := slices.IndexFunc(peers, func(p Peer) bool { return p.Name == cfg.Name })
-	if i < 0 {
-		return RestoreResult{}, ErrRestoreNotMember
-	}
-	res := RestoreResult{MemberID: peers[i].ID, ClusterID: ClusterID(peers), Peers: peers, Revision: 1, CompactRevision: -1}
+	res := RestoreResult{MemberID: self, ClusterID: ClusterID(peers), Peers: peers, Revision: 1, CompactRevision: -1}
 	d.Set(membershipFile, encodeMembership(res.MemberID, res.ClusterID, peers))
 	h.Emit(&etcdtrace.Restore{Member: cfg.Name, MemberID: res.MemberID, ClusterID: res.ClusterID,
 		Rev: res.Revision, CompactRev: res.CompactRevision, Hash: etcdtrace.StateHash(nil)})
 	return res, nil
+}
+
+// restorePeers returns the peers of cfg's initial cluster and the ID of the
+// member cfg restores, or ErrRestoreNotMember when its name is not one of
+// them, as etcdutl's restore checks --name against --initial-cluster.
+func restorePeers(cfg RestoreConfig) ([]Peer, uint64, error) {
+	peers, err := NewClusterPeers(cfg.InitialCluster, cfg.InitialClusterToken)
+	if err != nil {
+		return nil, 0, err
+	}
+	i := slices.IndexFunc(peers, func(p Peer) bool { return p.Name == cfg.Name })
+	if i < 0 {
+		return nil, 0, ErrRestoreNotMember
+	}
+	return peers, peers[i].ID, nil
 }

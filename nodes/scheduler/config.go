@@ -119,15 +119,7 @@ func (cfg Config) withDefaults(h *sim.Host) Config {
 	if cfg.LeaseName == "" {
 		cfg.LeaseName = DefaultLeaseName
 	}
-	if cfg.LeaseDuration <= 0 {
-		cfg.LeaseDuration = leaderelection.DefaultLeaseDuration
-	}
-	if cfg.RenewDeadline <= 0 {
-		cfg.RenewDeadline = leaderelection.DefaultRenewDeadline
-	}
-	if cfg.RetryPeriod <= 0 {
-		cfg.RetryPeriod = leaderelection.DefaultRetryPeriod
-	}
+	cfg.LeaseDuration, cfg.RenewDeadline, cfg.RetryPeriod = leaderelection.WithDefaultTimes(cfg.LeaseDuration, cfg.RenewDeadline, cfg.RetryPeriod)
 	if cfg.RestartDelay <= 0 {
 		cfg.RestartDelay = DefaultRestartDelay
 	}

@@ -40,6 +40,25 @@ const (
 	DefaultNamespace = "kube-system"
 )
 
+// WithDefaultTimes returns lease, renew and retry, each not positive one
+// replaced by its default (DefaultLeaseDuration, DefaultRenewDeadline,
+// DefaultRetryPeriod): the --leader-elect-lease-duration, -renew-deadline
+// and -retry-period defaults that kube-scheduler and
+// kube-controller-manager share (component-base's
+// RecommendedDefaultLeaderElectionConfiguration).
+func WithDefaultTimes(lease, renew, retry time.Duration) (time.Duration, time.Duration, time.Duration) {
+	if lease <= 0 {
+		lease = DefaultLeaseDuration
+	}
+	if renew <= 0 {
+		renew = DefaultRenewDeadline
+	}
+	if retry <= 0 {
+		retry = DefaultRetryPeriod
+	}
+	return lease, renew, retry
+}
+
 // LeaderCallbacks are called on leadership changes, as client-go's.
 type LeaderCallbacks struct {
 	// OnStartedLeading: this candidate became the leader.

@@ -1,8 +1,6 @@
 package deployment
 
 import (
-	"time"
-
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/client/workqueue"
@@ -16,10 +14,6 @@ const DefaultWorkers = 5
 // maxRetries is how often a failing key is retried before it is dropped,
 // as the real controller's maxRetries.
 const maxRetries = 15
-
-// cacheSyncPollPeriod is how often Run checks that the informers have
-// synced before it starts the workers, as cache.WaitForCacheSync.
-const cacheSyncPollPeriod = 100 * time.Millisecond
 
 // Config configures the controller; the zero value is the real default.
 type Config struct {
@@ -67,7 +61,8 @@ func (c *Controller) Run() {
 	c.ctx.Pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		DeleteFunc: func(obj any) { c.handlePodDelete(cache.ObjectOf(obj)) },
 	})
-	c.maybeStartWorkers()
+	c.ctx.WaitForCacheSync("deployment", func() bool { return c.stopped }, func() { c.queue.Run(c.cfg.Workers, c.processKey) },
+		c.ctx.Deployments, c.ctx.ReplicaSets, c.ctx.Pods)
 }
 
 // Stop ends the controller: the queue shuts down and every later callback
@@ -75,19 +70,6 @@ func (c *Controller) Run() {
 func (c *Controller) Stop() {
 	c.stopped = true
 	c.queue.ShutDown()
-}
-
-// maybeStartWorkers starts the workers once every informer has synced,
-// polling like WaitForCacheSync.
-func (c *Controller) maybeStartWorkers() {
-	if c.stopped {
-		return
-	}
-	if c.ctx.Deployments.HasSynced() && c.ctx.ReplicaSets.HasSynced() && c.ctx.Pods.HasSynced() {
-		c.queue.Run(c.cfg.Workers, c.processKey)
-		return
-	}
-	c.h.After(cacheSyncPollPeriod, "deployment-cache-sync", c.maybeStartWorkers)
 }
 
 // enqueue adds d's key.

@@ -89,37 +89,18 @@ func newCondition(t model.DeploymentConditionType, status model.ConditionStatus,
 }
 
 func getCondition(st *model.DeploymentStatus, t model.DeploymentConditionType) *model.DeploymentCondition {
-	for i := range st.Conditions {
-		if st.Conditions[i].Type == t {
-			return &st.Conditions[i]
-		}
-	}
-	return nil
+	_, c := model.FindCondition(st.Conditions, t)
+	return c
 }
 
 // setCondition sets c in st, as SetDeploymentCondition: nothing happens if
 // a condition of the type has the same status and reason; an unchanged
 // status keeps its transition time; the condition moves to the end.
 func setCondition(st *model.DeploymentStatus, c model.DeploymentCondition) {
-	cur := getCondition(st, c.Type)
-	if cur != nil && cur.Status == c.Status && cur.Reason == c.Reason {
-		return
-	}
-	if cur != nil && cur.Status == c.Status {
+	if cur := getCondition(st, c.Type); cur != nil && cur.Status == c.Status {
 		c.LastTransitionTime = cur.LastTransitionTime
 	}
-	removeCondition(st, c.Type)
-	st.Conditions = append(st.Conditions, c)
-}
-
-func removeCondition(st *model.DeploymentStatus, t model.DeploymentConditionType) {
-	var out []model.DeploymentCondition
-	for _, c := range st.Conditions {
-		if c.Type != t {
-			out = append(out, c)
-		}
-	}
-	st.Conditions = out
+	model.ReplaceCondition[model.DeploymentCondition, model.DeploymentConditionType](&st.Conditions, c)
 }
 
 // calculateStatus is the status d should have given its ReplicaSets, as
@@ -156,7 +137,7 @@ func calculateStatus(allRSs []*model.ReplicaSet, newRS *model.ReplicaSet, d *mod
 func rolloutStatus(allRSs []*model.ReplicaSet, newRS *model.ReplicaSet, d *model.Deployment, now model.Time) model.DeploymentStatus {
 	st := calculateStatus(allRSs, newRS, d, now)
 	if !hasProgressDeadline(d) {
-		removeCondition(&st, model.DeploymentProgressing)
+		model.RemoveCondition(&st.Conditions, model.DeploymentProgressing)
 		return st
 	}
 	cur := getCondition(&d.Status, model.DeploymentProgressing)
@@ -178,7 +159,7 @@ func rolloutStatus(allRSs []*model.ReplicaSet, newRS *model.ReplicaSet, d *model
 			if cur.Status == model.ConditionTrue {
 				c.LastTransitionTime = cur.LastTransitionTime
 			}
-			removeCondition(&st, model.DeploymentProgressing)
+			model.RemoveCondition(&st.Conditions, model.DeploymentProgressing)
 		}
 		setCondition(&st, c)
 	case deploymentTimedOut(d, &st, now):

@@ -32,8 +32,6 @@ const (
 	// controller did not cause waits before its Service syncs
 	// (endpointSliceChangeMinSyncDelay).
 	EndpointSliceChangeMinSyncDelay = time.Second
-	// cacheSyncPoll is how often Run checks the informers have synced.
-	cacheSyncPoll = 100 * time.Millisecond
 )
 
 // Config configures the controller (the zero value is the real defaults).
@@ -101,18 +99,8 @@ func (c *Controller) Run() {
 		UpdateFunc: c.handleSliceUpdate,
 		DeleteFunc: c.handleSliceDelete,
 	})
-	c.waitForCacheSync()
-}
-
-func (c *Controller) waitForCacheSync() {
-	if c.stopped {
-		return
-	}
-	if c.ctx.Services.HasSynced() && c.ctx.Pods.HasSynced() && c.ctx.EndpointSlices.HasSynced() && c.ctx.Nodes.HasSynced() {
-		c.queue.Run(Workers, c.processKey)
-		return
-	}
-	c.ctx.Host.After(cacheSyncPoll, "endpointslice-cache-sync", c.waitForCacheSync)
+	c.ctx.WaitForCacheSync("endpointslice", func() bool { return c.stopped }, func() { c.queue.Run(Workers, c.processKey) },
+		c.ctx.Services, c.ctx.Pods, c.ctx.EndpointSlices, c.ctx.Nodes)
 }
 
 // Stop ends the controller: later callbacks do nothing.

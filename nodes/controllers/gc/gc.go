@@ -2,10 +2,9 @@ package gc
 
 import (
 	"strings"
-
-	"github.com/kubesim/kubesim/ablation"
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/client/workqueue"
@@ -22,7 +21,6 @@ const (
 	Workers = 20
 	// absentOwnerCacheSize is the real absentOwnerCache's size.
 	absentOwnerCacheSize = 500
-	cacheSyncPoll        = 100 * time.Millisecond
 )
 
 // Config configures the collector (the defaults are the real ones).
@@ -92,27 +90,21 @@ func (c *Controller) Run() {
 		return
 	}
 	c.running = true
+	var infs []*cache.Informer
 	for _, s := range c.sources() {
 		res := s.resource
+		infs = append(infs, s.inf)
 		s.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj model.Object) { c.handleChange(res, nil, obj) },
 			UpdateFunc: func(old, obj model.Object) { c.handleChange(res, old, obj) },
 			DeleteFunc: func(obj any) { c.handleDelete(res, cache.ObjectOf(obj)) },
 		})
 	}
-	c.waitForCacheSync()
+	c.ctx.WaitForCacheSync("gc", func() bool { return c.stopped }, c.start, infs...)
 }
 
-func (c *Controller) waitForCacheSync() {
-	if c.stopped {
-		return
-	}
-	for _, s := range c.sources() {
-		if !s.inf.HasSynced() {
-			c.ctx.Host.After(cacheSyncPoll, "gc-cache-sync", c.waitForCacheSync)
-			return
-		}
-	}
+// start starts the workers and the rescans, once the informers have synced.
+func (c *Controller) start() {
 	c.synced = true
 	c.queue.Run(Workers, c.processKey)
 	c.rescan = c.ctx.Host.NewTimer("gc-rescan", c.handleRescan)

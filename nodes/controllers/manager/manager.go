@@ -71,15 +71,7 @@ func (cfg Config) withDefaults(h *sim.Host) Config {
 	if cfg.Name == "" {
 		cfg.Name = h.Name()
 	}
-	if cfg.LeaseDuration <= 0 {
-		cfg.LeaseDuration = leaderelection.DefaultLeaseDuration
-	}
-	if cfg.RenewDeadline <= 0 {
-		cfg.RenewDeadline = leaderelection.DefaultRenewDeadline
-	}
-	if cfg.RetryPeriod <= 0 {
-		cfg.RetryPeriod = leaderelection.DefaultRetryPeriod
-	}
+	cfg.LeaseDuration, cfg.RenewDeadline, cfg.RetryPeriod = leaderelection.WithDefaultTimes(cfg.LeaseDuration, cfg.RenewDeadline, cfg.RetryPeriod)
 	if cfg.RestartDelay <= 0 {
 		cfg.RestartDelay = DefaultRestartDelay
 	}

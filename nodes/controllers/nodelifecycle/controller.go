@@ -39,8 +39,6 @@ const (
 	// node status update (retrySleepTime, scheduler.NodeHealthUpdateRetry).
 	retrySleepTime        = 20 * time.Millisecond
 	nodeHealthUpdateRetry = 5
-	// cacheSyncPollPeriod is WaitForCacheSync's polling period.
-	cacheSyncPollPeriod = 100 * time.Millisecond
 	// nodeUpdateWorkers and podUpdateWorkers are the workers of the
 	// NoSchedule pass and of the pod queue (nodeUpdateWorkerSize,
 	// podUpdateWorkerSize).
@@ -161,7 +159,7 @@ func (c *Controller) Run() {
 		UpdateFunc: c.handlePod,
 	})
 	c.eviction.register()
-	c.maybeStart()
+	c.ctx.WaitForCacheSync("nodelifecycle", func() bool { return c.stopped }, c.start, c.ctx.NodeLeases, c.ctx.Nodes, c.ctx.Pods)
 }
 
 // Stop ends the controller: timers and queues stop and every later
@@ -175,15 +173,8 @@ func (c *Controller) Stop() {
 	c.eviction.stop()
 }
 
-// maybeStart starts the workers and loops once the informers have synced.
-func (c *Controller) maybeStart() {
-	if c.stopped {
-		return
-	}
-	if !c.ctx.NodeLeases.HasSynced() || !c.ctx.Nodes.HasSynced() || !c.ctx.Pods.HasSynced() {
-		c.h.After(cacheSyncPollPeriod, "nodelifecycle-cache-sync", c.maybeStart)
-		return
-	}
+// start starts the workers and loops, once the informers have synced.
+func (c *Controller) start() {
 	c.nodeQueue.Run(nodeUpdateWorkers, c.processNodeKey)
 	c.podQueue.Run(podUpdateWorkers, c.processPodKey)
 	c.monitorTimer.Reset(0)

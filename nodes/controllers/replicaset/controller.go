@@ -18,9 +18,6 @@ const (
 	DefaultBurstReplicas = 500
 	// Workers is --concurrent-replicaset-syncs.
 	Workers = 5
-	// cacheSyncPoll is how often Run checks the informers have synced
-	// (client-go's WaitForCacheSync polls every 100 ms).
-	cacheSyncPoll = 100 * time.Millisecond
 )
 
 // Config configures the controller.
@@ -65,19 +62,8 @@ func (c *Controller) Run() {
 		AddFunc: c.handleRSAdd, UpdateFunc: c.handleRSUpdate, DeleteFunc: c.handleRSDelete})
 	c.ctx.Pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: c.handlePodAdd, UpdateFunc: c.handlePodUpdate, DeleteFunc: c.handlePodDelete})
-	c.waitForCacheSync()
-}
-
-// waitForCacheSync starts the workers once both informers have synced.
-func (c *Controller) waitForCacheSync() {
-	if c.stopped {
-		return
-	}
-	if c.ctx.Pods.HasSynced() && c.ctx.ReplicaSets.HasSynced() {
-		c.queue.Run(Workers, c.processKey)
-		return
-	}
-	c.ctx.Host.After(cacheSyncPoll, "replicaset-cache-sync", c.waitForCacheSync)
+	c.ctx.WaitForCacheSync("replicaset", func() bool { return c.stopped }, func() { c.queue.Run(Workers, c.processKey) },
+		c.ctx.Pods, c.ctx.ReplicaSets)
 }
 
 // Stop ends the controller: later callbacks do nothing.

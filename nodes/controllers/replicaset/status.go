@@ -35,7 +35,7 @@ func calculateStatus(rs *model.ReplicaSet, pods []*model.Pod, manageErr error, n
 			}
 		}
 	}
-	failure := getCondition(status, model.ReplicaSetReplicaFailure)
+	_, failure := model.FindCondition(status.Conditions, model.ReplicaSetReplicaFailure)
 	switch {
 	case manageErr != nil && failure == nil:
 		reason := ""
@@ -44,45 +44,16 @@ func calculateStatus(rs *model.ReplicaSet, pods []*model.Pod, manageErr error, n
 		} else if diff > 0 {
 			reason = reasonFailedDelete
 		}
-		setCondition(&status, model.ReplicaSetCondition{Type: model.ReplicaSetReplicaFailure, Status: model.ConditionTrue,
+		model.ReplaceCondition[model.ReplicaSetCondition, model.ReplicaSetConditionType](&status.Conditions, model.ReplicaSetCondition{Type: model.ReplicaSetReplicaFailure, Status: model.ConditionTrue,
 			LastTransitionTime: now, Reason: reason, Message: manageErr.Error()})
 	case manageErr == nil && failure != nil:
-		removeCondition(&status, model.ReplicaSetReplicaFailure)
+		model.RemoveCondition(&status.Conditions, model.ReplicaSetReplicaFailure)
 	}
 	status.Replicas = int32(len(pods))
 	status.FullyLabeledReplicas = fully
 	status.ReadyReplicas = ready
 	status.AvailableReplicas = available
 	return status
-}
-
-func getCondition(s model.ReplicaSetStatus, t model.ReplicaSetConditionType) *model.ReplicaSetCondition {
-	for i := range s.Conditions {
-		if s.Conditions[i].Type == t {
-			return &s.Conditions[i]
-		}
-	}
-	return nil
-}
-
-// setCondition replaces the condition of cond's type unless it has the same
-// status and reason.
-func setCondition(s *model.ReplicaSetStatus, cond model.ReplicaSetCondition) {
-	if cur := getCondition(*s, cond.Type); cur != nil && cur.Status == cond.Status && cur.Reason == cond.Reason {
-		return
-	}
-	removeCondition(s, cond.Type)
-	s.Conditions = append(s.Conditions, cond)
-}
-
-func removeCondition(s *model.ReplicaSetStatus, t model.ReplicaSetConditionType) {
-	var out []model.ReplicaSetCondition
-	for _, c := range s.Conditions {
-		if c.Type != t {
-			out = append(out, c)
-		}
-	}
-	s.Conditions = out
 }
 
 // updateStatus writes status (with observedGeneration) unless rs already

@@ -2,6 +2,7 @@ package mvcc
 
 import (
 	"bytes"
+	"cmp"
 
 	"github.com/kubesim/kubesim/ablation"
 )
@@ -112,13 +113,13 @@ func compareKV(c *Compare, kv KeyValue) bool {
 	case CompareValue:
 		r = bytes.Compare(kv.Value, c.Value)
 	case CompareCreate:
-		r = cmpInt(kv.CreateRevision, c.CreateRevision)
+		r = cmp.Compare(kv.CreateRevision, c.CreateRevision)
 	case CompareMod:
-		r = cmpInt(kv.ModRevision, c.ModRevision)
+		r = cmp.Compare(kv.ModRevision, c.ModRevision)
 	case CompareVersion:
-		r = cmpInt(kv.Version, c.Version)
+		r = cmp.Compare(kv.Version, c.Version)
 	case CompareLease:
-		r = cmpInt(kv.Lease, c.Lease)
+		r = cmp.Compare(kv.Lease, c.Lease)
 	}
 	switch c.Result {
 	case CompareEqual:
@@ -131,15 +132,4 @@ func compareKV(c *Compare, kv KeyValue) bool {
 		return r < 0
 	}
 	return true
-}
-
-// cmpInt is a three-way integer comparison.
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
