@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	// docs/scenarios.md lists the scenarios package catalogue registers.
+	_ "github.com/kubesim/kubesim/catalogue"
 	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/metrics"
 	"github.com/kubesim/kubesim/scenarios"

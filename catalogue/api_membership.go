@@ -1,4 +1,4 @@
-package scenarios
+package catalogue
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"github.com/kubesim/kubesim/nodes/apiserver"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/etcd"
+	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/sim"
 	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
@@ -42,14 +43,14 @@ const (
 
 // apiMembershipCatalogue returns the API scenarios of etcd's membership
 // change.
-func apiMembershipCatalogue() []Spec {
-	base := APITopology{Counters: 2, CRUD: 2, Informers: 2, Rogue: true, Think: 200 * time.Millisecond}
-	return []Spec{
+func apiMembershipCatalogue() []scenarios.Spec {
+	base := scenarios.APITopology{Counters: 2, CRUD: 2, Informers: 2, Rogue: true, Think: 200 * time.Millisecond}
+	return []scenarios.Spec{
 		{Name: "etcd-migrate-under-api",
 			Description: "under every API workload, the operator moves each etcd member to a fresh host, one after the other: member add the new one as a learner, member promote it once it caught up, edit every API server's --etcd-servers to the new membership (its static pod manifest: the kubelet restarts it, and the operator waits until it serves before the next), member remove the old one and power its host off for good; " +
 				"kube-apiserver never learns etcd's members by itself, so the API servers keep serving only because their flags follow the membership",
 			API:         compacting(moreWriters(base, 2, 1, 2), 20*time.Second),
-			Duration:    migrateWindow + APISettle,
+			Duration:    migrateWindow + scenarios.APISettle,
 			Members:     []int{3, 5},
 			Seeds:       50,
 			EtcdClients: []string{OperatorHost},
@@ -62,7 +63,7 @@ func apiMembershipCatalogue() []Spec {
 // operator who moves the members onto them. With the
 // apiserver-static-etcd-servers ablation the operator never edits the
 // API servers' --etcd-servers.
-func buildMigrateUnderAPI(c *Cluster, env Env) ([]checks.Check, error) {
+func buildMigrateUnderAPI(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error) {
 	old := memberPeers(c)
 	n := len(old)
 	// The k-th new member's --initial-cluster: the members when it is

@@ -1,4 +1,4 @@
-package scenarios
+package catalogue
 
 import (
 	"errors"
@@ -16,6 +16,7 @@ import (
 	"github.com/kubesim/kubesim/nodes/etcd"
 	"github.com/kubesim/kubesim/nodes/etcd/backup"
 	"github.com/kubesim/kubesim/nodes/kubelet"
+	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/sim"
 	"github.com/kubesim/kubesim/trace/etcdtrace"
 	"github.com/kubesim/kubesim/trace/spoketrace"
@@ -305,7 +306,7 @@ func (r *recovery) reapply(i int) {
 		r.h.After(recoveryPoll, "dr-verify", r.verify)
 		return
 	}
-	CreateStep(0, r.cfg.Manifests[i]).Do(r.api, func(err error) {
+	scenarios.CreateStep(0, r.cfg.Manifests[i]).Do(r.api, func(err error) {
 		if err != nil {
 			r.h.After(recoveryPoll, "dr-reapply", func() { r.reapply(i) })
 			return
@@ -383,13 +384,13 @@ const EtcdProcess = "etcd"
 // etcd-2N, in c.Joined), with etcd installed but not started: its process
 // starts only from a restored data directory, when a restart-process
 // fault names EtcdProcess (`systemctl start etcd`).
-func addSpareMembers(c *Cluster, abl ablation.Set) ([]string, error) {
+func addSpareMembers(c *scenarios.Cluster, abl ablation.Set) ([]string, error) {
 	n := len(c.Members)
 	var names []string
 	for k := 1; k <= n; k++ {
 		name := fmt.Sprintf("etcd-%d", n+k)
-		cfg := etcd.Config{Name: name, SnapshotCount: c.snapshotCount, Ablations: abl}
-		if _, err := c.World.AddHost(sim.HostSpec{Name: name, Role: RoleEtcd, Processes: []string{EtcdProcess}, Boot: bootSpare(cfg)}); err != nil {
+		cfg := etcd.Config{Name: name, SnapshotCount: c.SnapshotCount(), Ablations: abl}
+		if _, err := c.World.AddHost(sim.HostSpec{Name: name, Role: scenarios.RoleEtcd, Processes: []string{EtcdProcess}, Boot: bootSpare(cfg)}); err != nil {
 			return nil, err
 		}
 		names = append(names, name)

@@ -1,4 +1,4 @@
-package scenarios
+package catalogue
 
 import (
 	"slices"
@@ -7,6 +7,7 @@ import (
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiload"
 	"github.com/kubesim/kubesim/nodes/kubelet"
+	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -14,34 +15,34 @@ import (
 // spokeCatalogue returns the full-stack scenarios that press on the
 // spokes' own mechanisms: probe thresholds, scheduling under pressure and
 // overlapping ownership.
-func spokeCatalogue() []Spec {
-	return []Spec{probeFlaps(), schedulingPressure(), overlappingOwners()}
+func spokeCatalogue() []scenarios.Spec {
+	return []scenarios.Spec{probeFlaps(), schedulingPressure(), overlappingOwners()}
 }
 
 // probeFlaps runs applications whose health endpoints fail now and then:
 // the probes' failureThreshold and successThreshold decide what happens.
-func probeFlaps() Spec {
+func probeFlaps() scenarios.Spec {
 	// blinky's liveness fails twice in a row, then passes, over and over:
 	// with failureThreshold 3 it is never killed.
-	blinky := NewReplicaSet("blinky", 2, AppSpec{
+	blinky := scenarios.NewReplicaSet("blinky", 2, scenarios.AppSpec{
 		Annotations: annotations(kubelet.AnnotationLivenessPattern, "40s-140s=FFS"),
 		Liveness:    &model.Probe{PeriodSeconds: 5, FailureThreshold: 3}})
 	// flappy's readiness (2 successes to come back, 2 failures to leave)
 	// sees lone failures and successes, and runs of two of each.
-	flappy := NewReplicaSet("flappy", 2, AppSpec{
+	flappy := scenarios.NewReplicaSet("flappy", 2, scenarios.AppSpec{
 		Annotations: annotations(kubelet.AnnotationReadinessPattern, "40s-140s=FSFFSSSF"),
 		Liveness:    &model.Probe{},
 		Readiness:   &model.Probe{PeriodSeconds: 3, SuccessThreshold: 2, FailureThreshold: 2}})
 	// crashy's liveness fails three times in a row for a minute: each run
 	// is killed at its third failure, and restarted after CrashLoopBackOff.
-	crashy := NewReplicaSet("crashy", 2, AppSpec{
+	crashy := scenarios.NewReplicaSet("crashy", 2, scenarios.AppSpec{
 		Annotations: annotations(kubelet.AnnotationLivenessPattern, "40s-100s=FFFS"),
 		Liveness:    &model.Probe{PeriodSeconds: 5, FailureThreshold: 3}})
 	// slowpoke warms up for 30 s (its endpoints fail until then): its
 	// startup probe allows 60 s (every 5 s, 12 failures), and keeps the
 	// liveness probe (which would kill it after 15 s of failures) and the
 	// readiness probe from running until it has succeeded.
-	slowpoke := NewReplicaSet("slowpoke", 2, AppSpec{
+	slowpoke := scenarios.NewReplicaSet("slowpoke", 2, scenarios.AppSpec{
 		Annotations: annotations(kubelet.AnnotationWarmup, "30s"),
 		Startup:     &model.Probe{PeriodSeconds: 5, FailureThreshold: 12},
 		Liveness:    &model.Probe{PeriodSeconds: 5, FailureThreshold: 3},
@@ -49,15 +50,15 @@ func probeFlaps() Spec {
 	// stally's startup endpoint fails until 100 s: each run is killed at
 	// its third startup failure (15 s), and restarted after
 	// CrashLoopBackOff, until a run starts after 100 s.
-	stally := NewReplicaSet("stally", 1, AppSpec{
+	stally := scenarios.NewReplicaSet("stally", 1, scenarios.AppSpec{
 		Annotations: annotations(kubelet.AnnotationStartupPattern, "0s-100s=F"),
 		Startup:     &model.Probe{PeriodSeconds: 5, FailureThreshold: 3},
 		Liveness:    &model.Probe{PeriodSeconds: 5}})
-	return Spec{Name: "probe-flaps", Description: "five applications whose health endpoints fail now and then from 40 s, or while they warm up, while a kubelet restarts every 25 to 35 s (its new prober adopts the running containers and counts from zero): blinky's liveness fails twice in a row then passes (failureThreshold 3: never killed), flappy's readiness fails and passes alone and in pairs (successThreshold 2, failureThreshold 2: its pods leave service only after two failures in a row and come back only after two successes), and crashy's liveness fails three times in a row for a minute (each run is killed at its third failure and restarted after CrashLoopBackOff); slowpoke warms up for 30 s behind a startup probe that allows 60 s (its liveness and readiness probes wait until it succeeded, so it is never killed), and stally's startup endpoint fails until 100 s (each run is killed at its third startup failure, 15 s after it started, and restarted after CrashLoopBackOff); every probe result is traced and the kubelet's kills and readiness must follow the thresholds exactly",
+	return scenarios.Spec{Name: "probe-flaps", Description: "five applications whose health endpoints fail now and then from 40 s, or while they warm up, while a kubelet restarts every 25 to 35 s (its new prober adopts the running containers and counts from zero): blinky's liveness fails twice in a row then passes (failureThreshold 3: never killed), flappy's readiness fails and passes alone and in pairs (successThreshold 2, failureThreshold 2: its pods leave service only after two failures in a row and come back only after two successes), and crashy's liveness fails three times in a row for a minute (each run is killed at its third failure and restarted after CrashLoopBackOff); slowpoke warms up for 30 s behind a startup probe that allows 60 s (its liveness and readiness probes wait until it succeeded, so it is never killed), and stally's startup endpoint fails until 100 s (each run is killed at its third startup failure, 15 s after it started, and restarted after CrashLoopBackOff); every probe result is traced and the kubelet's kills and readiness must follow the thresholds exactly",
 		Duration: 300 * time.Second, Settle: 150 * time.Second,
-		Stack: &StackTopology{Nodes: 3, Script: func(*StackLayer) []apiload.Step {
-			return []apiload.Step{CreateStep(15*time.Second, blinky), CreateStep(15*time.Second, flappy), CreateStep(15*time.Second, crashy),
-				CreateStep(15*time.Second, slowpoke), CreateStep(15*time.Second, stally)}
+		Stack: &scenarios.StackTopology{Nodes: 3, Script: func(*scenarios.StackLayer) []apiload.Step {
+			return []apiload.Step{scenarios.CreateStep(15*time.Second, blinky), scenarios.CreateStep(15*time.Second, flappy), scenarios.CreateStep(15*time.Second, crashy),
+				scenarios.CreateStep(15*time.Second, slowpoke), scenarios.CreateStep(15*time.Second, stally)}
 		}},
 		// Kubelets restart now and then: a new prober adopts the running
 		// containers and counts from zero.
@@ -74,19 +75,19 @@ func probeFlaps() Spec {
 
 // schedulingPressure fills small nodes exactly, then asks for more than
 // they have, with two schedulers racing for every pod.
-func schedulingPressure() Spec {
+func schedulingPressure() scenarios.Spec {
 	// Each node fits two big pods, or one big and two small: exactly, in
 	// cpu and memory both.
-	big := NewReplicaSet("big", 8, AppSpec{CPU: "1", Memory: "1Gi"})
-	small := NewReplicaSet("small", 4, AppSpec{CPU: "500m", Memory: "1536Mi"})
-	return Spec{Name: "scheduling-pressure", Description: "four nodes of 2 cpu and 4Gi, and two schedulers racing for every pod (the elected leader and one deployed without leader election): big's 8 pods (1 cpu, 1Gi) fill the nodes exactly; small's 4 (500m, 1.5Gi) find no room and stay Pending until big is scaled to 6 at 75 s; big scaled to 10 at 105 s leaves 4 Pending; at 135 s small goes and big is scaled to 8, which fits exactly again; the scheduler leader crashes at 90 s for 10 s, and a node at 120 s for 10 s (back, its kubelet admits its pods again, in creation order). " +
+	big := scenarios.NewReplicaSet("big", 8, scenarios.AppSpec{CPU: "1", Memory: "1Gi"})
+	small := scenarios.NewReplicaSet("small", 4, scenarios.AppSpec{CPU: "500m", Memory: "1536Mi"})
+	return scenarios.Spec{Name: "scheduling-pressure", Description: "four nodes of 2 cpu and 4Gi, and two schedulers racing for every pod (the elected leader and one deployed without leader election): big's 8 pods (1 cpu, 1Gi) fill the nodes exactly; small's 4 (500m, 1.5Gi) find no room and stay Pending until big is scaled to 6 at 75 s; big scaled to 10 at 105 s leaves 4 Pending; at 135 s small goes and big is scaled to 8, which fits exactly again; the scheduler leader crashes at 90 s for 10 s, and a node at 120 s for 10 s (back, its kubelet admits its pods again, in creation order). " +
 		"Two schedulers can bind one node's last room twice: its kubelet rejects the second pod (OutOfcpu, Failed) and its ReplicaSet replaces it; no node ever runs more than it has, and no scheduler binds past what it bound itself",
 		Duration: 260 * time.Second, Settle: 120 * time.Second,
-		Stack: &StackTopology{Nodes: 4, Unelected: 1, Capacity: model.ResourceListOf("cpu", "2", "memory", "4Gi", "pods", "110"),
-			Script: func(*StackLayer) []apiload.Step {
-				return []apiload.Step{CreateStep(15*time.Second, big), CreateStep(45*time.Second, small),
-					ScaleReplicaSet(75*time.Second, WorkloadNamespace, "big", 6), ScaleReplicaSet(105*time.Second, WorkloadNamespace, "big", 10),
-					ScaleReplicaSet(135*time.Second, WorkloadNamespace, "small", 0), ScaleReplicaSet(135*time.Second, WorkloadNamespace, "big", 8)}
+		Stack: &scenarios.StackTopology{Nodes: 4, Unelected: 1, Capacity: model.ResourceListOf("cpu", "2", "memory", "4Gi", "pods", "110"),
+			Script: func(*scenarios.StackLayer) []apiload.Step {
+				return []apiload.Step{scenarios.CreateStep(15*time.Second, big), scenarios.CreateStep(45*time.Second, small),
+					scenarios.ScaleReplicaSet(75*time.Second, scenarios.WorkloadNamespace, "big", 6), scenarios.ScaleReplicaSet(105*time.Second, scenarios.WorkloadNamespace, "big", 10),
+					scenarios.ScaleReplicaSet(135*time.Second, scenarios.WorkloadNamespace, "small", 0), scenarios.ScaleReplicaSet(135*time.Second, scenarios.WorkloadNamespace, "big", 8)}
 			}},
 		Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 			node := c.Nodes[rng.IntN(len(c.Nodes))]
@@ -99,19 +100,19 @@ func schedulingPressure() Spec {
 // overlappingOwners gives the controllers objects that several of them
 // could claim, objects none owns, and owners replaced under their
 // dependents.
-func overlappingOwners() Spec {
-	api := NewDeployment("api", 3, AppSpec{CPU: "100m", Memory: "128Mi"})
-	return Spec{Name: "overlapping-owners", Description: "ReplicaSets and Deployments whose selectors overlap (web and web-canary, whose pods match web's selector too; api and api-canary), stray pods the operator creates by hand that match them (one matches both web and web-canary: exactly one adopts it), a web pod relabelled to take it out for debugging (web releases it and replaces it; it runs on, an orphan nothing selects), and the api Deployment deleted and created again at once while its old ReplicaSet and pods run (the garbage collector deletes them, the new Deployment's ReplicaSet takes over, under another name if the old one is still there); " +
+func overlappingOwners() scenarios.Spec {
+	api := scenarios.NewDeployment("api", 3, scenarios.AppSpec{CPU: "100m", Memory: "128Mi"})
+	return scenarios.Spec{Name: "overlapping-owners", Description: "ReplicaSets and Deployments whose selectors overlap (web and web-canary, whose pods match web's selector too; api and api-canary), stray pods the operator creates by hand that match them (one matches both web and web-canary: exactly one adopts it), a web pod relabelled to take it out for debugging (web releases it and replaces it; it runs on, an orphan nothing selects), and the api Deployment deleted and created again at once while its old ReplicaSet and pods run (the garbage collector deletes them, the new Deployment's ReplicaSet takes over, under another name if the old one is still there); " +
 		"meanwhile four faults from 30 s cut off the controller manager's leader, slow its links, crash an API server or cut one off from etcd; no pod ever has two controllers or changes controller in one write, adoptions follow selectors, a ReplicaSet deletes only its own pods, and nothing loses an owner that still exists",
 		Duration: 240 * time.Second, Settle: 120 * time.Second,
-		Stack: &StackTopology{Nodes: 4, Script: func(*StackLayer) []apiload.Step {
+		Stack: &scenarios.StackTopology{Nodes: 4, Script: func(*scenarios.StackLayer) []apiload.Step {
 			return []apiload.Step{
-				CreateStep(15*time.Second, web(4)),
-				CreateStep(15*time.Second, newCanary("web", 1, AppSpec{})),
-				CreateStep(15*time.Second, api),
-				CreateStep(15*time.Second, newCanaryDeployment("api", 1, AppSpec{CPU: "100m", Memory: "128Mi"})),
-				CreateStep(40*time.Second, barePod("stray-web", map[string]string{"app": "web"})),
-				CreateStep(40*time.Second, barePod("stray-canary", map[string]string{"app": "web", "track": "canary"})),
+				scenarios.CreateStep(15*time.Second, web(4)),
+				scenarios.CreateStep(15*time.Second, newCanary("web", 1, scenarios.AppSpec{})),
+				scenarios.CreateStep(15*time.Second, api),
+				scenarios.CreateStep(15*time.Second, newCanaryDeployment("api", 1, scenarios.AppSpec{CPU: "100m", Memory: "128Mi"})),
+				scenarios.CreateStep(40*time.Second, barePod("stray-web", map[string]string{"app": "web"})),
+				scenarios.CreateStep(40*time.Second, barePod("stray-canary", map[string]string{"app": "web", "track": "canary"})),
 				relabelPod(60*time.Second, "app=web,track!=canary", map[string]string{"app": "debug"}),
 				replaceDeployment(90*time.Second, api),
 			}

@@ -1,4 +1,4 @@
-package scenarios
+package catalogue
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/sim"
 	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
@@ -19,7 +20,7 @@ import (
 // API layer on the new members alone.
 func TestMigrateUnderAPICompletes(t *testing.T) {
 	for _, members := range []int{3, 5} {
-		p, err := Prepare(Options{Scenario: "etcd-migrate-under-api", Members: members, Seed: 1})
+		p, err := scenarios.Prepare(scenarios.Options{Scenario: "etcd-migrate-under-api", Members: members, Seed: 1})
 		require.NoError(t, err)
 		var ready int
 		var last sim.Time

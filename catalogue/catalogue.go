@@ -1,33 +1,34 @@
-package scenarios
+package catalogue
 
 import (
 	"strings"
 	"time"
 
+	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
 
-// Catalogue returns the named scenarios, in the order `kubesim scenarios`
-// lists them.
-func Catalogue() []Spec {
-	specs := []Spec{
+// specs returns the catalogue's scenarios, in the order `kubesim scenarios`
+// lists them and init registers them.
+func specs() []scenarios.Spec {
+	specs := []scenarios.Spec{
 		{
 			Name:        "etcd-leader-crash",
 			Description: "the etcd leader crashes every 30 s and restarts 10 s later; a new leader takes over within the election timeout",
-			Topology:    CompactEvery(20 * time.Second),
+			Topology:    scenarios.CompactEvery(20 * time.Second),
 			Faults:      nemesis.Periodic(20*time.Second, 30*time.Second, sim.Fault{Kind: sim.FaultCrash, Targets: [][]string{{"etcd-leader"}}, For: 10 * time.Second}),
 		},
 		{
 			Name:        "etcd-leader-partition",
 			Description: "the etcd leader is cut off from everyone for 15 s, every 40 s: the majority elects a new leader, the old one steps down",
-			Topology:    CompactEvery(20 * time.Second),
+			Topology:    scenarios.CompactEvery(20 * time.Second),
 			Faults:      nemesis.Periodic(20*time.Second, 40*time.Second, sim.Fault{Kind: sim.FaultIsolate, Targets: [][]string{{"etcd-leader"}}, For: 15 * time.Second}),
 		},
 		{
 			Name:        "etcd-minority-partition",
 			Description: "a minority of members is partitioned from the rest (and from clients) for 20 s, every 40 s: the majority side keeps serving",
-			Topology:    CompactEvery(15 * time.Second),
+			Topology:    scenarios.CompactEvery(15 * time.Second),
 			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				minority, rest := nemesis.Split(c, (len(c.Members)-1)/2)
 				if len(minority) == 0 {
@@ -48,7 +49,7 @@ func Catalogue() []Spec {
 		{
 			Name:        "etcd-flaky-network",
 			Description: "every link loses 5%, duplicates 5% and reorders 10% of messages, with up to 10 ms extra delay, for most of the run",
-			Topology:    CompactEvery(20 * time.Second),
+			Topology:    scenarios.CompactEvery(20 * time.Second),
 			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return sim.Schedule{{At: 5 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"*"}}, For: end - 5*time.Second,
 					Loss: 0.05, Dup: 0.05, Reorder: 0.1, Delay: 10 * time.Millisecond}}
@@ -57,7 +58,7 @@ func Catalogue() []Spec {
 		{
 			Name:        "etcd-rolling-restart",
 			Description: "each member in turn is stopped for 10 s and restarted, 20 s apart, as in an upgrade",
-			Topology:    CompactEvery(30 * time.Second),
+			Topology:    scenarios.CompactEvery(30 * time.Second),
 			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				var s sim.Schedule
 				at := 15 * time.Second
@@ -71,20 +72,20 @@ func Catalogue() []Spec {
 		{
 			Name:        "etcd-pause",
 			Description: "the etcd leader freezes for 3 s (a GC pause or SIGSTOP, longer than the election timeout) every 20 s",
-			Topology:    CompactEvery(20 * time.Second),
+			Topology:    scenarios.CompactEvery(20 * time.Second),
 			Faults:      nemesis.Periodic(15*time.Second, 20*time.Second, sim.Fault{Kind: sim.FaultPause, Targets: [][]string{{"etcd-leader"}}, For: 3 * time.Second}),
 		},
 		{
 			Name:        "etcd-power-loss",
 			Description: "every member loses power at once every 15 s and comes back 5 s later: only what was fsynced survives",
-			Topology:    CompactEvery(15 * time.Second),
+			Topology:    scenarios.CompactEvery(15 * time.Second),
 			Faults:      nemesis.Periodic(10*time.Second, 15*time.Second, sim.Fault{Kind: sim.FaultCrash, Targets: [][]string{{"etcd"}}, For: 5 * time.Second}),
 		},
 		{
 			Name:        "etcd-profile",
 			Description: "faults drawn from a fault profile (sweeps pass --faults); by default crash-restart with MTTF 60 s and MTTR 20 s per member",
 			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-				p, _ := nemesis.ParseProfile(DefaultProfile)
+				p, _ := nemesis.ParseProfile(scenarios.DefaultProfile)
 				return p.Schedule(c, rng, end)
 			},
 		},
@@ -97,14 +98,14 @@ func Catalogue() []Spec {
 		{
 			Name:        "etcd-chaos",
 			Description: "a random schedule drawn from the seed: crashes, torn writes, partitions, one-way cuts, pauses, flaky links, drifting clocks and slow disks",
-			Topology:    CompactEvery(20 * time.Second),
+			Topology:    scenarios.CompactEvery(20 * time.Second),
 			Faults:      nemesis.ChaosSchedule,
 		},
 		{
 			Name: "etcd-compaction",
 			Description: "the compactor runs every 10 s (kube-apiserver's --etcd-compaction-interval set low, as an operator can) and the watchers lose the cluster for 20 to 30 s, every 40 s: " +
 				"their watches resume below the compact revision and are canceled with it, and they relist; historical reads below it fail as compacted, and every member applies every compaction",
-			Topology: CompactEvery(10 * time.Second),
+			Topology: scenarios.CompactEvery(10 * time.Second),
 			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				var watchers []string
 				for _, h := range c.Clients {
@@ -122,8 +123,8 @@ func Catalogue() []Spec {
 			Name: "etcd-slow-disk",
 			Description: "a member's disk turns slow (every fsync takes 200 to 800 ms) for 15 s, every 25 s, and 5 s into it the other members lose it for 4 s; the second time it is the leader's, which the followers outrun: " +
 				"each client talks to one member only (as kubeadm's stacked control plane points each API server at its local member), so clients read linearizably through a member that applies behind the quorum's commits; each read waits until the member has applied its read index, so none is stale",
-			Topology: func(members int) Topology {
-				t := CompactEvery(20 * time.Second)(members)
+			Topology: func(members int) scenarios.Topology {
+				t := scenarios.CompactEvery(20 * time.Second)(members)
 				t.Clients, t.Think, t.PinClients = 4, 60*time.Millisecond, true
 				return t
 			},
@@ -152,8 +153,8 @@ func Catalogue() []Spec {
 			Name: "etcd-long-pause",
 			Description: "the etcd leader freezes for 5 to 15 s (a stop-the-world pause, a VM stall), every 35 s, far past its election timeout: the others elect a new leader, and the old one's connections from its peers stay broken until 0.5 to 1.5 s after it resumes, so it resumes believing it leads while its clients (each talks to one member only) keep calling it: " +
 				"it must commit nothing and serve no stale linearizable read until CheckQuorum makes it step down",
-			Topology: func(members int) Topology {
-				t := CompactEvery(20 * time.Second)(members)
+			Topology: func(members int) scenarios.Topology {
+				t := scenarios.CompactEvery(20 * time.Second)(members)
 				t.PinClients = true
 				return t
 			},
@@ -175,7 +176,7 @@ func Catalogue() []Spec {
 			Name: "etcd-backup",
 			Description: "the operator's backup job saves a snapshot (etcdctl snapshot save) from a random member every 20 s and uploads it to a backup store, a host of its own, while members crash and are partitioned away and the store is cut off now and then; " +
 				"every snapshot and every stored backup must be the committed state at its revision",
-			Topology: CompactEvery(20 * time.Second),
+			Topology: scenarios.CompactEvery(20 * time.Second),
 			Faults:   backupFaults,
 			Build:    buildBackup(20 * time.Second),
 		},
@@ -185,47 +186,5 @@ func Catalogue() []Spec {
 	specs = append(specs, apiMembershipCatalogue()...)
 	specs = append(specs, stackCatalogue()...)
 	specs = append(specs, recoveryCatalogue()...)
-	return withDefaults(specs)
-}
-
-// DefaultProfile is the fault profile of etcd-profile and of the default
-// sweep: independent crash-restart faults, each member up 75% of the time.
-const DefaultProfile = "crash-restart:mttf=60s,mttr=20s"
-
-// withDefaults fills what a scenario leaves unset, by its layer: the
-// length and settle window (2 min and 20 s for etcd, APIDuration and
-// APISettle above it), the etcd topology (with the KV workload only for
-// etcd scenarios), and the member counts and seeds of the catalogue (3, 4
-// and 5 over 100 seeds; the full stack, whose runs are longer, 3 and 5
-// over 50).
-func withDefaults(specs []Spec) []Spec {
-	for i := range specs {
-		s := &specs[i]
-		etcd := s.Layer() == "etcd"
-		if s.Duration == 0 {
-			s.Duration = pick(etcd, 2*time.Minute, APIDuration)
-		}
-		if s.Settle == 0 {
-			s.Settle = pick(etcd, 20*time.Second, APISettle)
-		}
-		if s.Topology == nil {
-			s.Topology = pick(etcd, DefaultTopology, APIEtcdTopology)
-		}
-		stack := s.Layer() == "stack"
-		if len(s.Members) == 0 {
-			s.Members = pick(stack, []int{3, 5}, []int{3, 4, 5})
-		}
-		if s.Seeds == 0 {
-			s.Seeds = pick(stack, 50, 100)
-		}
-	}
 	return specs
-}
-
-// pick is cond ? a : b.
-func pick[T any](cond bool, a, b T) T {
-	if cond {
-		return a
-	}
-	return b
 }

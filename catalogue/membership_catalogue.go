@@ -1,4 +1,4 @@
-package scenarios
+package catalogue
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/nodes/etcd"
+	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -22,8 +23,8 @@ const OperatorHost = "operator"
 const operatorRetry = 2 * time.Second
 
 // membershipCatalogue returns the scenarios of etcd's membership change.
-func membershipCatalogue() []Spec {
-	return []Spec{
+func membershipCatalogue() []scenarios.Spec {
+	return []scenarios.Spec{
 		{
 			Name: "etcd-replace-member",
 			Description: "members one short of a quorum (etcd-3 with 3 members, etcd-3 and etcd-4 with 5) are partitioned from the rest from 18 s to 31 s, so that only the rest holds the writes committed meanwhile; " +
@@ -35,7 +36,7 @@ func membershipCatalogue() []Spec {
 			// run, where a member whose committed log conflicts with the
 			// new leader's rejects its appends in a loop until the end.
 			Duration: 75 * time.Second,
-			Topology: CompactEvery(20 * time.Second),
+			Topology: scenarios.CompactEvery(20 * time.Second),
 			Faults:   replaceFaults,
 			Members:  []int{3, 5},
 			Build:    buildReplaceMember,
@@ -44,7 +45,7 @@ func membershipCatalogue() []Spec {
 			Name: "etcd-scale-out-in",
 			Description: "the operator grows the cluster by two members (each added as a learner, then promoted) and shrinks it back by removing etcd-1 and etcd-2, while members crash and are partitioned away: " +
 				"refused or failed commands are retried, every change is single-server, and the KV workload's availability is measured",
-			Topology: CompactEvery(20 * time.Second),
+			Topology: scenarios.CompactEvery(20 * time.Second),
 			Faults:   scaleFaults,
 			Members:  []int{3, 5},
 			Build:    buildScaleOutIn,
@@ -54,7 +55,7 @@ func membershipCatalogue() []Spec {
 
 // memberPeers returns the etcd peers of the cluster's members (member i is
 // host i-1, ID i, as BuildCluster makes them).
-func memberPeers(c *Cluster) []etcd.Peer {
+func memberPeers(c *scenarios.Cluster) []etcd.Peer {
 	peers := make([]etcd.Peer, len(c.Members))
 	for i, name := range c.Members {
 		h, _ := c.World.HostByName(name)
@@ -67,10 +68,10 @@ func memberPeers(c *Cluster) []etcd.Peer {
 // (etcd's --initial-cluster-state=existing) with ID n; known are the
 // members its --initial-cluster names besides itself (what `member add`
 // prints), the ones it may first hear from.
-func addJoiner(c *Cluster, env Env, n int, known []etcd.Peer) (etcd.Peer, error) {
+func addJoiner(c *scenarios.Cluster, env scenarios.Env, n int, known []etcd.Peer) (etcd.Peer, error) {
 	p := etcd.Peer{ID: uint64(n), Name: fmt.Sprintf("etcd-%d", n)}
 	var cfg etcd.Config
-	h, err := c.World.AddHost(sim.HostSpec{Name: p.Name, Role: RoleEtcd, Boot: func(h *sim.Host) { etcd.Boot(cfg)(h) }})
+	h, err := c.World.AddHost(sim.HostSpec{Name: p.Name, Role: scenarios.RoleEtcd, Boot: func(h *sim.Host) { etcd.Boot(cfg)(h) }})
 	if err != nil {
 		return p, err
 	}
@@ -149,14 +150,14 @@ func promoteStep(at time.Duration, id uint64) memberStep {
 // when an API layer is built, whose fabric lets only API servers and
 // etcd operators reach etcd's client port (the scenario then names
 // OperatorHost in Spec.EtcdClients).
-func addOperator(c *Cluster, extra []etcd.Peer, steps func(o *operator) []memberStep) error {
+func addOperator(c *scenarios.Cluster, extra []etcd.Peer, steps func(o *operator) []memberStep) error {
 	eps := c.MemberIDs()
 	for _, p := range extra {
 		eps = append(eps, p.Host)
 	}
 	role := "operator"
 	if c.API != nil {
-		role = RoleEtcdOperator
+		role = scenarios.RoleEtcdOperator
 	}
 	_, err := c.World.AddHost(sim.HostSpec{Name: OperatorHost, Role: role, Boot: func(h *sim.Host) {
 		o := &operator{h: h, cli: etcd.NewClient(h, etcd.ClientConfig{Endpoints: eps})}
@@ -165,7 +166,7 @@ func addOperator(c *Cluster, extra []etcd.Peer, steps func(o *operator) []member
 	return err
 }
 
-func membershipCheck(c *Cluster) []checks.Check {
+func membershipCheck(c *scenarios.Cluster) []checks.Check {
 	return []checks.Check{checks.NewMembershipSafety(checks.Env{HostName: c.World.HostName})}
 }
 
@@ -195,7 +196,7 @@ func membershipCheck(c *Cluster) []checks.Check {
 // configuration, where etcd's starts with none until a snapshot brings
 // it; with its empty log it can win no election, so only its votes
 // count, as in etcd.
-func buildReplaceMember(c *Cluster, env Env) ([]checks.Check, error) {
+func buildReplaceMember(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error) {
 	const wipeAt = replaceWipeAt
 	victim := memberPeers(c)[1]
 	if env.Ablations.Has(ablation.RejoinWipedMember) {
@@ -275,7 +276,7 @@ func replaceFaults(c *nemesis.Cluster, _ *sim.Stream, end time.Duration) sim.Sch
 
 // buildScaleOutIn adds two members (learner, then promoted, one after the
 // other) from 20 s, then removes etcd-1 and etcd-2 from 70 s.
-func buildScaleOutIn(c *Cluster, env Env) ([]checks.Check, error) {
+func buildScaleOutIn(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error) {
 	n := len(c.Members)
 	var added []etcd.Peer
 	for k := 1; k <= 2; k++ {

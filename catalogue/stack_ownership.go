@@ -1,4 +1,4 @@
-package scenarios
+package catalogue
 
 import (
 	"maps"
@@ -7,6 +7,7 @@ import (
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiload"
 	"github.com/kubesim/kubesim/nodes/client"
+	"github.com/kubesim/kubesim/scenarios"
 )
 
 // The operator's ownership steps: objects that overlap, orphans, and
@@ -15,8 +16,8 @@ import (
 // newCanary is a ReplicaSet of app's pods also labelled track=canary,
 // selected by both labels: its pods match app's selector too (selectors
 // that overlap, as a canary beside its main ReplicaSet).
-func newCanary(app string, replicas int32, s AppSpec) *model.ReplicaSet {
-	rs := NewReplicaSet(app, replicas, s)
+func newCanary(app string, replicas int32, s scenarios.AppSpec) *model.ReplicaSet {
+	rs := scenarios.NewReplicaSet(app, replicas, s)
 	rs.Name = app + "-canary"
 	rs.Spec.Selector.MatchLabels["track"] = "canary"
 	rs.Spec.Template.Labels["track"] = "canary"
@@ -24,8 +25,8 @@ func newCanary(app string, replicas int32, s AppSpec) *model.ReplicaSet {
 }
 
 // newCanaryDeployment is newCanary's Deployment.
-func newCanaryDeployment(app string, replicas int32, s AppSpec) *model.Deployment {
-	d := NewDeployment(app, replicas, s)
+func newCanaryDeployment(app string, replicas int32, s scenarios.AppSpec) *model.Deployment {
+	d := scenarios.NewDeployment(app, replicas, s)
 	d.Name = app + "-canary"
 	d.Spec.Selector.MatchLabels["track"] = "canary"
 	d.Spec.Template.Labels["track"] = "canary"
@@ -35,9 +36,9 @@ func newCanaryDeployment(app string, replicas int32, s AppSpec) *model.Deploymen
 // barePod is a pod with labels and no owner, as an operator creates by
 // hand: an orphan that any controller whose selector matches may adopt.
 func barePod(name string, labels map[string]string) *model.Pod {
-	t := PodTemplate(labels["app"], AppSpec{})
+	t := scenarios.PodTemplate(labels["app"], scenarios.AppSpec{})
 	t.Labels = maps.Clone(labels)
-	return &model.Pod{ObjectMeta: model.ObjectMeta{Name: name, Namespace: WorkloadNamespace, Labels: t.Labels, Annotations: t.Annotations},
+	return &model.Pod{ObjectMeta: model.ObjectMeta{Name: name, Namespace: scenarios.WorkloadNamespace, Labels: t.Labels, Annotations: t.Annotations},
 		Spec: t.Spec}
 }
 
@@ -47,7 +48,7 @@ func barePod(name string, labels map[string]string) *model.Pod {
 // the ReplicaSet releases it and replaces it.
 func relabelPod(at time.Duration, selector string, labels map[string]string) apiload.Step {
 	return apiload.Step{At: at, Name: "relabel-" + selector, Do: func(c *client.Client, done func(error)) {
-		pods := c.Pods(WorkloadNamespace)
+		pods := c.Pods(scenarios.WorkloadNamespace)
 		c.RetryOnConflict(client.DefaultRetry, func(try func(error)) {
 			pods.List(client.ListOptions{LabelSelector: selector}, func(l *client.ObjectList, err error) {
 				if err != nil {

@@ -1,10 +1,11 @@
-package scenarios
+package catalogue
 
 import (
 	"time"
 
 	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/nodes/etcd/backup"
+	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -19,8 +20,8 @@ const (
 // operator's backup job, which saves a snapshot from a random member
 // every interval, and judges the snapshots with
 // backup-consistency.
-func buildBackup(interval time.Duration) func(c *Cluster, env Env) ([]checks.Check, error) {
-	return func(c *Cluster, env Env) ([]checks.Check, error) {
+func buildBackup(interval time.Duration) func(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error) {
+	return func(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error) {
 		st, err := c.World.AddHost(sim.HostSpec{Name: BackupStoreHost, Role: "backup-store", Boot: backup.BootStore()})
 		if err != nil {
 			return nil, err

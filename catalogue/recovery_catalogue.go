@@ -1,4 +1,4 @@
-package scenarios
+package catalogue
 
 import (
 	"strconv"
@@ -9,6 +9,7 @@ import (
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/apiload"
 	"github.com/kubesim/kubesim/nodes/etcd/backup"
+	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -33,16 +34,16 @@ const (
 // recoveryManifests are the workload's manifests as the operator keeps
 // them in version control: what the script creates first.
 func recoveryManifests() []model.Object {
-	return []model.Object{web(4), NewService("web", 80), NewReplicaSet("batch", 2, AppSpec{})}
+	return []model.Object{web(4), scenarios.NewService("web", 80), scenarios.NewReplicaSet("batch", 2, scenarios.AppSpec{})}
 }
 
 // recoveryScript declares the workload and changes it over time, so that
 // some changes land after the newest backup.
-func recoveryScript(*StackLayer) []apiload.Step {
+func recoveryScript(*scenarios.StackLayer) []apiload.Step {
 	m := recoveryManifests()
-	return []apiload.Step{CreateStep(15*time.Second, m[0]), CreateStep(15*time.Second, m[1]), CreateStep(45*time.Second, m[2]),
-		ScaleReplicaSet(75*time.Second, WorkloadNamespace, "web", 6),
-		ScaleReplicaSet(95*time.Second, WorkloadNamespace, "batch", 1)}
+	return []apiload.Step{scenarios.CreateStep(15*time.Second, m[0]), scenarios.CreateStep(15*time.Second, m[1]), scenarios.CreateStep(45*time.Second, m[2]),
+		scenarios.ScaleReplicaSet(75*time.Second, scenarios.WorkloadNamespace, "web", 6),
+		scenarios.ScaleReplicaSet(95*time.Second, scenarios.WorkloadNamespace, "batch", 1)}
 }
 
 // recoveryLoss draws the loss time in [recoveryLossFrom,
@@ -52,13 +53,13 @@ func recoveryLoss(rng *sim.Stream) time.Duration {
 }
 
 // recoveryCatalogue returns the disaster-recovery scenarios.
-func recoveryCatalogue() []Spec {
-	return []Spec{DisasterRecoveryEvery(recoveryBackupInterval), {
+func recoveryCatalogue() []scenarios.Spec {
+	return []scenarios.Spec{DisasterRecoveryEvery(recoveryBackupInterval), {
 		Name: "etcd-amnesia",
 		Description: "there is no backup: between 80 and 110 s every etcd member loses its disk; at 130 s the operator starts etcd as a new, empty cluster, restarts the API servers and every kubelet (a kubelet registers its Node only when it starts) and re-applies the workload's manifests from version control: " +
 			"the cluster forgets every object and every change made since the manifests (rpo_keys_lost, rpo_revisions_lost: everything), the kubelets keep running their pods through the outage (pods_kept_through_outage) and stop them once the empty state tells them the pods are gone (pods_stopped_after_restore), and the re-applied workload converges with new pods (rto_s)",
 		Duration: 420 * time.Second, Settle: 420*time.Second - recoveryStart,
-		Stack: &StackTopology{Nodes: 4, Script: recoveryScript},
+		Stack: &scenarios.StackTopology{Nodes: 4, Script: recoveryScript},
 		Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 			return sim.Schedule{{At: recoveryLoss(rng), Kind: sim.FaultWipe, Targets: [][]string{{"etcd"}}}}
 		},
@@ -70,8 +71,8 @@ func recoveryCatalogue() []Spec {
 // recovery operator without a backup (RecoveryConfig.NoBackup), who
 // re-applies recoveryManifests; its check is
 // no-lost-acknowledged-writes-beyond-RPO, which measures what is lost.
-func buildAmnesia(start time.Duration) func(c *Cluster, env Env) ([]checks.Check, error) {
-	return func(c *Cluster, env Env) ([]checks.Check, error) {
+func buildAmnesia(start time.Duration) func(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error) {
+	return func(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error) {
 		cfg := RecoveryConfig{Start: start, Token: "kubesim-amnesia", NoBackup: true, Manifests: recoveryManifests()}
 		if err := addRecoveryHosts(c, env, cfg, sim.NoHost); err != nil {
 			return nil, err
@@ -82,14 +83,14 @@ func buildAmnesia(start time.Duration) func(c *Cluster, env Env) ([]checks.Check
 
 // addRecoveryHosts adds the recovery operator (with the backup store
 // store, or sim.NoHost) and the counter writer.
-func addRecoveryHosts(c *Cluster, env Env, cfg RecoveryConfig, store sim.HostID) error {
+func addRecoveryHosts(c *scenarios.Cluster, env scenarios.Env, cfg RecoveryConfig, store sim.HostID) error {
 	w := c.World
 	servers := c.Stack.ServerIDs
-	if _, err := w.AddHost(sim.HostSpec{Name: RecoveryOperatorHost, Role: RoleOperator, Boot: bootRecovery(cfg, c.Members, store, servers)}); err != nil {
+	if _, err := w.AddHost(sim.HostSpec{Name: RecoveryOperatorHost, Role: scenarios.RoleOperator, Boot: bootRecovery(cfg, c.Members, store, servers)}); err != nil {
 		return err
 	}
-	counter := apiload.CounterConfig{Name: "counter", Servers: servers, Think: recoveryCounterThink, Until: env.End - QuietWindow}
-	if _, err := w.AddHost(sim.HostSpec{Name: "counter", Role: RoleAPIClient, Boot: apiload.BootCounter(counter)}); err != nil {
+	counter := apiload.CounterConfig{Name: "counter", Servers: servers, Think: recoveryCounterThink, Until: env.End - scenarios.QuietWindow}
+	if _, err := w.AddHost(sim.HostSpec{Name: "counter", Role: scenarios.RoleAPIClient, Boot: apiload.BootCounter(counter)}); err != nil {
 		return err
 	}
 	c.Stack.Clients = append(c.Stack.Clients, "counter")
@@ -106,15 +107,15 @@ func addRecoveryHosts(c *Cluster, env Env, cfg RecoveryConfig, store sim.HostID)
 // ablation the operator restores without --bump-revision and
 // --mark-compacted; with restore-last-by-name it restores the backup
 // whose name sorts last instead of the newest.
-func buildRecovery(interval, start time.Duration) func(c *Cluster, env Env) ([]checks.Check, error) {
-	return func(c *Cluster, env Env) ([]checks.Check, error) {
+func buildRecovery(interval, start time.Duration) func(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error) {
+	return func(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error) {
 		w := c.World
 		st, err := w.AddHost(sim.HostSpec{Name: BackupStoreHost, Role: "backup-store", Boot: backup.BootStore()})
 		if err != nil {
 			return nil, err
 		}
 		job := backup.JobConfig{Members: c.MemberIDs(), Store: st.ID(), Interval: interval}
-		if _, err := w.AddHost(sim.HostSpec{Name: BackupJobHost, Role: RoleEtcdOperator, Boot: backup.BootJob(job)}); err != nil {
+		if _, err := w.AddHost(sim.HostSpec{Name: BackupJobHost, Role: scenarios.RoleEtcdOperator, Boot: backup.BootJob(job)}); err != nil {
 			return nil, err
 		}
 		fresh, err := addSpareMembers(c, env.Ablations)
@@ -136,17 +137,17 @@ func buildRecovery(interval, start time.Duration) func(c *Cluster, env Env) ([]c
 // interval (the catalogue's takes one every 20 s), named
 // etcd-disaster-recovery-every-<interval> for any other interval: what a
 // sweep over the backup interval runs (reports.RecoveryClaims judges it).
-func DisasterRecoveryEvery(interval time.Duration) Spec {
+func DisasterRecoveryEvery(interval time.Duration) scenarios.Spec {
 	name := "etcd-disaster-recovery"
 	if interval != recoveryBackupInterval {
 		name += "-every-" + interval.String()
 	}
-	return withDefaults([]Spec{{
+	return scenarios.WithDefaults(scenarios.Spec{
 		Name: name,
 		Description: "the backup job saves a snapshot every " + strconv.FormatFloat(interval.Seconds(), 'g', -1, 64) + " s; between 80 and 110 s a quorum of etcd members loses its disks for good and the rest lose power; at 130 s the operator points the API servers' --etcd-servers at fresh hosts and stops the API servers, fetches the newest backup from the backup store, restores it with etcdutl snapshot restore --bump-revision --mark-compacted into a new cluster on the fresh hosts (new member and cluster IDs; the lost members stay down for good) and starts etcd there and then the API servers: " +
 			"the restored state is the committed state at the backup's revision and only the writes acknowledged after it are lost (rpo_writes_lost, rpo_revisions_lost), every informer gets 410 and relists without going back in time, controllers reconcile, kubelets stop the pods that the restored state does not know, and the cluster converges (rto_s)",
 		Duration: 420 * time.Second, Settle: 420*time.Second - recoveryStart,
-		Stack: &StackTopology{Nodes: 4, Script: recoveryScript},
+		Stack: &scenarios.StackTopology{Nodes: 4, Script: recoveryScript},
 		Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 			at := recoveryLoss(rng)
 			q := len(c.Members)/2 + 1
@@ -160,5 +161,5 @@ func DisasterRecoveryEvery(interval time.Duration) Spec {
 		},
 		Build:       buildRecovery(interval, recoveryStart),
 		EtcdClients: []string{BackupJobHost},
-	}})[0]
+	})
 }

@@ -1,8 +1,9 @@
-package scenarios
+package catalogue
 
 import (
 	"time"
 
+	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -10,12 +11,12 @@ import (
 // apiCatalogue returns the API scenarios: an etcd cluster, three API
 // server replicas on it, and API clients (counter writers, CRUD clients,
 // informers and a misbehaving client) under faults aimed at the API layer.
-func apiCatalogue() []Spec {
-	base := APITopology{Counters: 2, CRUD: 2, Informers: 2, Rogue: true, Think: 200 * time.Millisecond}
-	return []Spec{
+func apiCatalogue() []scenarios.Spec {
+	base := scenarios.APITopology{Counters: 2, CRUD: 2, Informers: 2, Rogue: true, Think: 200 * time.Millisecond}
+	return []scenarios.Spec{
 		{Name: "api-conflict-storm",
 			Description: "six writers increment one counter with RetryOnConflict (409s galore), five more write one ReplicaSet, three its status (update-status) and two its spec (update), and three merge-patch one Lease, each its own annotation, a third of the time with a resourceVersion precondition, beside CRUD clients and informers, with mildly flaky links to the API servers and an API server crash every 40 s; no acknowledged write is lost, the spec and status writes never touch each other's half, and the patches merge",
-			API: &APITopology{Counters: 6, CRUD: 1, Informers: 1, Rogue: true, StatusWriters: 3, SpecWriters: 2, Patchers: 3,
+			API: &scenarios.APITopology{Counters: 6, CRUD: 1, Informers: 1, Rogue: true, StatusWriters: 3, SpecWriters: 2, Patchers: 3,
 				Think: 150 * time.Millisecond, CompactionInterval: 30 * time.Second},
 			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				s := sim.Schedule{{At: 5 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"apiservers"}}, For: end - 5*time.Second,
@@ -54,7 +55,7 @@ func apiCatalogue() []Spec {
 			}},
 		{Name: "api-compaction-410",
 			Description: "the API servers' watch caches size their rings for only 5 s of events (100 at least), and every 20 s the informers lose the API servers for 8 to 15 s: their resumed watches get 410 Gone and they relist; one informer pages its lists (client-go's WatchListPageSize, 2), so its relist from its last resourceVersion reads etcd at exactly that revision, page by page, again and again (its watch from there gets 410 from the cache) until the API servers' compaction every 20 s makes that revision 410 too and it lists afresh",
-			API: &APITopology{Counters: 2, CRUD: 2, Informers: 2, Rogue: true, Think: 200 * time.Millisecond, EventFreshDuration: 5 * time.Second, CompactionInterval: 20 * time.Second,
+			API: &scenarios.APITopology{Counters: 2, CRUD: 2, Informers: 2, Rogue: true, Think: 200 * time.Millisecond, EventFreshDuration: 5 * time.Second, CompactionInterval: 20 * time.Second,
 				InformerPageSize: 2, PagedInformers: 1},
 			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return nemesis.Every(10*time.Second, 20*time.Second, end, rng, func(at time.Duration) sim.Fault {
@@ -81,7 +82,7 @@ func apiCatalogue() []Spec {
 			Faults:      nemesis.APIChaosSchedule},
 		{Name: "api-etcd-compaction",
 			Description: "the API servers compact etcd every 10 s (--etcd-compaction-interval=10s), and every 28 s one API server is cut off from etcd for 18 to 25 s: when it is back, the revision its watch cache resumes from has been compacted, so etcd cancels the cache's watch; the cache goes unready, closes its watches and relists a second later, and the informers that were on it resume, get 410 Gone and relist; they page their lists (WatchListPageSize 2), so the relist from their last resourceVersion reads etcd at exactly that revision, compacted by then: 410 again, and they list afresh, page by page; their stores must still replay etcd's history",
-			API: &APITopology{Counters: 2, CRUD: 2, Informers: 3, Rogue: true, Think: 200 * time.Millisecond, CompactionInterval: 10 * time.Second,
+			API: &scenarios.APITopology{Counters: 2, CRUD: 2, Informers: 3, Rogue: true, Think: 200 * time.Millisecond, CompactionInterval: 10 * time.Second,
 				InformerPageSize: 2},
 			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return nemesis.Every(3*time.Second, 28*time.Second, end, rng, func(at time.Duration) sim.Fault {
@@ -94,7 +95,7 @@ func apiCatalogue() []Spec {
 
 // moreWriters returns a copy of top with the status workload's writers
 // and patchers.
-func moreWriters(top APITopology, status, spec, patchers int) APITopology {
+func moreWriters(top scenarios.APITopology, status, spec, patchers int) scenarios.APITopology {
 	top.StatusWriters, top.SpecWriters, top.Patchers = status, spec, patchers
 	return top
 }
@@ -102,7 +103,7 @@ func moreWriters(top APITopology, status, spec, patchers int) APITopology {
 // compacting returns a copy of top whose API servers compact etcd every
 // interval (kube-apiserver's --etcd-compaction-interval, set lower than its
 // 5 min default so that a run compacts several times).
-func compacting(top APITopology, interval time.Duration) *APITopology {
+func compacting(top scenarios.APITopology, interval time.Duration) *scenarios.APITopology {
 	top.CompactionInterval = interval
 	return &top
 }
