@@ -55,6 +55,9 @@ func apiMembershipCatalogue() []scenarios.Spec {
 			Seeds:       50,
 			EtcdClients: []string{OperatorHost},
 			Build:       buildMigrateUnderAPI,
+			BugHunt: []scenarios.BugHuntRun{
+				{Rank: 33, Members: 3, Seed: 1, Reaches: "every member moved to a new host under the API layer: the API servers' --etcd-servers rolled one at a time (this seed catches apiserver-static-etcd-servers)"},
+			},
 		},
 	}
 }

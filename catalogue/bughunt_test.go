@@ -19,7 +19,7 @@ var bughuntFlag = flag.Bool("bughunt", false, "TestBugHunt: run the bug-hunt set
 // bughunt_test.go. The catalogue already runs these scenarios in `go test
 // ./...`, so here it runs only with -bughunt:
 //
-//	go test ./scenarios -run TestBugHunt -bughunt -coverpkg=./nodes/... -coverprofile=bughunt.cover
+//	go test ./catalogue -run TestBugHunt -bughunt -coverpkg=./nodes/... -coverprofile=bughunt.cover
 func TestBugHunt(t *testing.T) {
 	if !*bughuntFlag {
 		t.Skip("the bug-hunt set runs with -bughunt")

@@ -18,12 +18,19 @@ func specs() []scenarios.Spec {
 			Description: "the etcd leader crashes every 30 s and restarts 10 s later; a new leader takes over within the election timeout",
 			Topology:    scenarios.CompactEvery(20 * time.Second),
 			Faults:      nemesis.Periodic(20*time.Second, 30*time.Second, sim.Fault{Kind: sim.FaultCrash, Targets: [][]string{{"etcd-leader"}}, For: 10 * time.Second}),
+			BugHunt: []scenarios.BugHuntRun{
+				{Rank: 6, Members: 3, Seed: 1, Reaches: "leader crashes: elections, restarts from the WAL, watch resume at the asked revision"},
+			},
 		},
 		{
 			Name:        "etcd-leader-partition",
 			Description: "the etcd leader is cut off from everyone for 15 s, every 40 s: the majority elects a new leader, the old one steps down",
 			Topology:    scenarios.CompactEvery(20 * time.Second),
 			Faults:      nemesis.Periodic(20*time.Second, 40*time.Second, sim.Fault{Kind: sim.FaultIsolate, Targets: [][]string{{"etcd-leader"}}, For: 15 * time.Second}),
+			BugHunt: []scenarios.BugHuntRun{
+				{Rank: 4, Members: 5, Seed: 1, Reaches: "an isolated leader: CheckQuorum step-down, PreVote, client failover"},
+				{Rank: 5, Members: 5, Seed: 16, Reaches: "an isolated leader serving reads: ReadIndex for linearizable reads (this seed catches etcd-local-reads)"},
+			},
 		},
 		{
 			Name:        "etcd-minority-partition",
@@ -38,12 +45,18 @@ func specs() []scenarios.Spec {
 					return sim.Fault{At: at, Kind: sim.FaultPartition, Targets: [][]string{minority, rest}, For: 20 * time.Second}
 				})
 			},
+			BugHunt: []scenarios.BugHuntRun{
+				{Rank: 9, Members: 5, Seed: 2, Reaches: "a partitioned minority: term bumps held back by PreVote, catch-up after heal"},
+			},
 		},
 		{
 			Name:        "etcd-majority-down",
 			Description: "a quorum of members crashes for 30 s: writes must stop completely, and safety must hold throughout",
 			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return sim.Schedule{{At: 30 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{"etcd-quorum"}}, For: 30 * time.Second}}
+			},
+			BugHunt: []scenarios.BugHuntRun{
+				{Rank: 8, Members: 4, Seed: 1, Reaches: "a quorum of four down: no write without quorum, even member counts"},
 			},
 		},
 		{
@@ -53,6 +66,9 @@ func specs() []scenarios.Spec {
 			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				return sim.Schedule{{At: 5 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"*"}}, For: end - 5*time.Second,
 					Loss: 0.05, Dup: 0.05, Reorder: 0.1, Delay: 10 * time.Millisecond}}
+			},
+			BugHunt: []scenarios.BugHuntRun{
+				{Rank: 7, Members: 3, Seed: 2, Reaches: "loss, duplicates and reordering: apply de-duplication, Txn compares, retransmission"},
 			},
 		},
 		{
@@ -68,18 +84,28 @@ func specs() []scenarios.Spec {
 				}
 				return s
 			},
+			BugHunt: []scenarios.BugHuntRun{
+				{Rank: 10, Members: 3, Seed: 1, Reaches: "each member restarted in turn: snapshots, log compaction, catch-up by snapshot"},
+			},
 		},
 		{
 			Name:        "etcd-pause",
 			Description: "the etcd leader freezes for 3 s (a GC pause or SIGSTOP, longer than the election timeout) every 20 s",
 			Topology:    scenarios.CompactEvery(20 * time.Second),
 			Faults:      nemesis.Periodic(15*time.Second, 20*time.Second, sim.Fault{Kind: sim.FaultPause, Targets: [][]string{{"etcd-leader"}}, For: 3 * time.Second}),
+			BugHunt: []scenarios.BugHuntRun{
+				{Rank: 11, Members: 5, Seed: 1, Reaches: "a paused leader: stale leader, elections while it sleeps, lease-free reads"},
+			},
 		},
 		{
 			Name:        "etcd-power-loss",
 			Description: "every member loses power at once every 15 s and comes back 5 s later: only what was fsynced survives",
 			Topology:    scenarios.CompactEvery(15 * time.Second),
 			Faults:      nemesis.Periodic(10*time.Second, 15*time.Second, sim.Fault{Kind: sim.FaultCrash, Targets: [][]string{{"etcd"}}, For: 5 * time.Second}),
+			BugHunt: []scenarios.BugHuntRun{
+				{Rank: 1, Members: 3, Seed: 4, Reaches: "power loss of every member: only fsynced WAL and hard state survive; WAL replay, torn tails"},
+				{Rank: 2, Members: 3, Seed: 1, Reaches: "power loss: raft persists before it acks (this seed catches raft-ack-before-fsync)"},
+			},
 		},
 		{
 			Name:        "etcd-profile",
@@ -94,12 +120,19 @@ func specs() []scenarios.Spec {
 			Description: "a nemesis steers the cluster through the Raft paper's Figure 8: old-term entries on a minority, a leader that appends and dies, the old leader back; safe Raft never loses a committed entry here",
 			Duration:    90 * time.Second,
 			Driver:      nemesis.Figure8Driver,
+			BugHunt: []scenarios.BugHuntRun{
+				{Rank: 3, Members: 5, Seed: 2, Reaches: "the Figure 8 nemesis: old-term entries, the current-term commit rule, log conflict backtracking"},
+			},
 		},
 		{
 			Name:        "etcd-chaos",
 			Description: "a random schedule drawn from the seed: crashes, torn writes, partitions, one-way cuts, pauses, flaky links, drifting clocks and slow disks",
 			Topology:    scenarios.CompactEvery(20 * time.Second),
 			Faults:      nemesis.ChaosSchedule,
+			BugHunt: []scenarios.BugHuntRun{
+				{Rank: 12, Members: 5, Seed: 5, Reaches: "random crashes, torn writes, partitions, one-way cuts, pauses, flaky links"},
+				{Rank: 13, Members: 3, Seed: 3, Reaches: "random faults at three members"},
+			},
 		},
 		{
 			Name: "etcd-compaction",
@@ -117,6 +150,9 @@ func specs() []scenarios.Spec {
 					d := 20*time.Second + time.Duration(rng.Int64N(int64(10*time.Second))).Truncate(time.Millisecond)
 					return sim.Fault{At: at, Kind: sim.FaultIsolate, Targets: [][]string{watchers}, For: d}
 				})
+			},
+			BugHunt: []scenarios.BugHuntRun{
+				{Rank: 14, Members: 3, Seed: 1, Reaches: "compaction every 10 s under cut-off watchers: compacted watches canceled with the compact revision, relists, reads below it"},
 			},
 		},
 		{
@@ -148,6 +184,9 @@ func specs() []scenarios.Spec {
 				}
 				return s
 			},
+			BugHunt: []scenarios.BugHuntRun{
+				{Rank: 17, Members: 4, Seed: 1, Reaches: "slow fsyncs on a member: the leader sends before its own fsync, reads wait for apply"},
+			},
 		},
 		{
 			Name: "etcd-long-pause",
@@ -171,6 +210,9 @@ func specs() []scenarios.Spec {
 						sim.Fault{At: at, Kind: sim.FaultPause, Targets: [][]string{{"etcd-leader"}}, For: pause})
 				}
 			},
+			BugHunt: []scenarios.BugHuntRun{
+				{Rank: 15, Members: 3, Seed: 2, Reaches: "a leader frozen past its election timeout: ReadIndex after a pause (this seed catches raft-lease-reads)"},
+			},
 		},
 		{
 			Name: "etcd-backup",
@@ -179,6 +221,9 @@ func specs() []scenarios.Spec {
 			Topology: scenarios.CompactEvery(20 * time.Second),
 			Faults:   backupFaults,
 			Build:    buildBackup(20 * time.Second),
+			BugHunt: []scenarios.BugHuntRun{
+				{Rank: 16, Members: 3, Seed: 1, Reaches: "snapshots saved from members under faults and uploaded to a store that is cut off: point-in-time reads (this seed catches snapshot-not-point-in-time)"},
+			},
 		},
 	}
 	specs = append(specs, membershipCatalogue()...)

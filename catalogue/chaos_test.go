@@ -15,7 +15,7 @@ import (
 
 // Flags that make TestChaos replay exactly one world:
 //
-//	go test ./scenarios -run 'TestChaos$' -seed 17 -members 5 -scenario etcd-chaos
+//	go test ./catalogue -run 'TestChaos$' -seed 17 -members 5 -scenario etcd-chaos
 var (
 	seedFlag     = flag.Uint64("seed", 0, "TestChaos: replay this seed only (0: a fixed range of seeds)")
 	membersFlag  = flag.Int("members", 0, "TestChaos: etcd members (0: 3 and 5)")
@@ -109,7 +109,7 @@ func TestFailureReportAndArtifacts(t *testing.T) {
 	report := scenarios.FailureReport(res, opts, art)
 	require.Contains(t, report, "linearizability        FAIL")
 	require.Contains(t, report, "    at ")
-	require.Contains(t, report, "go test ./scenarios -run 'TestChaos$' -scenario etcd-flaky-network -members 3 -seed 1 -ablate mvcc-ignore-compare")
+	require.Contains(t, report, "go test ./catalogue -run 'TestChaos$' -scenario etcd-flaky-network -members 3 -seed 1 -ablate mvcc-ignore-compare")
 	require.Contains(t, report, "kubesim run --scenario etcd-flaky-network --members 3 --seed 1 --ablate mvcc-ignore-compare")
 	require.Len(t, art.Porcupine, 1, "the linearizability check's visualization")
 	require.True(t, strings.HasSuffix(art.Porcupine[0], ".linearizability.porcupine.html"), art.Porcupine[0])

@@ -31,6 +31,9 @@ func leaderCatalogue() []scenarios.Spec {
 		Driver: func(c *nemesis.Cluster, _ *sim.Stream, _ time.Duration) {
 			nemesis.PauseLeaderOnWrite(c, scenarios.ComponentControllerManager, "create", 60*time.Second, 1, zombiePause)
 		},
+		BugHunt: []scenarios.BugHuntRun{
+			{Rank: 51, Members: 3, Seed: 1, Reaches: "a controller manager leader frozen past its lease, then resumed"},
+		},
 	}
 
 	schedZombie := scenarios.Spec{Name: "scheduler-zombie", Description: "the leading scheduler is frozen for 25 s the instant it binds the tenth of 24 pods of a ReplicaSet the operator creates at 60 s (others wait in its queue), and the operator scales it to 30 while it is frozen: the other replica takes the Lease and binds the pending pods, the frozen one resumes with its overdue work and goes on scheduling from its stale queue until its renew deadline; the binding subresource's conflict check refuses every binding of a pod the new leader bound, so no pod is bound twice",
@@ -43,6 +46,9 @@ func leaderCatalogue() []scenarios.Spec {
 		}},
 		Driver: func(c *nemesis.Cluster, _ *sim.Stream, _ time.Duration) {
 			nemesis.PauseLeaderOnWrite(c, scenarios.ComponentScheduler, "bind", 60*time.Second, 10, zombiePause)
+		},
+		BugHunt: []scenarios.BugHuntRun{
+			{Rank: 52, Members: 3, Seed: 1, Reaches: "a scheduler leader frozen past its lease, then resumed"},
 		},
 	}
 
@@ -65,6 +71,9 @@ func leaderCatalogue() []scenarios.Spec {
 				{At: 100 * time.Second, Kind: sim.FaultClockDrift, Targets: [][]string{{"node-3", "node-4"}}, For: 50 * time.Second, Rate: 1.25},
 				{At: 110 * time.Second, Kind: sim.FaultOneWay, Targets: [][]string{{"apiservers"}, {"scheduler-leader"}}, For: 30 * time.Second},
 			}
+		},
+		BugHunt: []scenarios.BugHuntRun{
+			{Rank: 53, Members: 3, Seed: 1, Reaches: "a leader's clock running slow: lease expiry on each replica's own clock"},
 		},
 	}
 
@@ -90,6 +99,9 @@ func leaderCatalogue() []scenarios.Spec {
 				jump(85*time.Second, "node-1", 20*time.Second),
 				{At: 100 * time.Second, Kind: sim.FaultIsolate, Targets: [][]string{{"controller-manager-leader"}}, For: 30 * time.Second},
 			}
+		},
+		BugHunt: []scenarios.BugHuntRun{
+			{Rank: 54, Members: 3, Seed: 1, Reaches: "clock steps under leader election: renewals judged on the monotonic clock"},
 		},
 	}
 	return []scenarios.Spec{cmZombie, schedZombie, drift, jumps}

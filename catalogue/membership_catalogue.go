@@ -40,6 +40,9 @@ func membershipCatalogue() []scenarios.Spec {
 			Faults:   replaceFaults,
 			Members:  []int{3, 5},
 			Build:    buildReplaceMember,
+			BugHunt: []scenarios.BugHuntRun{
+				{Rank: 18, Members: 3, Seed: 1, Reaches: "a wiped member replaced as etcd documents it: member remove, add as a learner caught up by snapshot, promote (this seed catches rejoin-wiped-member)"},
+			},
 		},
 		{
 			Name: "etcd-scale-out-in",
@@ -49,6 +52,9 @@ func membershipCatalogue() []scenarios.Spec {
 			Faults:   scaleFaults,
 			Members:  []int{3, 5},
 			Build:    buildScaleOutIn,
+			BugHunt: []scenarios.BugHuntRun{
+				{Rank: 19, Members: 5, Seed: 1, Reaches: "growing and shrinking the membership under crashes and partitions: conf change entries, learners, strict reconfiguration checks, refused and retried member commands"},
+			},
 		},
 	}
 }

@@ -54,7 +54,11 @@ func recoveryLoss(rng *sim.Stream) time.Duration {
 
 // recoveryCatalogue returns the disaster-recovery scenarios.
 func recoveryCatalogue() []scenarios.Spec {
-	return []scenarios.Spec{DisasterRecoveryEvery(recoveryBackupInterval), {
+	dr := DisasterRecoveryEvery(recoveryBackupInterval)
+	dr.BugHunt = []scenarios.BugHuntRun{
+		{Rank: 34, Members: 3, Seed: 1, Reaches: "a quorum lost for good under the full stack: periodic backups, restore with --bump-revision and --mark-compacted onto fresh hosts, informers' 410 and relists (this seed catches restore-without-bump and restore-last-by-name)"},
+	}
+	return []scenarios.Spec{dr, {
 		Name: "etcd-amnesia",
 		Description: "there is no backup: between 80 and 110 s every etcd member loses its disk; at 130 s the operator starts etcd as a new, empty cluster, restarts the API servers and every kubelet (a kubelet registers its Node only when it starts) and re-applies the workload's manifests from version control: " +
 			"the cluster forgets every object and every change made since the manifests (rpo_keys_lost, rpo_revisions_lost: everything), the kubelets keep running their pods through the outage (pods_kept_through_outage) and stop them once the empty state tells them the pods are gone (pods_stopped_after_restore), and the re-applied workload converges with new pods (rto_s)",

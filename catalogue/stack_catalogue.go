@@ -47,6 +47,9 @@ func stackCatalogue() []scenarios.Spec {
 		Build: func(*scenarios.Cluster, scenarios.Env) ([]checks.Check, error) {
 			return []checks.Check{checks.NewSelfHealing()}, nil
 		},
+		BugHunt: []scenarios.BugHuntRun{
+			{Rank: 36, Members: 3, Seed: 2, Reaches: "a dead node and a deleted Node: pod GC, ReplicaSet replacements, scheduling, kubelet start"},
+		},
 	}
 
 	// Both apps are busy from 60 s to 150 s: every probe takes 3 s to
@@ -63,6 +66,9 @@ func stackCatalogue() []scenarios.Spec {
 		Stack: &scenarios.StackTopology{Nodes: 3, Script: func(*scenarios.StackLayer) []apiload.Step {
 			return []apiload.Step{scenarios.CreateStep(15*time.Second, tight), scenarios.CreateStep(15*time.Second, ready), scenarios.CreateStep(15*time.Second, scenarios.NewService("ready", 80))}
 		}, ProbeExempt: func(pod string) bool { return strings.HasPrefix(pod, scenarios.WorkloadNamespace+"/tight-") }},
+		BugHunt: []scenarios.BugHuntRun{
+			{Rank: 37, Members: 5, Seed: 2, Reaches: "liveness and readiness probes with timeouts, CrashLoopBackOff, endpoints in and out of service"},
+		},
 	}
 
 	apiDown := scenarios.Spec{Name: "apiserver-down", Description: "every API server crashes at 60 s and stays down for 90 s, longer than the node monitor grace period: kubelets keep their pods running and probed, nothing can change (the operator's scale-up at 100 s waits), and afterwards the cluster recovers: the scale-up lands, no node is evicted (every node looked dead at once: the node lifecycle controller blames the control plane, not the nodes)",
@@ -78,6 +84,9 @@ func stackCatalogue() []scenarios.Spec {
 			// From the crash until the first scale-up could land.
 			return []checks.Check{checks.NewSteadyRuntime(sim.Time(60*time.Second), sim.Time(150*time.Second))}, nil
 		},
+		BugHunt: []scenarios.BugHuntRun{
+			{Rank: 38, Members: 3, Seed: 1, Reaches: "every API server down: kubelets keep running, node lifecycle's full-disruption mode"},
+		},
 	}
 
 	cmFailover := scenarios.Spec{Name: "controller-manager-failover", Description: "the leading controller manager is cut off from everyone at 60 s for 60 s: it steps down at its 10 s renew deadline, the other replica takes the Lease once it has not changed for 15 s, and the operator's scale-up at 90 s is served by the new leader",
@@ -91,6 +100,10 @@ func stackCatalogue() []scenarios.Spec {
 		Build: func(*scenarios.Cluster, scenarios.Env) ([]checks.Check, error) {
 			return []checks.Check{checks.NewLeaderTakeover(checks.LeaderTakeoverOptions{Component: scenarios.ComponentControllerManager})}, nil
 		},
+		BugHunt: []scenarios.BugHuntRun{
+			{Rank: 39, Members: 5, Seed: 1, Reaches: "a controller manager cut off: Lease renew deadline, step-down, takeover"},
+			{Rank: 50, Members: 3, Seed: 1, Reaches: "a controller manager that lost its Lease exits"},
+		},
 	}
 
 	eviction := scenarios.Spec{Name: "node-eviction", Description: "a node running two of web's five replicas dies for good at 60 s and its Node stays: 50 s without heartbeats make it Ready=Unknown and tainted unreachable:NoExecute, and its pods, which tolerate that taint for 300 s, are evicted about 350 s after the last heartbeat; then replacements run elsewhere, and web's Service lists the evicted pods as terminating, not ready, until the end (their kubelet is gone)",
@@ -102,6 +115,9 @@ func stackCatalogue() []scenarios.Spec {
 		Build: func(*scenarios.Cluster, scenarios.Env) ([]checks.Check, error) {
 			return []checks.Check{checks.NewSelfHealing(), checks.NewEvictionTiming(checks.EvictionTimingOptions{TaintsTraced: true})}, nil
 		},
+		BugHunt: []scenarios.BugHuntRun{
+			{Rank: 40, Members: 5, Seed: 1, Reaches: "node lifecycle: Ready=Unknown after the grace period, NoExecute taint, eviction after toleration"},
+		},
 	}
 
 	splitBrain := scenarios.Spec{Name: "scheduler-split-brain", Description: "a third scheduler runs without leader election (deployed with --leader-elect=false by mistake) beside the elected pair, so two schedulers race for every pending pod while the operator creates and scales workloads: the binding subresource's conflict check lets exactly one win each pod (the loser gets 409 and drops it), so no pod is bound twice",
@@ -111,6 +127,9 @@ func stackCatalogue() []scenarios.Spec {
 				scenarios.CreateStep(30*time.Second, scenarios.NewDeployment("api", 4, scenarios.AppSpec{CPU: "100m", Memory: "128Mi"})),
 				scenarios.ScaleReplicaSet(60*time.Second, scenarios.WorkloadNamespace, "web", 10), scenarios.RollDeployment(70*time.Second, scenarios.WorkloadNamespace, "api", "registry.example/api:2")}
 		}},
+		BugHunt: []scenarios.BugHuntRun{
+			{Rank: 41, Members: 5, Seed: 2, Reaches: "two schedulers racing: the binding's conflict check, the loser's 409"},
+		},
 	}
 
 	watchLag := scenarios.Spec{Name: "controller-watch-lag", Description: "from 40 s to 130 s the links of the controller managers are slow (1 to 2 s) and reorder one message in ten, which breaks their watch streams again and again (each break is resumed after client-go's backoff), so their informers lag by seconds to tens of seconds while the operator scales web 4 -> 12 -> 6 -> 12: the ReplicaSet controller's expectations keep it from acting twice on a gap it has already filled (cm_pod_creates counts what it created)",
@@ -125,9 +144,17 @@ func stackCatalogue() []scenarios.Spec {
 			return sim.Schedule{{At: 40 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"controller-managers"}}, For: 90 * time.Second,
 				Delay: time.Second, Reorder: 0.1}}
 		},
+		BugHunt: []scenarios.BugHuntRun{
+			{Rank: 42, Members: 5, Seed: 1, Reaches: "slow controller links and broken watches: ReplicaSet expectations, scale up and down"},
+		},
 	}
 
 	chaos := stackChaos("stack-chaos", 5, 6, 4, stackChaosDuration)
+	chaos.BugHunt = []scenarios.BugHuntRun{
+		{Rank: 43, Members: 3, Seed: 3, Reaches: "everything at once, with a Deployment rollout: the run that reaches the most code"},
+		{Rank: 44, Members: 3, Seed: 2, Reaches: "everything at once, another schedule"},
+		{Rank: 45, Members: 5, Seed: 3, Reaches: "everything at once at five members"},
+	}
 	return append(append(append([]scenarios.Spec{nodeDeath, liveness, apiDown, cmFailover, eviction, splitBrain, watchLag, chaos}, spokeCatalogue()...), leaderCatalogue()...), trafficCatalogue()...)
 }
 

@@ -70,6 +70,9 @@ func probeFlaps() scenarios.Spec {
 			}
 			return s
 		},
+		BugHunt: []scenarios.BugHuntRun{
+			{Rank: 46, Members: 3, Seed: 1, Reaches: "probes that fail k-1 times then succeed: failureThreshold and successThreshold"},
+		},
 	}
 }
 
@@ -93,6 +96,10 @@ func schedulingPressure() scenarios.Spec {
 			node := c.Nodes[rng.IntN(len(c.Nodes))]
 			return sim.Schedule{{At: 90 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{"scheduler-leader"}}, For: 10 * time.Second},
 				{At: 120 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{node}}, For: 10 * time.Second}}
+		},
+		BugHunt: []scenarios.BugHuntRun{
+			{Rank: 47, Members: 3, Seed: 1, Reaches: "nodes filled to the last room: the scheduler's assumed pods, bursts past capacity"},
+			{Rank: 48, Members: 3, Seed: 2, Reaches: "two schedulers bind one node's last room: kubelet admission (this seed catches kubelet-no-admission)"},
 		},
 	}
 }
@@ -118,6 +125,9 @@ func overlappingOwners() scenarios.Spec {
 			}
 		}},
 		Faults: ownershipFaults,
+		BugHunt: []scenarios.BugHuntRun{
+			{Rank: 49, Members: 3, Seed: 1, Reaches: "overlapping selectors, orphans, a Deployment replaced: adoption, owner references by UID, garbage collection"},
+		},
 	}
 }
 

@@ -92,7 +92,7 @@ func (p *tracePins) verify(t *testing.T, complete bool) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		// assert, not require: the cleanup goes on to report every run.
-		assert.Equal(t, want[k], p.got[k], "trace of %s changed; if the behaviour change is meant, rerun go test ./scenarios -run TestCatalogue -update-trace-hashes and say why", k)
+		assert.Equal(t, want[k], p.got[k], "trace of %s changed; if the behaviour change is meant, rerun go test ./catalogue -run TestCatalogue -update-trace-hashes and say why", k)
 	}
 	if complete {
 		assert.Len(t, want, len(p.got), "%s names runs the catalogue does not have", traceHashesFile)

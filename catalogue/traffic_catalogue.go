@@ -55,8 +55,8 @@ func trafficChecks(floor float64) func(*scenarios.Cluster, scenarios.Env) ([]che
 // in trouble.
 func trafficCatalogue() []scenarios.Spec {
 	const d = 240 * time.Second
-	rolling := func(name string, preStop int64, floor float64, desc string) scenarios.Spec {
-		return scenarios.Spec{Name: name, Description: desc, Duration: d, Settle: 60 * time.Second,
+	rolling := func(name string, preStop int64, floor float64, desc string, hunt ...scenarios.BugHuntRun) scenarios.Spec {
+		return scenarios.Spec{Name: name, Description: desc, Duration: d, Settle: 60 * time.Second, BugHunt: hunt,
 			Stack: &scenarios.StackTopology{Nodes: 3, Traffic: trafficUsers(d), Script: func(*scenarios.StackLayer) []apiload.Step {
 				return []apiload.Step{
 					scenarios.CreateStep(15*time.Second, scenarios.NewDeployment("web", 4, trafficApp(preStop))),
@@ -86,6 +86,9 @@ func trafficCatalogue() []scenarios.Spec {
 		// for the writes: about 85 s of the 190 s of traffic, for at most
 		// half the pods (two of four on the busiest node).
 		Build: trafficChecks(0.75),
+		BugHunt: []scenarios.BugHuntRun{
+			{Rank: 57, Members: 5, Seed: 1, Reaches: "a node dies under traffic: timeouts to its pods until pod GC, slices updated, replacements routed"},
+		},
 	}
 	// Both apps are busy from 60 s to 120 s: every answer, to a probe or a
 	// user, takes 3 s, past the probes' and the users' 1 s timeouts.
@@ -118,12 +121,16 @@ func trafficCatalogue() []scenarios.Spec {
 				checks.ServiceFloor{Service: scenarios.WorkloadNamespace + "/tight", Floor: 0.45}),
 				checks.NewNoTrafficToUnready(checks.NoTrafficToUnreadyOptions{})}, nil
 		},
+		BugHunt: []scenarios.BugHuntRun{
+			{Rank: 58, Members: 3, Seed: 1, Reaches: "busy pods out of rotation and back, CrashLoopBackOff under traffic, the no-endpoints rejection"},
+		},
 	}
 	return []scenarios.Spec{
 		readiness,
 		nodeDeath,
 		rolling("rolling-update-traffic", 5, 1,
-			"web's Deployment (4 replicas behind the Service web, a preStop sleep of 5 s) rolls out twice, at 70 s and 130 s, is scaled down to 3 at 175 s, and has one pod quarantined for debugging at 200 s (relabelled out of its app: its ReplicaSet releases and replaces it, its endpoint leaves the Service, the pod keeps running), under 20 requests a second from outside through node-1: a terminating pod keeps serving through its preStop sleep while its endpoint leaves kube-proxy's rules (within the 1 s min sync), so no request fails"),
+			"web's Deployment (4 replicas behind the Service web, a preStop sleep of 5 s) rolls out twice, at 70 s and 130 s, is scaled down to 3 at 175 s, and has one pod quarantined for debugging at 200 s (relabelled out of its app: its ReplicaSet releases and replaces it, its endpoint leaves the Service, the pod keeps running), under 20 requests a second from outside through node-1: a terminating pod keeps serving through its preStop sleep while its endpoint leaves kube-proxy's rules (within the 1 s min sync), so no request fails",
+			scenarios.BugHuntRun{Rank: 55, Members: 3, Seed: 1, Reaches: "rollouts under users' traffic: EndpointSlice conditions, kube-proxy's ready routing and min sync, preStop before SIGTERM (this seed catches kube-proxy-ignores-readiness and kubelet-no-prestop)"}),
 		rolling("rolling-update-traffic-no-prestop", -1, 0.95,
 			"the same rollouts, scale-down and quarantine without a preStop hook: a terminating pod stops accepting at SIGTERM, at once, while kube-proxy still routes to it until its next sync, the well-known race; the failed requests are measured (requests_to_terminated), and at least 95% succeed"),
 		{Name: "apiserver-down-traffic", Description: "every API server is down from 60 s to 180 s while web's users send 20 requests a second through node-1: kube-proxy keeps its last rules and the pods keep serving, so no request fails, while the operator's scale-up at 100 s waits for the API",
@@ -139,6 +146,9 @@ func trafficCatalogue() []scenarios.Spec {
 				return sim.Schedule{{At: 60 * time.Second, Kind: sim.FaultCrash, Targets: [][]string{{"apiservers"}}, For: 120 * time.Second}}
 			},
 			Build: trafficChecks(1),
+			BugHunt: []scenarios.BugHuntRun{
+				{Rank: 56, Members: 3, Seed: 1, Reaches: "the API servers down under traffic: kube-proxy keeps its rules (this seed catches kube-proxy-flush-on-disconnect)"},
+			},
 		},
 	}
 }

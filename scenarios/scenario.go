@@ -72,6 +72,11 @@ type Spec struct {
 	// backup job on the stack, which runs etcdctl with etcd's client
 	// certificates. The access check allows them.
 	EtcdClients []string
+	// BugHunt are the scenario's runs in the bug-hunt set
+	// (internal/bughunt.Matrix): every ablation the scenario proves (a
+	// switch's Scenario in package ablation) needs a run here that catches
+	// it, or TestBugHuntCatchesAblations fails.
+	BugHunt []BugHuntRun
 }
 
 // Env is what Spec.Build knows of the run.
