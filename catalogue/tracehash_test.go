@@ -1,11 +1,9 @@
 package catalogue_test
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -15,7 +13,7 @@ import (
 	"github.com/kubesim/kubesim/scenarios"
 )
 
-var updateHashes = flag.Bool("update-trace-hashes", false, "TestCatalogue: rewrite testdata/tracehashes.txt from this build")
+var updateHashes = flag.Bool("update-trace-hashes", false, "TestCatalogue: rewrite in testdata/tracehashes.txt the pinned lines of the runs that ran (all of them, or one scenario's with -run 'TestCatalogue/NAME'), keeping the others")
 
 const traceHashesFile = "testdata/tracehashes.txt"
 
@@ -25,9 +23,10 @@ const traceHashesFile = "testdata/tracehashes.txt"
 // trace hash and event count with the ones in testdata/tracehashes.txt. A
 // change that alters what a run does, or only how its events print, changes
 // the fingerprint: a refactoring must leave it alone, and a change of
-// behaviour rewrites the file (-update-trace-hashes) and says why in its
-// commit. Seed 1 also runs twice in the process, with the same hash:
-// nothing leaks from one world into the next.
+// behaviour rewrites the lines of the runs it changed
+// (-update-trace-hashes) and says why in its commit. Seed 1 also runs
+// twice in the process, with the same hash: nothing leaks from one world
+// into the next.
 const pinnedSeeds = 2
 
 // tracePins collects the pinned runs' fingerprints from TestCatalogue's
@@ -55,48 +54,124 @@ func (p *tracePins) add(res scenarios.Result) {
 	p.got[runOf(line)] = line
 }
 
-// verify compares the collected fingerprints with the pinned ones (or, with
-// -update-trace-hashes, rewrites the file). complete says whether every
-// pinned run of the catalogue ran: only then can the file be rewritten, or
-// a pinned run that no longer exists be reported. It runs in a cleanup,
-// so it asserts and goes on rather than stop before it prints.
+// verify compares the collected fingerprints with the pinned ones or,
+// with -update-trace-hashes, writes them into the file (mergePins). A run
+// alone (go test -run 'TestCatalogue/NAME') is compared, or pinned, alone:
+// complete says whether every pinned run of the catalogue ran, and only
+// then are pinned runs the catalogue no longer has reported (or dropped).
+// It runs in a cleanup, so it asserts and goes on rather than stop before
+// it prints.
 func (p *tracePins) verify(t *testing.T, complete bool) {
+	keys := catalogueKeys()
+	old, err := readPins(traceHashesFile)
+	if err != nil && !(*updateHashes && os.IsNotExist(err)) {
+		assert.NoError(t, err, "run with -update-trace-hashes to create it")
+		return
+	}
 	if *updateHashes {
-		if !assert.True(t, complete, "-update-trace-hashes needs every pinned run: run TestCatalogue whole, with at least %d seeds", pinnedSeeds) {
+		if t.Failed() {
+			t.Logf("-update-trace-hashes: a run failed, so %s is left alone", traceHashesFile)
 			return
 		}
-		lines := make([]string, 0, len(p.got))
-		for _, spec := range scenarios.Catalogue() {
-			for seed := 1; seed <= pinnedSeeds; seed++ {
-				lines = append(lines, p.got[pinKey(spec, seed)])
+		assert.NoError(t, writePins(traceHashesFile, mergePins(old, p.got, keys, complete)))
+		return
+	}
+	for _, problem := range comparePins(old, p.got, keys, complete) {
+		// assert, not require: the cleanup goes on to report every run.
+		assert.Fail(t, problem)
+	}
+}
+
+// readPins returns the lines of a pins file.
+func readPins(path string) ([]string, error) {
+	text, err := os.ReadFile(path)
+	if err != nil || len(text) == 0 {
+		return nil, err
+	}
+	return strings.Split(strings.TrimSuffix(string(text), "\n"), "\n"), nil
+}
+
+// writePins writes the lines of a pins file.
+func writePins(path string, lines []string) error {
+	return os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+}
+
+// catalogueKeys names every pinned run of the catalogue (pinKey), in
+// catalogue order: the order of the pins file.
+func catalogueKeys() []string {
+	var keys []string
+	for _, spec := range scenarios.Catalogue() {
+		for seed := 1; seed <= pinnedSeeds; seed++ {
+			keys = append(keys, pinKey(spec, seed))
+		}
+	}
+	return keys
+}
+
+// mergePins returns the pins file's new lines: for each of keys (every
+// pinned run of the catalogue, in order), the line of this run (got) if
+// it ran, else the pinned one (old) if there is one. When complete (every
+// pinned run ran), that is all; otherwise the old lines of runs that keys
+// do not name are kept too, at the end, for a complete run to drop.
+func mergePins(old []string, got map[string]string, keys []string, complete bool) []string {
+	pinned := map[string]string{}
+	for _, l := range old {
+		pinned[runOf(l)] = l
+	}
+	var lines []string
+	known := map[string]bool{}
+	for _, k := range keys {
+		known[k] = true
+		if l, ok := got[k]; ok {
+			lines = append(lines, l)
+		} else if l, ok := pinned[k]; ok {
+			lines = append(lines, l)
+		}
+	}
+	if !complete {
+		for _, l := range old {
+			if !known[runOf(l)] {
+				lines = append(lines, l)
 			}
 		}
-		assert.NoError(t, os.WriteFile(traceHashesFile, []byte(strings.Join(lines, "\n")+"\n"), 0o644))
-		return
 	}
-	f, err := os.Open(traceHashesFile)
-	if !assert.NoError(t, err, "run with -update-trace-hashes to create it") {
-		return
+	return lines
+}
+
+// comparePins returns what is wrong with the runs that ran (got) against
+// the pinned lines (old): a run whose line changed, a run with no pinned
+// line, and, when complete, a pinned run of the catalogue that did not run
+// or a pinned line naming a run the catalogue does not have.
+func comparePins(old []string, got map[string]string, keys []string, complete bool) []string {
+	pinned := map[string]string{}
+	for _, l := range old {
+		pinned[runOf(l)] = l
 	}
-	defer f.Close()
-	want := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		want[runOf(sc.Text())] = sc.Text()
-	}
-	assert.NoError(t, sc.Err())
-	keys := make([]string, 0, len(p.got))
-	for k := range p.got {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	var problems []string
 	for _, k := range keys {
-		// assert, not require: the cleanup goes on to report every run.
-		assert.Equal(t, want[k], p.got[k], "trace of %s changed; if the behaviour change is meant, rerun go test ./catalogue -run TestCatalogue -update-trace-hashes and say why", k)
+		line, ran := got[k]
+		want, ok := pinned[k]
+		switch {
+		case ran && !ok:
+			problems = append(problems, fmt.Sprintf("%s has no pinned trace hash: pin it with go test ./catalogue -run 'TestCatalogue/%s' -update-trace-hashes", k, scenarioOf(k)))
+		case ran && line != want:
+			problems = append(problems, fmt.Sprintf("trace of %s changed: want %q, got %q; if the behaviour change is meant, rerun go test ./catalogue -run 'TestCatalogue/%s' -update-trace-hashes (or the whole TestCatalogue) and say why", k, want, line, scenarioOf(k)))
+		case complete && !ran:
+			problems = append(problems, fmt.Sprintf("%s did not run", k))
+		}
 	}
 	if complete {
-		assert.Len(t, want, len(p.got), "%s names runs the catalogue does not have", traceHashesFile)
+		known := map[string]bool{}
+		for _, k := range keys {
+			known[k] = true
+		}
+		for _, l := range old {
+			if !known[runOf(l)] {
+				problems = append(problems, fmt.Sprintf("%s pins %q, a run the catalogue does not have: rerun TestCatalogue whole with -update-trace-hashes", traceHashesFile, l))
+			}
+		}
 	}
+	return problems
 }
 
 // pinned reports whether TestCatalogue's run of spec at seed is pinned.
@@ -117,4 +192,10 @@ func runOf(line string) string {
 		return line
 	}
 	return line[:i]
+}
+
+// scenarioOf is the scenario a pinned line or run names.
+func scenarioOf(line string) string {
+	name, _, _ := strings.Cut(line, " ")
+	return name
 }
