@@ -12,7 +12,7 @@ import (
 )
 
 // RecoveryGroup summarises the disaster-recovery runs
-// (scenarios.DisasterRecoveryEvery) of one backup interval: the writes
+// (catalogue.DisasterRecoveryEvery) of one backup interval: the writes
 // lost, the RPO window and the recovery time, each with its 95% interval
 // over the runs.
 type RecoveryGroup struct {

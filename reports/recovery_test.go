@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/catalogue"
 	"github.com/kubesim/kubesim/scenarios"
 )
 
@@ -73,7 +74,7 @@ func TestRecoverySweep(t *testing.T) {
 	}
 	runs := map[time.Duration][]scenarios.Result{}
 	for _, d := range []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second, 60 * time.Second} {
-		spec := scenarios.DisasterRecoveryEvery(d)
+		spec := catalogue.DisasterRecoveryEvery(d)
 		for seed := uint64(1); seed <= 20; seed++ {
 			p, err := scenarios.PrepareSpec(spec, scenarios.Options{Members: 3, Seed: seed})
 			require.NoError(t, err)

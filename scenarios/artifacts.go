@@ -233,5 +233,5 @@ func GoTestCommand(r Result) string {
 	if !InCatalogue(r.Scenario) {
 		return ""
 	}
-	return "go test ./scenarios -run 'TestChaos$'" + replayFlags(r, "-")
+	return "go test ./catalogue -run 'TestChaos$'" + replayFlags(r, "-")
 }

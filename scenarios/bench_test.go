@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubesim/kubesim/catalogue"
 	"github.com/kubesim/kubesim/nodes/apptraffic"
 	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/scenarios/nemesis"
@@ -98,7 +99,7 @@ func BenchmarkStackChaosRun(b *testing.B) {
 		b.Run(fmt.Sprintf("gogc=%d", gogc), func(b *testing.B) {
 			defer debug.SetGCPercent(debug.SetGCPercent(gogc))
 			runtime.GC()
-			spec := scenarios.StackChaosSpec("stack-chaos-bench", 10, 18, 10, virtual)
+			spec := catalogue.StackChaosSpec("stack-chaos-bench", 10, 18, 10, virtual)
 			top := *spec.Stack
 			top.Traffic = []apptraffic.Config{{Name: "users", Service: scenarios.WorkloadNamespace + "/web", PortName: "http",
 				Rate: 20, Start: sim.Time(40 * time.Second)}}

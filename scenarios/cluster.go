@@ -240,3 +240,7 @@ func (c *Cluster) EmitKVHashes() {
 		etcd.EmitKVHashAt(h, rev)
 	}
 }
+
+// SnapshotCount is the members' --snapshot-count, which an operator gives
+// the members it adds later.
+func (c *Cluster) SnapshotCount() uint64 { return c.snapshotCount }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubesim/kubesim/catalogue"
 	"github.com/kubesim/kubesim/nodes/apptraffic"
 	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/sim"
@@ -37,7 +38,7 @@ func stackChaosPeakLive(b *testing.B, virtual time.Duration) float64 {
 	runtime.GC()
 	var base runtime.MemStats
 	runtime.ReadMemStats(&base)
-	spec := scenarios.StackChaosSpec("stack-chaos-bench", 10, 18, 10, virtual)
+	spec := catalogue.StackChaosSpec("stack-chaos-bench", 10, 18, 10, virtual)
 	top := *spec.Stack
 	top.Traffic = []apptraffic.Config{{Name: "users", Service: scenarios.WorkloadNamespace + "/web", PortName: "http",
 		Rate: 20, Start: sim.Time(40 * time.Second)}}

@@ -82,7 +82,7 @@ func TestRegister(t *testing.T) {
 	report := scenarios.FailureReport(res, opts, art)
 	require.Contains(t, report, "user-no-late-faults")
 	require.Contains(t, report, "not a catalogue scenario")
-	require.NotContains(t, report, "go test ./scenarios")
+	require.NotContains(t, report, "go test ./catalogue")
 	require.Contains(t, scenarios.FailureReportWith(res, art, "go test example.com/op -run '^TestOp$' -seed 4"),
 		"replay with:\n  go test example.com/op -run '^TestOp$' -seed 4\n")
 }

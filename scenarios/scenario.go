@@ -1,7 +1,8 @@
 // Package scenarios turns kubesim's parts into runnable worlds: a scenario
 // is data (topology, member count, workload, fault schedule, duration, checks
 // and ablations), and Run builds the world from one seed, runs it and judges
-// it. The catalogue holds the named scenarios; a user can build their own.
+// it. Package catalogue registers the named scenarios (Register); a user
+// can register their own.
 // Package nemesis draws and drives their faults, package metrics measures
 // their runs, and package checks judges them.
 package scenarios
@@ -71,6 +72,11 @@ type Spec struct {
 	// backup job on the stack, which runs etcdctl with etcd's client
 	// certificates. The access check allows them.
 	EtcdClients []string
+	// BugHunt are the scenario's runs in the bug-hunt set
+	// (internal/bughunt.Matrix): every ablation the scenario proves (a
+	// switch's Scenario in package ablation) needs a run here that catches
+	// it, or TestBugHuntCatchesAblations fails.
+	BugHunt []BugHuntRun
 }
 
 // Env is what Spec.Build knows of the run.
@@ -154,17 +160,18 @@ func (r *Result) Failed() []checks.Result {
 // Lookup finds a named scenario: a catalogue scenario, or a spec a package
 // added with Register.
 func Lookup(name string) (Spec, error) {
-	all := append(Catalogue(), registered...)
-	for _, s := range all {
-		if s.Name == name {
-			return s, nil
-		}
-	}
 	var names []string
-	for _, s := range all {
-		names = append(names, s.Name)
+	for _, r := range registry {
+		if r.spec.Name == name {
+			return r.spec, nil
+		}
+		names = append(names, r.spec.Name)
 	}
-	return Spec{}, fmt.Errorf("unknown scenario %q: run `kubesim scenarios` to list them (%s)", name, strings.Join(names, ", "))
+	hint := ""
+	if len(Catalogue()) == 0 {
+		hint = "; no catalogue scenario is registered: this binary does not import github.com/kubesim/kubesim/catalogue"
+	}
+	return Spec{}, fmt.Errorf("unknown scenario %q: run `kubesim scenarios` to list them (%s)%s", name, strings.Join(names, ", "), hint)
 }
 
 // GCPercent is the GOGC kubesim runs worlds with (kubesim run and sweep
@@ -208,7 +215,7 @@ func Prepare(opts Options) (*Prepared, error) {
 func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
 	opts.Scenario = spec.Name
 	if spec.Topology == nil || spec.Settle == 0 || spec.Duration == 0 {
-		spec = withDefaults([]Spec{spec})[0]
+		spec = WithDefaults(spec)
 	}
 	if opts.Members < 1 || opts.Members > MaxMembers {
 		return nil, fmt.Errorf("--members must be between 1 and %d, got %d", MaxMembers, opts.Members)

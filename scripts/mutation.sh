@@ -104,7 +104,7 @@ echo "results in $out; packages: ${pkgs[*]}"
 
 if [ -n "$tags" ] && [ ! -f "$out/bughunt.cover" ]; then
   echo "== the bug-hunt set's coverage of nodes/..."
-  nice -n 19 go test ./scenarios -run '^TestBugHunt$' -bughunt -count=1 \
+  nice -n 19 go test ./catalogue -run '^TestBugHunt$' -bughunt -count=1 \
     -coverpkg=./nodes/... -coverprofile="$out/bughunt.cover" | tail -n 2
 fi
 

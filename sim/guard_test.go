@@ -18,7 +18,7 @@ import (
 // guardedRoots are the trees that run on a simulation path (docs/design.md,
 // principle 1). reports/ and cmd/ may use goroutines: parallelism lives
 // only across worlds, in sweeps.
-var guardedRoots = []string{"ablation", "sim", "trace", "nodes", "model", "checks", "clusterstate", "metrics", "scenarios"}
+var guardedRoots = []string{"ablation", "sim", "trace", "nodes", "model", "checks", "clusterstate", "metrics", "scenarios", "catalogue"}
 
 func repoRoot(t testing.TB) string {
 	dir, err := os.Getwd()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/catalogue"
 	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/sim"
@@ -33,7 +34,7 @@ func (c *faultsSeen) Finish() checks.Result {
 // mySpec is the spec docs/library.md builds: the catalogue's stack chaos
 // at a small size, with a check of the user's own.
 var mySpec = scenarios.MustRegister(func() scenarios.Spec {
-	spec := scenarios.StackChaosSpec("my-operator-chaos", 2, 2, 2, 5*time.Minute)
+	spec := catalogue.StackChaosSpec("my-operator-chaos", 2, 2, 2, 5*time.Minute)
 	spec.Build = func(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error) {
 		return []checks.Check{&faultsSeen{}}, nil
 	}

@@ -3,6 +3,7 @@ package simtest
 import (
 	"time"
 
+	"github.com/kubesim/kubesim/catalogue"
 	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/sim"
@@ -33,7 +34,7 @@ func (c *neverCrashed) Finish() checks.Result {
 // its: stack chaos on two nodes, with a check of the user's beside the
 // stack's (when host is set).
 func userSpec(name, host string) scenarios.Spec {
-	spec := scenarios.StackChaosSpec(name, 2, 2, 2, 300*time.Second)
+	spec := catalogue.StackChaosSpec(name, 2, 2, 2, 300*time.Second)
 	spec.Build = func(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error) {
 		if host == "" {
 			return nil, nil

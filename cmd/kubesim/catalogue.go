@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io"
 
+	// The catalogue's scenarios register themselves when it initialises:
+	// every command takes them by name.
+	_ "github.com/kubesim/kubesim/catalogue"
 	"github.com/kubesim/kubesim/scenarios"
 )
 

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	// docs/scenarios.md lists the scenarios package catalogue registers.
+	_ "github.com/kubesim/kubesim/catalogue"
 	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/metrics"
 	"github.com/kubesim/kubesim/scenarios"
@@ -44,7 +46,7 @@ func scenariosPage() Page {
 	b.WriteString("# Scenarios\n\n")
 	b.WriteString("Every scenario runs every check of its layer and of the layers below it ([checks](checks.md)). ")
 	b.WriteString("`kubesim run --scenario NAME --members N --seed S` runs one; `kubesim scenarios` lists them. ")
-	b.WriteString("The member counts and seeds are those of the deep catalogue (`go test ./scenarios -run TestCatalogue -catalogue-seeds N`); any member count from 1 to 7 runs.\n")
+	b.WriteString("The member counts and seeds are those of the deep catalogue (`go test ./catalogue -run TestCatalogue -catalogue-seeds N`); any member count from 1 to 7 runs.\n")
 	byLayer := map[string][]scenarios.Spec{}
 	for _, spec := range scenarios.Catalogue() {
 		byLayer[spec.Layer()] = append(byLayer[spec.Layer()], spec)

@@ -3,10 +3,10 @@ package fidelity
 import (
 	"fmt"
 
+	"github.com/kubesim/kubesim/catalogue"
 	"github.com/kubesim/kubesim/nodes/apiserver"
 	"github.com/kubesim/kubesim/nodes/etcd"
 	"github.com/kubesim/kubesim/nodes/raft"
-	"github.com/kubesim/kubesim/scenarios"
 )
 
 // Divergences returns the known differences from the pinned versions. The
@@ -37,14 +37,14 @@ func Divergences() []Divergence {
 		},
 		{
 			Name:        "etcd snapshot restore",
-			Kubesim:     "etcd.Restore writes a Raft snapshot at index N (the member count), term 1, holding the snapshot's keys, a HardState committing it, and the membership (IDs from the peer URLs and the token); the store is compacted at the snapshot's revision, or at the bumped one with --mark-compacted; the recovery scenarios bump by " + fmt.Sprint(scenarios.RecoveryBumpRevision) + " revisions",
+			Kubesim:     "etcd.Restore writes a Raft snapshot at index N (the member count), term 1, holding the snapshot's keys, a HardState committing it, and the membership (IDs from the peer URLs and the token); the store is compacted at the snapshot's revision, or at the bumped one with --mark-compacted; the recovery scenarios bump by " + fmt.Sprint(catalogue.RecoveryBumpRevision) + " revisions",
 			Real:        "etcdutl snapshot restore copies the bolt file (history since the last compaction kept), writes N ConfChange entries at term 1 and a snapshot at their index into a new WAL, and with --mark-compacted schedules a compaction at the bumped revision that the member finishes when it starts (etcdutl/snapshot/v3_snapshot.go, saveWALAndSnap, modifyLatestRevision); Kubernetes' guidance bumps by about a billion",
 			Consequence: "a restored member cannot serve a revision below the snapshot's even without --mark-compacted, and refuses a compaction at the snapshot's revision as compacted (the conformance suite shows both against etcd v3.7.3), and its log starts at a snapshot rather than at configuration entries",
 			Where:       "nodes/etcd restore.go (Restore, Bootstrap); scenarios RecoveryBumpRevision",
 		},
 		{
 			Name:        "The API servers' --etcd-servers under a membership change",
-			Kubesim:     "the flag is a file on the API server's host (apiserver.EtcdServersFile), read at every boot; the operator of etcd-migrate-under-api rewrites it on one API server at a time and restarts that server as a crash and a restart " + Format(scenarios.APIServerPodRestart) + " later, then waits until a quorum list through it succeeds",
+			Kubesim:     "the flag is a file on the API server's host (apiserver.EtcdServersFile), read at every boot; the operator of etcd-migrate-under-api rewrites it on one API server at a time and restarts that server as a crash and a restart " + Format(catalogue.APIServerPodRestart) + " later, then waits until a quorum list through it succeeds",
 			Real:        "kube-apiserver's etcd client knows only --etcd-servers (k8s.io/apiserver pkg/storage/storagebackend/factory/etcd3.go newETCD3Client sets no AutoSyncInterval); on a kubeadm control plane the operator edits /etc/kubernetes/manifests/kube-apiserver.yaml and the kubelet replaces the static pod: the old process gets SIGTERM and drains its requests (--shutdown-delay-duration, the pod's grace period) before the new one starts",
 			Consequence: "the requests and watches in flight on the restarted server end at once instead of draining, so its clients retry a little more than on a real control plane",
 			Where:       "nodes/apiserver flags.go (SetEtcdServers, etcdServers); scenarios api_membership.go (apiRoll)",

@@ -27,8 +27,11 @@ type layer struct {
 // import nothing of the module; the Kubernetes objects stand on nothing;
 // the trace contracts stand on the kernel and the objects; the simulated
 // processes on the trace; the judges (checks, clusterstate, metrics) on
-// the trace too, never on a node; the scenarios on all of them; the tools
-// on the scenarios. The longest matching tree decides a package's layer.
+// the trace too, never on a node; the scenarios on all of them; the
+// catalogue, a user of the scenarios' registry, on the scenarios; the
+// tools on the scenarios (the libraries among them, sweep, reports and
+// simtest, take scenarios by name and import no catalogue; internal and
+// cmd import it). The longest matching tree decides a package's layer.
 var layers = []layer{
 	{"sim", nil},
 	{"ablation", nil},
@@ -40,10 +43,11 @@ var layers = []layer{
 	{"metrics", []string{"checks"}},
 	{"scenarios/nemesis", []string{"nodes"}},
 	{"scenarios", []string{"scenarios/nemesis", "clusterstate", "metrics"}},
+	{"catalogue", []string{"scenarios"}},
 	{"sweep", []string{"scenarios"}},
 	{"reports", []string{"scenarios"}},
 	{"simtest", []string{"scenarios"}},
-	{"internal", []string{"sweep", "reports", "simtest"}},
+	{"internal", []string{"catalogue", "sweep", "reports", "simtest"}},
 	{"cmd", []string{"internal"}},
 }
 
