@@ -1,6 +1,7 @@
 package docgen_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -71,12 +72,16 @@ var (
 	mdRef = regexp.MustCompile(`(?m)^\s{0,3}\[[^\]]+\]:\s+(\S+)`)
 	// codeSpan matches inline code, which holds no links.
 	codeSpan = regexp.MustCompile("`[^`\n]*`")
+	// heading matches an ATX heading, capturing its text.
+	heading = regexp.MustCompile(`^#{1,6}\s+(.*?)\s*#*\s*$`)
+	// notInSlug is what a heading's anchor leaves out.
+	notInSlug = regexp.MustCompile(`[^\p{L}\p{N}\s_-]`)
 )
 
-// links returns the relative link targets of a markdown page, without
-// their #fragment, outside code blocks and code spans.
-func links(page string) []string {
-	var text strings.Builder
+// prose returns the lines of a markdown page outside fenced code blocks,
+// with inline code spans removed.
+func prose(page string) []string {
+	var out []string
 	fenced := false
 	for _, line := range strings.Split(page, "\n") {
 		if strings.HasPrefix(strings.TrimSpace(line), "```") {
@@ -84,29 +89,60 @@ func links(page string) []string {
 			continue
 		}
 		if !fenced {
-			text.WriteString(codeSpan.ReplaceAllString(line, "") + "\n")
-		}
-	}
-	var out []string
-	for _, re := range []*regexp.Regexp{mdLink, mdRef} {
-		for _, m := range re.FindAllStringSubmatch(text.String(), -1) {
-			target := strings.Trim(m[1], "<>")
-			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
-				continue
-			}
-			if i := strings.IndexByte(target, '#'); i >= 0 {
-				target = target[:i]
-			}
-			if target != "" {
-				out = append(out, target)
-			}
+			out = append(out, codeSpan.ReplaceAllString(line, ""))
 		}
 	}
 	return out
 }
 
+// link is a relative link of a page: a path (empty for the page itself)
+// and a fragment (empty when none).
+type link struct{ path, fragment string }
+
+// links returns the relative links of a markdown page, outside code blocks
+// and code spans.
+func links(page string) []link {
+	text := strings.Join(prose(page), "\n")
+	var out []link
+	for _, re := range []*regexp.Regexp{mdLink, mdRef} {
+		for _, m := range re.FindAllStringSubmatch(text, -1) {
+			target := strings.Trim(m[1], "<>")
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			l := link{path: target}
+			if i := strings.IndexByte(target, '#'); i >= 0 {
+				l = link{path: target[:i], fragment: target[i+1:]}
+			}
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// anchors returns the anchors a renderer gives a page's headings, as
+// GitHub makes them: lower case, punctuation dropped, spaces as hyphens,
+// and -1, -2, ... after a repeated one.
+func anchors(page string) map[string]bool {
+	out := map[string]bool{}
+	for _, line := range prose(page) {
+		m := heading.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		slug := strings.ReplaceAll(notInSlug.ReplaceAllString(strings.ToLower(m[1]), ""), " ", "-")
+		a := slug
+		for i := 1; out[a]; i++ {
+			a = fmt.Sprintf("%s-%d", slug, i)
+		}
+		out[a] = true
+	}
+	return out
+}
+
 // TestLinks: every relative link of README.md and of the pages of docs/
-// names a file or directory that exists.
+// names a file or directory that exists, and a link to a heading of a
+// markdown page names one that page has.
 func TestLinks(t *testing.T) {
 	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	require.NoError(t, err)
@@ -115,16 +151,29 @@ func TestLinks(t *testing.T) {
 		body, err := os.ReadFile(page)
 		require.NoError(t, err)
 		rel, _ := filepath.Rel(root, page)
-		for _, target := range links(string(body)) {
-			_, err := os.Stat(filepath.Join(filepath.Dir(page), filepath.FromSlash(target)))
-			require.NoError(t, err, "%s links to %s, which does not exist", rel, target)
+		for _, l := range links(string(body)) {
+			target := page
+			if l.path != "" {
+				target = filepath.Join(filepath.Dir(page), filepath.FromSlash(l.path))
+				_, err := os.Stat(target)
+				require.NoError(t, err, "%s links to %s, which does not exist", rel, l.path)
+			}
+			if l.fragment == "" || !strings.HasSuffix(target, ".md") {
+				continue
+			}
+			linked, err := os.ReadFile(target)
+			require.NoError(t, err)
+			require.True(t, anchors(string(linked))[l.fragment], "%s links to %s#%s, which has no such heading", rel, l.path, l.fragment)
 		}
 	}
 }
 
-// TestLinksParser: links are found in text and images, not in code.
+// TestLinksParser: links are found in text and images, not in code, and
+// headings give GitHub's anchors.
 func TestLinksParser(t *testing.T) {
 	page := "See [a](a.md#x) and ![img](img/p.png \"t\"), [web](https://x.org), [top](#top).\n" +
 		"`m[k](v)` is code.\n```go\nx := f[T](obj)\n```\n[ref]: ref.md\n"
-	require.Equal(t, []string{"a.md", "img/p.png", "ref.md"}, links(page))
+	require.Equal(t, []link{{"a.md", "x"}, {"img/p.png", ""}, {"", "top"}, {"ref.md", ""}}, links(page))
+	require.Equal(t, map[string]bool{"the-figures-before-and-after": true, "in-short": true, "in-short-1": true},
+		anchors("# The figures: before and after\n## In short\n```sh\n# a comment\n```\n### In short\n"))
 }
