@@ -106,11 +106,11 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	return usagef("unknown command %q: want run, sweep, report, scenarios or ablations (or none, for the main job)", args[0])
 }
 
-// mainJobSeeds sizes the main job to about a minute on 2 cores.
+// mainJobSeeds sizes the main job to a minute or two on 2 cores.
 const mainJobSeeds = 200
 
 // mainJob is `kubesim` with no arguments: the default sweep, sized to finish
-// in about a minute on 2 cores, then its report.
+// in a minute or two on 2 cores, then its report.
 func mainJob(stdout, stderr io.Writer) error {
 	fs := newFlagSet("sweep", stderr)
 	var f sweepFlags

@@ -1,8 +1,10 @@
 // Package docgen renders the reference pages of docs/ that mirror the code:
 // the scenario catalogue, the check, ablation and metric registries, the
-// fault kinds and targets, and the fidelity table (internal/fidelity). The
-// pages are written by `go generate ./...` (internal/cmd/docgen), and a test
-// fails when the checked-in pages drift from what the code says.
+// fault kinds and targets, and the fidelity table (internal/fidelity); and
+// the generated blocks of the hand-written README.md (its line of counts,
+// readme.go). The pages and blocks are written by `go generate ./...`
+// (internal/cmd/docgen), and tests fail when the checked-in ones drift from
+// what the code says.
 package docgen
 
 import (

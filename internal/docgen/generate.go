@@ -1,3 +1,3 @@
 package docgen
 
-//go:generate go run ../cmd/docgen -out ../../docs
+//go:generate go run ../cmd/docgen -out ../../docs -readme ../../README.md
