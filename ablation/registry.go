@@ -14,6 +14,12 @@ type Ablation struct {
 	Switch Switch
 	// Name is the switch's name on the command line (--ablate NAME).
 	Name string
+	// Layer is the lowest layer whose worlds run the mechanism: "etcd",
+	// "api" (API servers and their clients) or "stack" (the nodes,
+	// scheduler and controllers). A scenario of a lower layer never
+	// reaches it, so a run there is refused rather than reported as a
+	// pass that tested nothing.
+	Layer string
 	// Mechanism is what the switch removes.
 	Mechanism string
 	// Check is the check that catches the removal ("" when measured).

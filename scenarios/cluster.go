@@ -146,6 +146,9 @@ func BuildCluster(w *sim.World, top Topology, abl ablation.Set) (*Cluster, error
 	w.Subscribe(c.Leader.Observe)
 	w.AddResolver(c.Leader.Resolve)
 	w.AddResolver(c.resolveGroups)
+	for _, role := range []string{"etcd-leader", "etcd-follower", "etcd-followers"} {
+		w.DeclareWithin(role, "etcd")
+	}
 	return c, nil
 }
 

@@ -67,6 +67,13 @@ type Spec struct {
 	// stack). Any member count can still be asked for.
 	Members []int
 	Seeds   int
+	// MinMembers is the fewest etcd members the scenario supports
+	// (default 1; at most MaxMembers are ever supported), with Why saying
+	// what needs them: Prepare refuses fewer, naming the range, rather
+	// than report a run that cannot do what the scenario says as a failed
+	// check.
+	MinMembers    int
+	MinMembersWhy string
 	// EtcdClients names the hosts besides the API servers that may reach
 	// etcd's client port (with role RoleEtcdOperator): an operator's
 	// backup job on the stack, which runs etcdctl with etcd's client
@@ -85,6 +92,19 @@ type Env struct {
 	Ablations ablation.Set
 	// FaultEnd is when the faults end; End is the run's length.
 	FaultEnd, End time.Duration
+}
+
+// SupportsMembers says whether the scenario runs with n etcd members, and
+// if not, which counts it supports and why.
+func (s Spec) SupportsMembers(n int) error {
+	lo := max(s.MinMembers, 1)
+	if n < 1 || n > MaxMembers {
+		return fmt.Errorf("--members must be between %d and %d, got %d", lo, MaxMembers, n)
+	}
+	if n < lo {
+		return fmt.Errorf("%s supports %d to %d etcd members, not %d: %s", s.Name, lo, MaxMembers, n, s.MinMembersWhy)
+	}
+	return nil
 }
 
 // Layer names the highest layer a scenario builds: "etcd", "api" or
@@ -217,11 +237,14 @@ func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
 	if spec.Topology == nil || spec.Settle == 0 || spec.Duration == 0 {
 		spec = WithDefaults(spec)
 	}
-	if opts.Members < 1 || opts.Members > MaxMembers {
-		return nil, fmt.Errorf("--members must be between 1 and %d, got %d", MaxMembers, opts.Members)
+	if err := spec.SupportsMembers(opts.Members); err != nil {
+		return nil, err
 	}
 	abl, err := ResolveAblations(opts.Ablations)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkReach(spec, opts.Ablations); err != nil {
 		return nil, err
 	}
 	d := opts.Duration
@@ -398,16 +421,27 @@ func ReplayCommand(r Result) string {
 // replayFlags renders the flags that pin a run, with the given flag prefix
 // ("--" for kubesim, "-" for go test).
 func replayFlags(r Result, dash string) string {
-	cmd := fmt.Sprintf(" %sscenario %s %smembers %d %sseed %d", dash, r.Scenario, dash, r.Members, dash, r.Seed)
+	cmd := fmt.Sprintf(" %sscenario %s %smembers %d %sseed %d", dash, ShellQuote(r.Scenario), dash, r.Members, dash, r.Seed)
 	for _, a := range r.Ablations {
-		cmd += " " + dash + "ablate " + a
+		cmd += " " + dash + "ablate " + ShellQuote(a)
 	}
 	d := time.Duration(r.VirtualSeconds * float64(time.Second)).Round(time.Millisecond)
 	if spec, err := Lookup(r.Scenario); err == nil && d > 0 && d != spec.Duration {
 		cmd += " " + dash + "duration " + d.String()
 	}
 	if r.Profile != nil {
-		cmd += " " + dash + "faults " + r.Profile.String()
+		cmd += " " + dash + "faults " + ShellQuote(r.Profile.String())
 	}
 	return cmd
+}
+
+// ShellQuote returns s as one word of a POSIX shell command: unchanged when
+// it holds only characters no shell treats specially, otherwise in single
+// quotes (a quote inside written '\”), so that a printed replay command
+// pastes back as the same arguments, whatever a name or path holds.
+func ShellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

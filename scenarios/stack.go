@@ -213,6 +213,8 @@ func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Durati
 		return nil, err
 	}
 	w.AddResolver(l.resolveStack)
+	w.DeclareWithin("scheduler-leader", "schedulers")
+	w.DeclareWithin("controller-manager-leader", "controller-managers")
 	l.Control = metrics.NewControl(w, l.ControllerManagers, l.Servers)
 	w.Subscribe(l.Control.Observe)
 	return l, nil

@@ -24,6 +24,16 @@ func (t paramType) String() string {
 // The rates a clock-drift may set.
 const minRate, maxRate = 0.01, 100
 
+// maxLatency bounds a slow-disk's fsync and a flaky link's delay: etcd
+// warns of a slow fdatasync past one second, and a disk or link ten times
+// slower than that has stopped, which a crash or partition says plainly.
+// maxJump bounds a clock-jump: NTP steps clocks by seconds to hours, and a
+// day is far past any of them.
+const (
+	maxLatency = 10 * time.Second
+	maxJump    = 24 * time.Hour
+)
+
 // faultParam is one key=value parameter of the text form. Each belongs to
 // one kind; the table drives printing, parsing and validation alike.
 type faultParam struct {
@@ -124,6 +134,13 @@ func (p faultParam) check(f *Fault) error {
 	case paramDur:
 		if *p.dur(f) < 0 {
 			return fmt.Errorf("negative duration")
+		}
+		if d := *p.dur(f); d > maxLatency {
+			return fmt.Errorf("%s=%v is longer than %v: a disk or link that slow has stopped; use a crash, pause or partition instead", p.key, d, maxLatency)
+		}
+	case paramOffset:
+		if d := *p.dur(f); d > maxJump || d < -maxJump {
+			return fmt.Errorf("%s=%v steps the clock by more than %v: a larger step is surely a mistake", p.key, d, maxJump)
 		}
 	case paramName:
 		if v := *p.str(f); !validTargetName(v) {

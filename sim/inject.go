@@ -37,6 +37,15 @@ func (w *World) Resolve(name string) ([]HostID, error) {
 	return nil, fmt.Errorf("unknown fault target %q: name a host (such as %s), \"*\" for every host, or a group the scenario defines", name, example)
 }
 
+// DeclareWithin says that role, a target name that resolves when a fault
+// fires (such as the current leader), only ever names hosts that the target
+// within names now. CheckTargets can then refuse, before the run, a cut
+// that would put role on both of its sides whenever role names anyone:
+// "partition etcd-leader|etcd".
+func (w *World) DeclareWithin(role, within string) {
+	w.within = append(w.within, [2]string{role, within})
+}
+
 func (w *World) resolveGroup(g []string) ([]HostID, error) {
 	var out []HostID
 	for _, name := range g {
@@ -90,7 +99,52 @@ func (w *World) checkFault(f Fault) error {
 		}
 		earlier = append(earlier, ids...)
 	}
+	return w.checkRolesApart(f)
+}
+
+// checkRolesApart refuses a cut one of whose sides names a role
+// (DeclareWithin) that always lies within another side: whenever the role
+// names a host when the fault fires, that host is on both sides.
+func (w *World) checkRolesApart(f Fault) error {
+	if len(f.Targets) < 2 {
+		return nil
+	}
+	for gi, g := range f.Targets {
+		for _, name := range g {
+			for _, rw := range w.within {
+				if rw[0] != name {
+					continue
+				}
+				bound, err := w.Resolve(rw[1])
+				if err != nil || len(bound) == 0 {
+					continue
+				}
+				for gj, other := range f.Targets {
+					if gj == gi {
+						continue
+					}
+					hosts, err := w.resolveGroup(other)
+					if err != nil {
+						return err
+					}
+					if coversAll(hosts, bound) {
+						return fmt.Errorf("%s puts %s on both sides whenever it names a host (%s is always one of %s): name it on one side only", f.Kind, name, name, rw[1])
+					}
+				}
+			}
+		}
+	}
 	return nil
+}
+
+// coversAll reports whether every host of sub is in hosts.
+func coversAll(hosts, sub []HostID) bool {
+	for _, h := range sub {
+		if !containsHost(hosts, h) {
+			return false
+		}
+	}
+	return true
 }
 
 // Apply schedules every fault of s on the world.

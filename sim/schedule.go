@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -142,14 +143,24 @@ func parseFault(line string) (Fault, string, error) {
 		f.Targets = splitTargets(rest[0], info.sep)
 		rest = rest[1:]
 	}
+	var seen []string // "for" and the parameter keys given, each at most once
 	for len(rest) > 0 {
 		tok := rest[0]
 		if tok == "for" {
+			if slices.Contains(seen, "for") {
+				return f, "for", fmt.Errorf("\"for\" is given twice: give one duration")
+			}
+			seen = append(seen, "for")
 			if len(rest) < 2 {
 				return f, "for", fmt.Errorf("missing duration after \"for\"")
 			}
 			if f.For, err = parseDur(rest[1]); err != nil {
 				return f, "for", err
+			}
+			if f.For == 0 {
+				// 0 is how a Fault says "until the end"; written out, it
+				// is surely a slip, and would print back without "for".
+				return f, "for", fmt.Errorf("\"for %s\" lasts no time: leave \"for\" out for a fault that lasts until the end of the run, or give a positive duration", rest[1])
 			}
 			rest = rest[2:]
 			continue
@@ -162,6 +173,10 @@ func parseFault(line string) (Fault, string, error) {
 		if !ok {
 			return f, key, fmt.Errorf("unknown parameter %q (want one of %s)", key, strings.Join(paramKeys(), ", "))
 		}
+		if slices.Contains(seen, key) {
+			return f, key, fmt.Errorf("%s is given twice: give one value", key)
+		}
+		seen = append(seen, key)
 		if err := p.parse(&f, val); err != nil {
 			return f, key, err
 		}

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,6 +22,15 @@ func genDur(t *rapid.T, label string) time.Duration {
 	return rapid.OneOf(
 		rapid.Map(rapid.IntRange(0, 600), func(s int) time.Duration { return time.Duration(s) * time.Second }),
 		rapid.Map(rapid.Int64Range(0, int64(time.Hour)), func(n int64) time.Duration { return time.Duration(n) }),
+	).Draw(t, label)
+}
+
+// genLatency draws an fsync or link delay within the 10 s a schedule
+// allows, round and odd.
+func genLatency(t *rapid.T, label string) time.Duration {
+	return rapid.OneOf(
+		rapid.Map(rapid.IntRange(0, 10), func(s int) time.Duration { return time.Duration(s) * time.Second }),
+		rapid.Map(rapid.Int64Range(0, int64(10*time.Second)), func(n int64) time.Duration { return time.Duration(n) }),
 	).Draw(t, label)
 }
 
@@ -66,14 +76,14 @@ func genFault(t *rapid.T) sim.Fault {
 		}
 	case sim.FaultSlowDisk:
 		f.Targets = [][]string{genNames(t, "targets")}
-		f.Fsync = genDur(t, "fsync") + 1
+		f.Fsync = max(genLatency(t, "fsync"), 1)
 	default:
 		f.Targets = [][]string{genNames(t, "targets")}
 	}
 	if f.Kind == sim.FaultFlaky {
 		prob := rapid.OneOf(rapid.Float64Range(0, 1), rapid.SampledFrom([]float64{0, 0.1, 1}))
 		f.Loss, f.Dup, f.Reorder = prob.Draw(t, "loss"), prob.Draw(t, "dup"), prob.Draw(t, "reorder")
-		f.Delay = genDur(t, "delay")
+		f.Delay = genLatency(t, "delay")
 	}
 	return f
 }
@@ -171,6 +181,13 @@ func TestParseScheduleErrors(t *testing.T) {
 		{"1s crash a b", `sched.txt:1: field "targets": unexpected "b"`},
 		{"1s heal a", `sched.txt:1: field "targets": unexpected "a"`},
 		{"1s", `sched.txt:1: field "kind"`},
+		{"1s crash a for 0s", `sched.txt:1: field "for": "for 0s" lasts no time: leave "for" out`},
+		{"1s crash a for 1s for 2s", `sched.txt:1: field "for": "for" is given twice`},
+		{"1s flaky a loss=0.1 loss=0.2", `sched.txt:1: field "loss": loss is given twice`},
+		{"1s flaky a loss=NaN", `sched.txt:1: field "loss": probability NaN outside [0,1]`},
+		{"1s flaky a delay=11s", `sched.txt:1: field "delay": delay=11s is longer than 10s`},
+		{"1s slow-disk a fsync=1000h", `sched.txt:1: field "fsync": fsync=1000h0m0s is longer than 10s`},
+		{"1s clock-jump a by=-25h", `sched.txt:1: field "by": by=-25h0m0s steps the clock by more than 24h0m0s`},
 	}
 	for _, c := range cases {
 		_, err := sim.ParseSchedule("sched.txt", c.text)
@@ -203,6 +220,31 @@ func TestCheckTargetsNamesTheLine(t *testing.T) {
 		{"1s partition a|*\n", `sched.txt:1: partition at 1s: partition puts a on both sides: a host cannot be cut off from itself; name it on one side only`},
 		{"1s crash a\n2s oneway *>b\n", `sched.txt:2: oneway at 2s: oneway puts b on both sides`},
 		{"1s restart-process a process=kubelet\n", `sched.txt:1: restart-process at 1s: host a runs no process "kubelet" that restarts alone (it has none): name another process or host`},
+		{"1s partition leader|a,b\n", `sched.txt:1: partition at 1s: partition puts leader on both sides whenever it names a host (leader is always one of both)`},
+		{"1s oneway a,b>leader\n", `sched.txt:1: oneway at 1s: oneway puts leader on both sides whenever it names a host`},
+	}
+	// "leader" resolves when a fault fires, to nobody now, and always to a
+	// or b; "both" names a and b.
+	w.AddResolver(func(name string) ([]sim.HostID, bool) {
+		switch name {
+		case "leader":
+			return nil, true
+		case "both":
+			ids, _ := w.Resolve("a")
+			more, _ := w.Resolve("b")
+			return append(ids, more...), true
+		}
+		return nil, false
+	})
+	w.DeclareWithin("leader", "both")
+	for _, s := range []string{"1s partition leader|a\n", "1s partition leader|nobody-else\n"} {
+		sched, err := sim.ParseSchedule("sched.txt", s)
+		require.NoError(t, err)
+		if strings.Contains(s, "nobody-else") {
+			assert.ErrorContains(t, w.CheckTargets(sched), "unknown fault target", s)
+			continue
+		}
+		assert.NoError(t, w.CheckTargets(sched), "leader may be b, apart from a: %s", s)
 	}
 	for _, c := range cases {
 		s, err := sim.ParseSchedule("sched.txt", c.text)

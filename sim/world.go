@@ -24,6 +24,7 @@ type World struct {
 	booted  bool
 
 	resolvers []Resolver
+	within    [][2]string // role, the target it always lies within (DeclareWithin)
 
 	freeDeliveries []*delivery // recycled message deliveries
 	freeFsyncs     []*fsyncOp  // recycled fsync completions

@@ -68,13 +68,13 @@ func replayCommand(pkg, test string, r scenarios.Result, extraAblate, extra []st
 	if pkg == "" {
 		target, note = ".", "   # in the test's package directory"
 	}
-	sel := "-run '" + runPattern(test) + "'"
+	sel := "-run " + scenarios.ShellQuote(runPattern(test))
 	if strings.HasPrefix(test, "Benchmark") {
-		sel = "-run '^$' -bench '" + runPattern(test) + "'"
+		sel = "-run '^$' -bench " + scenarios.ShellQuote(runPattern(test))
 	}
 	cmd := fmt.Sprintf("go test %s %s -seed %d -members %d", target, sel, r.Seed, r.Members)
 	for _, a := range extraAblate {
-		cmd += " -ablate " + a
+		cmd += " -ablate " + scenarios.ShellQuote(a)
 	}
 	for _, f := range extra {
 		cmd += " " + f

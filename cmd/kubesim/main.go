@@ -14,15 +14,20 @@
 //	kubesim scenarios
 //	kubesim ablations
 //
-// Exit status: 0 when every check passes, 1 when one fails, 2 for bad input.
+// Exit status: 0 when every check passes, 1 when one fails, 2 for bad input,
+// 3 for an internal error (a bug in kubesim), 4 when a file or stream could
+// not be read or written, 130 when interrupted (see exitStatus).
 package main
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strings"
 	"syscall"
 )
 
@@ -36,6 +41,24 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 
 // errChecksFailed makes the exit status 1 after the report was printed.
 var errChecksFailed = errors.New("checks failed")
+
+// The exit statuses, one meaning each, so that a script can tell a failed
+// check from bad input, a bug, a full disk and a Ctrl-C (docs/cli.md tables
+// them).
+const (
+	exitOK           = 0   // every check passed
+	exitChecksFailed = 1   // a check failed; the output ends with the replay command
+	exitBadInput     = 2   // bad input: one line names it and how to fix it
+	exitInternal     = 3   // a bug in kubesim: a panic, reported with where it happened
+	exitIO           = 4   // a file or stream could not be read or written
+	exitInterrupted  = 130 // interrupted (Ctrl-C): finished results are kept
+)
+
+// interruptedError is a run or sweep stopped by an interrupt; what finished
+// is kept.
+type interruptedError struct{ msg string }
+
+func (e interruptedError) Error() string { return e.msg }
 
 const usage = `usage: kubesim [<command> [flags]]
 
@@ -52,7 +75,9 @@ commands:
   scenarios  list the named scenarios
   ablations  list the ablation switches
 
-Exit status: 0 when every check passes, 1 when one fails, 2 for bad input.
+Exit status: 0 when every check passes, 1 when one fails, 2 for bad input,
+3 for an internal error (a bug in kubesim), 4 when a file or stream could
+not be read or written, 130 when interrupted.
 Run 'kubesim <command> -h' for a command's flags.`
 
 func main() {
@@ -63,25 +88,89 @@ func main() {
 	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func realMain(args []string, stdout, stderr io.Writer) int {
-	err := dispatch(args, stdout, stderr)
+func realMain(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			code = reportPanic(r, debug.Stack(), stderr)
+		}
+	}()
+	return exitStatus(commands(args, stdout, stderr), stderr)
+}
+
+// commands runs a command line; a variable only so that a test can make it
+// panic, as a bug would.
+var commands = dispatch
+
+// exitStatus prints err's one line, if it has one to print, and returns
+// the status that means what err is.
+func exitStatus(err error, stderr io.Writer) int {
 	var ue usageError
+	var ie interruptedError
 	switch {
 	case err == nil:
-		return 0
+		return exitOK
 	case errors.As(err, &ue):
 		fmt.Fprintln(stderr, "kubesim: "+ue.msg)
-		return 2
+		return exitBadInput
 	case errors.Is(err, errChecksFailed):
-		return 1
+		return exitChecksFailed
 	case isBrokenPipe(err):
 		// The reader of standard output went away (kubesim ... | head):
 		// there is no one left to tell.
-		return 0
-	default:
+		return exitOK
+	case errors.As(err, &ie):
+		fmt.Fprintln(stderr, "kubesim: "+ie.msg)
+		return exitInterrupted
+	case isIOError(err):
 		fmt.Fprintln(stderr, "kubesim: "+err.Error())
-		return 1
+		return exitIO
+	default:
+		fmt.Fprintln(stderr, "kubesim: internal error (a bug in kubesim; please report it with the command that ran): "+err.Error())
+		return exitInternal
 	}
+}
+
+// isIOError reports whether err is a failure to read or write a file or
+// stream: an operating system error, wherever it was wrapped.
+func isIOError(err error) bool {
+	var pe *fs.PathError
+	var le *os.LinkError
+	var se *os.SyscallError
+	var errno syscall.Errno
+	return errors.As(err, &pe) || errors.As(err, &le) || errors.As(err, &se) || errors.As(err, &errno) ||
+		errors.Is(err, io.ErrShortWrite) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// reportPanic turns a panic into one line that says it is a bug and where
+// it happened (the innermost kubesim frame), then the goroutine's stack for
+// the bug report, and returns exitInternal.
+func reportPanic(r any, stack []byte, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "kubesim: internal error (a bug in kubesim; please report it with the command that ran): panic: %v at %s\n", r, panicSite(stack))
+	stderr.Write(stack)
+	return exitInternal
+}
+
+// panicSite finds, in a goroutine stack as debug.Stack prints it, the
+// file:line of the innermost frame below the panic that is kubesim's own
+// code, so that the one line names where.
+func panicSite(stack []byte) string {
+	lines := strings.Split(string(stack), "\n")
+	afterPanic := false
+	for i, l := range lines {
+		if strings.HasPrefix(l, "panic(") {
+			afterPanic = true
+			continue
+		}
+		if !afterPanic || i+1 >= len(lines) || !strings.Contains(l, "kubesim/") || strings.HasPrefix(l, "\t") {
+			continue
+		}
+		site := strings.TrimSpace(lines[i+1])
+		if j := strings.LastIndex(site, " +0x"); j >= 0 {
+			site = site[:j]
+		}
+		return site
+	}
+	return "an unknown place"
 }
 
 func dispatch(args []string, stdout, stderr io.Writer) error {

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,53 +15,6 @@ func run(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer
 	code = realMain(args, &out, &errb)
 	return code, out.String(), errb.String()
-}
-
-// TestBadInput: every kind of bad input gets exit status 2 and one line
-// that names the input and how to fix it.
-func TestBadInput(t *testing.T) {
-	dir := t.TempDir()
-	badSched := filepath.Join(dir, "bad.txt")
-	require.NoError(t, os.WriteFile(badSched, []byte("10s crash etcd-1 for soon\n"), 0o644))
-	notDir := filepath.Join(dir, "file")
-	require.NoError(t, os.WriteFile(notDir, nil, 0o644))
-	unknownTarget := filepath.Join(dir, "target.txt")
-	require.NoError(t, os.WriteFile(unknownTarget, []byte("10s crash etcd-9\n"), 0o644))
-	cases := []struct {
-		args []string
-		want string
-	}{
-		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
-		{[]string{"run"}, "--scenario is required"},
-		{[]string{"run", "--scenario", "nope"}, `unknown scenario "nope"`},
-		{[]string{"run", "--scenario", "etcd-chaos", "--members", "9"}, "--members must be between 1 and 7, got 9"},
-		{[]string{"run", "--scenario", "etcd-chaos", "--members", "x"}, `invalid value "x" for flag -members`},
-		{[]string{"run", "--scenario", "etcd-chaos", "--bogus"}, "flag provided but not defined: -bogus"},
-		{[]string{"run", "--scenario", "etcd-chaos", "--ablate", "nope"}, `unknown ablation "nope"`},
-		{[]string{"run", "--scenario", "etcd-chaos", "--schedule", filepath.Join(dir, "missing.txt")}, "no such file"},
-		{[]string{"run", "--scenario", "etcd-chaos", "--schedule", badSched}, `bad.txt:1: field "for": invalid duration "soon"`},
-		{[]string{"run", "--scenario", "etcd-chaos", "--schedule", unknownTarget}, `target.txt:1: crash at 10s: unknown fault target "etcd-9"`},
-		{[]string{"run", "--scenario", "etcd-chaos", "extra"}, `unexpected argument "extra"`},
-		{[]string{"scenarios", "x"}, "takes no arguments"},
-		{[]string{"run", "--scenario", "etcd-chaos", "--duration", "0s"}, "--duration must be positive, e.g. 90s (leave it out for the scenario's own length), got 0s"},
-		{[]string{"run", "--scenario", "etcd-chaos", "--duration", "-5s"}, "--duration must be positive, e.g. 90s (leave it out for the scenario's own length), got -5s"},
-		{[]string{"run", "--scenario", "etcd-chaos", "--trace", "-", "--timeline", "-"}, "--trace - and --timeline - would both write to standard output"},
-		{[]string{"run", "--scenario", "etcd-chaos", "--timeline-filter", "kind=fault"}, "--timeline-filter filters the timeline: add --timeline FILE"},
-		{[]string{"run", "--scenario", "etcd-chaos", "--timeline", "-", "--timeline-filter", "role=leader"}, `--timeline-filter "role=leader": want kind=PATTERNS or host=PATTERNS`},
-		{[]string{"run", "--scenario", "etcd-chaos", "--timeline", "-", "--timeline-filter", "kind=raft.*,"}, `bad pattern ""`},
-		{[]string{"run", "--scenario", "etcd-chaos", "--timeline", "-", "--timeline-filter", "host=etcd-9"}, `host pattern "etcd-9" matches no host of this run (its hosts: etcd-1, `},
-		{[]string{"run", "--scenario", "etcd-chaos", "--artifacts", filepath.Join(notDir, "x")}, "--artifacts " + filepath.Join(notDir, "x") + ": cannot write there"},
-		{[]string{"run", "--scenario", "etcd-chaos", "--timeline", filepath.Join(notDir, "x")}, "--timeline: open " + filepath.Join(notDir, "x") + ": not a directory"},
-		{[]string{"sweep", "--duration", "0s"}, "--duration must be positive, got 0s"},
-		{[]string{"sweep", "--seeds", "1", "--out", filepath.Join(notDir, "x")}, "sweep: --out " + filepath.Join(notDir, "x") + ": cannot write there"},
-	}
-	for _, c := range cases {
-		code, _, stderr := run(c.args...)
-		assert.Equal(t, 2, code, "%v", c.args)
-		lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
-		assert.Contains(t, lines[len(lines)-1], c.want, "%v", c.args)
-		assert.Len(t, lines, 1, "one line for %v: %q", c.args, stderr)
-	}
 }
 
 func TestScenariosList(t *testing.T) {

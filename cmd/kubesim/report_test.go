@@ -183,15 +183,15 @@ func TestReportClosedPipe(t *testing.T) {
 	assert.Equal(t, 1, pipe.writes, "the markdown met the closed pipe")
 }
 
-// TestSweepResultsLine: a sweep that cannot use its results file names no
-// results file; a sweep run again in its own directory replaces its own
+// TestSweepResultsLine: a sweep that cannot read its results file exits 4
+// (a file that cannot be read) and names no results file; a sweep run again in its own directory replaces its own
 // report.
 func TestSweepResultsLine(t *testing.T) {
 	out := t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(out, "results.jsonl"), 0o755))
 	args := []string{"sweep", "--scenario", "etcd-leader-crash", "--members", "3", "--seeds", "1", "--duration", "40s", "--out", out}
 	code, _, stderr := run(args...)
-	assert.Equal(t, 1, code)
+	assert.Equal(t, exitIO, code)
 	assert.NotContains(t, stderr, "results in")
 	assert.Contains(t, stderr, "is a directory")
 

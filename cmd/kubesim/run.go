@@ -103,7 +103,7 @@ func verdict(f *runFlags, opts scenarios.Options, res scenarios.Result, art scen
 func replayCommand(r scenarios.Result, o scenarios.Options, schedulePath string) string {
 	cmd := scenarios.ReplayCommand(r)
 	if schedulePath != "" {
-		cmd += " --schedule " + schedulePath
+		cmd += " --schedule " + scenarios.ShellQuote(schedulePath)
 	}
 	return cmd
 }

@@ -2,7 +2,10 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/kubesim/kubesim/scenarios"
@@ -25,7 +28,7 @@ type runFlags struct {
 	members                                                 int
 	seed                                                    uint64
 	duration                                                time.Duration
-	asJSON                                                  bool
+	asJSON, allowLong                                       bool
 	ablate, timelineFilter                                  stringList
 	filter                                                  *timelineFilter // parsed from timelineFilter
 }
@@ -36,6 +39,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 1, "the seed that determines everything")
 	fs.DurationVar(&f.duration, "duration", 0, "virtual run length, e.g. 90s (default: the scenario's)")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of text")
+	fs.BoolVar(&f.allowLong, "allow-long", false, "allow a --duration over "+maxDuration.String()+" (virtual)")
 	fs.StringVar(&f.tracePath, "trace", "", "write the trace as JSONL to this file (- for standard output)")
 	fs.StringVar(&f.timelinePath, "timeline", "", "write the trace as a readable timeline to this file (- for standard output):\none line per event: sequence number (the \"event N\" of check offenses), virtual time, host, kind, details")
 	fs.Var(&f.timelineFilter, "timeline-filter", timelineFilterHelp)
@@ -60,6 +64,14 @@ func (f *runFlags) options(fs *flag.FlagSet) (scenarios.Options, error) {
 	}
 	if flagSet(fs, "duration") && f.duration <= 0 {
 		return opts, usagef("run: --duration must be positive, e.g. 90s (leave it out for the scenario's own length), got %v", f.duration)
+	}
+	if err := checkLong("run", f.duration, f.allowLong); err != nil {
+		return opts, err
+	}
+	if f.saveFailures != "" {
+		if err := writableDir(f.saveFailures); err != nil {
+			return opts, usagef("run: --save-failures %s: cannot write there (%v): name a directory you can write", f.saveFailures, err)
+		}
 	}
 	if _, err := scenarios.ResolveAblations(f.ablate); err != nil {
 		return opts, usagef("run: %v", err)
@@ -91,11 +103,14 @@ func (f *runFlags) options(fs *flag.FlagSet) (scenarios.Options, error) {
 		opts.Profile = &p
 	}
 	if f.schedulePath != "" {
-		text, err := os.ReadFile(f.schedulePath)
+		text, err := readInput(f.schedulePath, maxScheduleBytes)
 		if err != nil {
 			return opts, usagef("run: --schedule: %v", err)
 		}
-		s, err := sim.ParseSchedule(f.schedulePath, string(text))
+		if strings.TrimSpace(text) == "" {
+			return opts, usagef("run: --schedule %s is empty: write one fault per line (see docs/faults.md), or a comment such as '# no faults' for a run without any", f.schedulePath)
+		}
+		s, err := sim.ParseSchedule(f.schedulePath, text)
 		if err != nil {
 			return opts, usagef("run: --schedule: %v", err)
 		}
@@ -105,4 +120,39 @@ func (f *runFlags) options(fs *flag.FlagSet) (scenarios.Options, error) {
 		opts.Schedule = s
 	}
 	return opts, nil
+}
+
+// maxDuration is the longest virtual run taken without --allow-long: a
+// month, far past any scenario's length and any figure a sweep reports, so
+// that a slip such as 100000h is refused instead of running for hours.
+const maxDuration = 30 * 24 * time.Hour
+
+// checkLong refuses a duration over maxDuration unless allowed.
+func checkLong(cmd string, d time.Duration, allowed bool) error {
+	if d > maxDuration && !allowed {
+		return usagef("%s: --duration %v is over %v of virtual time, which would run for hours: shorten it, or add --allow-long if you mean it", cmd, d, maxDuration)
+	}
+	return nil
+}
+
+// maxScheduleBytes bounds a schedule file: about 200,000 faults.
+const maxScheduleBytes = 8 << 20
+
+// readInput reads a file given on the command line, refusing one larger
+// than limit bytes, so that /dev/zero, a FIFO or an endless stream is
+// refused instead of filling memory.
+func readInput(path string, limit int64) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return "", err
+	}
+	if int64(len(b)) > limit {
+		return "", fmt.Errorf("%s is larger than %d MiB: it is not a schedule (one fault per line)", path, limit>>20)
+	}
+	return string(b), nil
 }

@@ -4,8 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -27,6 +29,9 @@ func parseMembers(s string) ([]int, error) {
 		if err != nil || n < 1 || n > scenarios.MaxMembers {
 			return nil, fmt.Errorf("--members %q: want a comma-separated list of member counts between 1 and %d, e.g. 3,4,5", s, scenarios.MaxMembers)
 		}
+		if slices.Contains(out, n) {
+			return nil, fmt.Errorf("--members %q names %d twice: each member count runs once", s, n)
+		}
 		out = append(out, n)
 	}
 	return out, nil
@@ -39,6 +44,7 @@ type sweepFlags struct {
 	seeds, parallel               int
 	seedBase                      uint64
 	duration                      time.Duration
+	allowLong                     bool
 	faults, ablate                stringList
 }
 
@@ -49,6 +55,7 @@ func (f *sweepFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seedBase, "seed-base", 1, "the first seed")
 	fs.Var(&f.faults, "faults", "fault profile NAME[:key=value,...] (repeatable); profiles: "+strings.Join(profileNames(), ", "))
 	fs.DurationVar(&f.duration, "duration", 5*time.Minute, "virtual length of each run")
+	fs.BoolVar(&f.allowLong, "allow-long", false, "allow a --duration over "+maxDuration.String()+" (virtual)")
 	fs.IntVar(&f.parallel, "parallel", 0, "worlds at once (default: all cores)")
 	fs.StringVar(&f.shard, "shard", "0/1", "run only shard i of n of the grid, e.g. 2/8")
 	fs.StringVar(&f.out, "out", "kubesim-sweep", "output directory: results, corpus entries of failing runs, and the report")
@@ -65,18 +72,30 @@ func profileNames() []string {
 
 func (f *sweepFlags) config() (sweep.Config, error) {
 	var cfg sweep.Config
-	if _, err := scenarios.Lookup(f.scenario); err != nil {
+	spec, err := scenarios.Lookup(f.scenario)
+	if err != nil {
 		return cfg, usagef("sweep: %v", err)
 	}
 	members, err := parseMembers(f.members)
 	if err != nil {
 		return cfg, usagef("sweep: %v", err)
 	}
+	for _, m := range members {
+		if err := spec.SupportsMembers(m); err != nil {
+			return cfg, usagef("sweep: %v", err)
+		}
+	}
 	if f.seeds < 1 {
 		return cfg, usagef("sweep: --seeds must be at least 1, got %d", f.seeds)
 	}
+	if last := f.seedBase + uint64(f.seeds-1); last < f.seedBase {
+		return cfg, usagef("sweep: --seed-base %d with --seeds %d runs past the largest seed, %d: lower --seed-base", f.seedBase, f.seeds, uint64(math.MaxUint64))
+	}
 	if f.duration <= 0 {
 		return cfg, usagef("sweep: --duration must be positive, got %v", f.duration)
+	}
+	if err := checkLong("sweep", f.duration, f.allowLong); err != nil {
+		return cfg, err
 	}
 	if f.parallel < 0 {
 		return cfg, usagef("sweep: --parallel must not be negative, got %d", f.parallel)
@@ -187,7 +206,7 @@ func runSweep(cfg sweep.Config, stdout, stderr io.Writer) error {
 		return err
 	}
 	if sum.Interrupted {
-		return fmt.Errorf("sweep interrupted: %d of %d runs done; run the same command again to resume", sum.Skipped+sum.Ran, sum.Total)
+		return interruptedError{fmt.Sprintf("sweep interrupted: %d of %d runs done; run the same command again to resume", sum.Skipped+sum.Ran, sum.Total)}
 	}
 	if cfg.Shard.N > 1 {
 		// Shards share one directory; the report is written once, after

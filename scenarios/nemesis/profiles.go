@@ -2,7 +2,6 @@ package nemesis
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,6 +121,22 @@ func ParseProfile(text string) (Profile, error) {
 	return p, nil
 }
 
+// The ranges of the profiles' parameters: finite, and bounded where a
+// larger (or smaller) value is surely a mistake. A member that fails every
+// second, or a fault a second, already makes a cluster that never settles;
+// a month is longer than any run; a 10 s delay is a link that has stopped
+// (sim's bound on a schedule's delay and fsync). Each duration's range is
+// [min, max] with an example.
+var durationBounds = map[string][3]time.Duration{
+	"mttf":     {time.Second, 30 * 24 * time.Hour, time.Minute},
+	"mttr":     {time.Second, 30 * 24 * time.Hour, 20 * time.Second},
+	"duration": {100 * time.Millisecond, 30 * 24 * time.Hour, 10 * time.Second},
+	"delay":    {0, 10 * time.Second, 5 * time.Millisecond},
+}
+
+// maxRatePerMinute bounds the partitions' arrival rate: one a second.
+const maxRatePerMinute = 60
+
 // normalizeParams validates p's parameters and rewrites each in canonical
 // form (durations as Go prints them, numbers in shortest form), so that one
 // profile always prints, and keys results, the same way.
@@ -130,20 +145,21 @@ func normalizeParams(p Profile) error {
 		v := p.Params[k]
 		switch k {
 		case "mttf", "mttr", "duration", "delay":
+			b := durationBounds[k]
 			d, err := time.ParseDuration(v)
-			if err != nil || d < 0 || (d == 0 && k != "delay") {
-				return fmt.Errorf("%s=%q is not a positive duration (e.g. 30s)", k, v)
+			if err != nil || d < b[0] || d > b[1] {
+				return fmt.Errorf("%s=%q is not a duration from %v to %v (e.g. %s)", k, v, b[0], b[1], b[2])
 			}
 			p.Params[k] = d.String()
 		case "rate":
 			f, err := strconv.ParseFloat(v, 64)
-			if err != nil || f < 0 || math.IsInf(f, 0) {
-				return fmt.Errorf("rate=%q is not a non-negative number per minute", v)
+			if err != nil || !(f >= 0 && f <= maxRatePerMinute) {
+				return fmt.Errorf("rate=%q is not a number of faults per minute from 0 to %v", v, maxRatePerMinute)
 			}
 			p.Params[k] = strconv.FormatFloat(f, 'g', -1, 64)
 		case "loss", "dup", "reorder":
 			f, err := strconv.ParseFloat(v, 64)
-			if err != nil || f < 0 || f > 1 {
+			if err != nil || !(f >= 0 && f <= 1) {
 				return fmt.Errorf("%s=%q is not a probability in [0,1]", k, v)
 			}
 			p.Params[k] = strconv.FormatFloat(f, 'g', -1, 64)
