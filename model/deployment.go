@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Deployment rolls pods out through ReplicaSets, as appsv1.Deployment (group
 // "apps", "apps/v1", resource "deployments", namespaced).
@@ -133,9 +136,7 @@ func (d *Deployment) DeepCopy() *Deployment {
 	}
 	out.Spec.RevisionHistoryLimit = clonePtr(d.Spec.RevisionHistoryLimit)
 	out.Spec.ProgressDeadlineSeconds = clonePtr(d.Spec.ProgressDeadlineSeconds)
-	if d.Status.Conditions != nil {
-		out.Status.Conditions = append(make([]DeploymentCondition, 0, len(d.Status.Conditions)), d.Status.Conditions...)
-	}
+	out.Status.Conditions = slices.Clone(d.Status.Conditions)
 	out.Status.CollisionCount = clonePtr(d.Status.CollisionCount)
 	return out
 }

@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // Node is a worker machine, as corev1.Node (core group, "v1", resource
 // "nodes", cluster-scoped).
 type Node struct {
@@ -77,20 +79,11 @@ func (n *Node) DeepCopy() *Node {
 	out := &Node{TypeMeta: n.TypeMeta}
 	n.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	out.Spec = n.Spec
-	if n.Spec.Taints != nil {
-		out.Spec.Taints = make([]Taint, len(n.Spec.Taints))
-		for i := range n.Spec.Taints {
-			n.Spec.Taints[i].DeepCopyInto(&out.Spec.Taints[i])
-		}
-	}
+	out.Spec.Taints = cloneEach(n.Spec.Taints, (*Taint).DeepCopyInto)
 	out.Status.Capacity = n.Status.Capacity.DeepCopy()
 	out.Status.Allocatable = n.Status.Allocatable.DeepCopy()
-	if n.Status.Conditions != nil {
-		out.Status.Conditions = append(make([]NodeCondition, 0, len(n.Status.Conditions)), n.Status.Conditions...)
-	}
-	if n.Status.Addresses != nil {
-		out.Status.Addresses = append(make([]NodeAddress, 0, len(n.Status.Addresses)), n.Status.Addresses...)
-	}
+	out.Status.Conditions = slices.Clone(n.Status.Conditions)
+	out.Status.Addresses = slices.Clone(n.Status.Addresses)
 	return out
 }
 

@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // Pod is a group of containers bound to one node, as corev1.Pod (core group,
 // "v1", resource "pods", namespaced).
 type Pod struct {
@@ -263,19 +265,9 @@ func (p *Pod) DeepCopy() *Pod {
 // DeepCopyInto copies s into out, sharing no memory.
 func (s *PodSpec) DeepCopyInto(out *PodSpec) {
 	*out = *s
-	if s.Containers != nil {
-		out.Containers = make([]Container, len(s.Containers))
-		for i := range s.Containers {
-			s.Containers[i].DeepCopyInto(&out.Containers[i])
-		}
-	}
+	out.Containers = cloneEach(s.Containers, (*Container).DeepCopyInto)
 	out.TerminationGracePeriodSeconds = clonePtr(s.TerminationGracePeriodSeconds)
-	if s.Tolerations != nil {
-		out.Tolerations = make([]Toleration, len(s.Tolerations))
-		for i := range s.Tolerations {
-			s.Tolerations[i].DeepCopyInto(&out.Tolerations[i])
-		}
-	}
+	out.Tolerations = cloneEach(s.Tolerations, (*Toleration).DeepCopyInto)
 	out.Priority = clonePtr(s.Priority)
 }
 
@@ -298,16 +290,9 @@ func (c *Container) DeepCopyInto(out *Container) {
 // DeepCopyInto copies s into out, sharing no memory.
 func (s *PodStatus) DeepCopyInto(out *PodStatus) {
 	*out = *s
-	if s.Conditions != nil {
-		out.Conditions = append(make([]PodCondition, 0, len(s.Conditions)), s.Conditions...)
-	}
+	out.Conditions = slices.Clone(s.Conditions)
 	out.StartTime = clonePtr(s.StartTime)
-	if s.ContainerStatuses != nil {
-		out.ContainerStatuses = make([]ContainerStatus, len(s.ContainerStatuses))
-		for i := range s.ContainerStatuses {
-			s.ContainerStatuses[i].DeepCopyInto(&out.ContainerStatuses[i])
-		}
-	}
+	out.ContainerStatuses = cloneEach(s.ContainerStatuses, (*ContainerStatus).DeepCopyInto)
 }
 
 // DeepCopyInto copies c into out, sharing no memory.

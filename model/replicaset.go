@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // ReplicaSet keeps a number of identical pods running, as appsv1.ReplicaSet
 // (group "apps", "apps/v1", resource "replicasets", namespaced).
 type ReplicaSet struct {
@@ -84,8 +86,6 @@ func (rs *ReplicaSet) DeepCopy() *ReplicaSet {
 	out.Spec.Replicas = clonePtr(rs.Spec.Replicas)
 	out.Spec.Selector = rs.Spec.Selector.DeepCopy()
 	rs.Spec.Template.DeepCopyInto(&out.Spec.Template)
-	if rs.Status.Conditions != nil {
-		out.Status.Conditions = append(make([]ReplicaSetCondition, 0, len(rs.Status.Conditions)), rs.Status.Conditions...)
-	}
+	out.Status.Conditions = slices.Clone(rs.Status.Conditions)
 	return out
 }

@@ -38,15 +38,7 @@ type ResourceList map[ResourceName]Quantity
 
 // DeepCopy returns a copy of l that shares no memory with it.
 func (l ResourceList) DeepCopy() ResourceList {
-	if l == nil {
-		return nil
-	}
-	out := make(ResourceList, len(l))
-	// determinism: copying every entry; the order cannot show.
-	for k, v := range l {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(l)
 }
 
 // Names returns the resource names in l in ascending order.

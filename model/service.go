@@ -1,6 +1,9 @@
 package model
 
-import "maps"
+import (
+	"maps"
+	"slices"
+)
 
 // Service is a stable virtual IP in front of the pods its selector
 // matches, as corev1.Service of type ClusterIP (core group, resource
@@ -64,6 +67,6 @@ func (s *Service) DeepCopy() *Service {
 	out := &Service{TypeMeta: s.TypeMeta, Spec: s.Spec}
 	s.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
 	out.Spec.Selector = maps.Clone(s.Spec.Selector)
-	out.Spec.Ports = append([]ServicePort(nil), s.Spec.Ports...)
+	out.Spec.Ports = slices.Clone(s.Spec.Ports)
 	return out
 }
