@@ -25,3 +25,26 @@ func cloneEach[T any](s []T, copyInto func(in, out *T)) []T {
 	}
 	return out
 }
+
+// storedKind is the pointer type of a stored kind, which copies the fields
+// of its own that hold references (all but its TypeMeta and ObjectMeta)
+// into a shallow copy of itself: the part of DeepCopy that differs by kind.
+type storedKind[T any] interface {
+	*T
+	Object
+	copyRefsInto(out *T)
+}
+
+// deepCopy returns a copy of in that shares no memory with it, or nil for
+// nil: the struct itself, its ObjectMeta, then the kind's own references.
+// It is every kind's DeepCopy.
+func deepCopy[T any, P storedKind[T]](in P) P {
+	if in == nil {
+		return nil
+	}
+	out := P(new(T))
+	*out = *in
+	in.GetObjectMeta().DeepCopyInto(out.GetObjectMeta())
+	in.copyRefsInto(out)
+	return out
+}

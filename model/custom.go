@@ -53,13 +53,11 @@ func (o *CustomObject) DeepCopyObject() Object { return o.DeepCopy() }
 func (o *CustomObject) DeepCopyInto(out *CustomObject) { *out = *o.DeepCopy() }
 
 // DeepCopy returns a copy of o that shares no memory with it.
-func (o *CustomObject) DeepCopy() *CustomObject {
-	if o == nil {
-		return nil
-	}
-	out := &CustomObject{TypeMeta: o.TypeMeta, Spec: o.Spec.clone(), Status: o.Status.clone()}
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	return out
+func (o *CustomObject) DeepCopy() *CustomObject { return deepCopy(o) }
+
+// copyRefsInto copies o's references into its shallow copy out (deepCopy).
+func (o *CustomObject) copyRefsInto(out *CustomObject) {
+	out.Spec, out.Status = o.Spec.clone(), o.Status.clone()
 }
 
 // SetSpec stores v (anything encoding/json marshals: a struct of the

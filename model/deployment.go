@@ -122,12 +122,10 @@ func (d *Deployment) DeepCopyObject() Object { return d.DeepCopy() }
 func (d *Deployment) DeepCopyInto(out *Deployment) { *out = *d.DeepCopy() }
 
 // DeepCopy returns a copy of d that shares no memory with it.
-func (d *Deployment) DeepCopy() *Deployment {
-	if d == nil {
-		return nil
-	}
-	out := &Deployment{TypeMeta: d.TypeMeta, Spec: d.Spec, Status: d.Status}
-	d.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+func (d *Deployment) DeepCopy() *Deployment { return deepCopy(d) }
+
+// copyRefsInto copies d's references into its shallow copy out (deepCopy).
+func (d *Deployment) copyRefsInto(out *Deployment) {
 	out.Spec.Replicas = clonePtr(d.Spec.Replicas)
 	out.Spec.Selector = d.Spec.Selector.DeepCopy()
 	d.Spec.Template.DeepCopyInto(&out.Spec.Template)
@@ -138,7 +136,6 @@ func (d *Deployment) DeepCopy() *Deployment {
 	out.Spec.ProgressDeadlineSeconds = clonePtr(d.Spec.ProgressDeadlineSeconds)
 	out.Status.Conditions = slices.Clone(d.Status.Conditions)
 	out.Status.CollisionCount = clonePtr(d.Status.CollisionCount)
-	return out
 }
 
 // ResolveFenceposts turns maxSurge and maxUnavailable into pod counts for

@@ -79,12 +79,10 @@ func (s *EndpointSlice) DeepCopyObject() Object { return s.DeepCopy() }
 func (s *EndpointSlice) DeepCopyInto(out *EndpointSlice) { *out = *s.DeepCopy() }
 
 // DeepCopy returns a copy of s that shares no memory with it.
-func (s *EndpointSlice) DeepCopy() *EndpointSlice {
-	if s == nil {
-		return nil
-	}
-	out := &EndpointSlice{TypeMeta: s.TypeMeta, AddressType: s.AddressType}
-	s.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+func (s *EndpointSlice) DeepCopy() *EndpointSlice { return deepCopy(s) }
+
+// copyRefsInto copies s's references into its shallow copy out (deepCopy).
+func (s *EndpointSlice) copyRefsInto(out *EndpointSlice) {
 	out.Endpoints = cloneEach(s.Endpoints, func(e, out *Endpoint) {
 		*out = Endpoint{Addresses: slices.Clone(e.Addresses), NodeName: e.NodeName, TargetRef: clonePtr(e.TargetRef),
 			Conditions: EndpointConditions{Ready: clonePtr(e.Conditions.Ready), Serving: clonePtr(e.Conditions.Serving),
@@ -93,5 +91,4 @@ func (s *EndpointSlice) DeepCopy() *EndpointSlice {
 	out.Ports = cloneEach(s.Ports, func(p, out *EndpointPort) {
 		*out = EndpointPort{Name: clonePtr(p.Name), Protocol: clonePtr(p.Protocol), Port: clonePtr(p.Port)}
 	})
-	return out
 }

@@ -72,19 +72,15 @@ func (n *Node) DeepCopyObject() Object { return n.DeepCopy() }
 func (n *Node) DeepCopyInto(out *Node) { *out = *n.DeepCopy() }
 
 // DeepCopy returns a copy of n that shares no memory with it.
-func (n *Node) DeepCopy() *Node {
-	if n == nil {
-		return nil
-	}
-	out := &Node{TypeMeta: n.TypeMeta}
-	n.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	out.Spec = n.Spec
+func (n *Node) DeepCopy() *Node { return deepCopy(n) }
+
+// copyRefsInto copies n's references into its shallow copy out (deepCopy).
+func (n *Node) copyRefsInto(out *Node) {
 	out.Spec.Taints = cloneEach(n.Spec.Taints, (*Taint).DeepCopyInto)
 	out.Status.Capacity = n.Status.Capacity.DeepCopy()
 	out.Status.Allocatable = n.Status.Allocatable.DeepCopy()
 	out.Status.Conditions = slices.Clone(n.Status.Conditions)
 	out.Status.Addresses = slices.Clone(n.Status.Addresses)
-	return out
 }
 
 // GetNodeCondition returns the index and a pointer to the condition of type

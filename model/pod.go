@@ -251,15 +251,12 @@ func (p *Pod) DeepCopyObject() Object { return p.DeepCopy() }
 func (p *Pod) DeepCopyInto(out *Pod) { *out = *p.DeepCopy() }
 
 // DeepCopy returns a copy of p that shares no memory with it.
-func (p *Pod) DeepCopy() *Pod {
-	if p == nil {
-		return nil
-	}
-	out := &Pod{TypeMeta: p.TypeMeta}
-	p.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+func (p *Pod) DeepCopy() *Pod { return deepCopy(p) }
+
+// copyRefsInto copies p's references into its shallow copy out (deepCopy).
+func (p *Pod) copyRefsInto(out *Pod) {
 	p.Spec.DeepCopyInto(&out.Spec)
 	p.Status.DeepCopyInto(&out.Status)
-	return out
 }
 
 // DeepCopyInto copies s into out, sharing no memory.

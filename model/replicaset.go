@@ -77,15 +77,12 @@ func (rs *ReplicaSet) DeepCopyObject() Object { return rs.DeepCopy() }
 func (rs *ReplicaSet) DeepCopyInto(out *ReplicaSet) { *out = *rs.DeepCopy() }
 
 // DeepCopy returns a copy of rs that shares no memory with it.
-func (rs *ReplicaSet) DeepCopy() *ReplicaSet {
-	if rs == nil {
-		return nil
-	}
-	out := &ReplicaSet{TypeMeta: rs.TypeMeta, Spec: rs.Spec, Status: rs.Status}
-	rs.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+func (rs *ReplicaSet) DeepCopy() *ReplicaSet { return deepCopy(rs) }
+
+// copyRefsInto copies rs's references into its shallow copy out (deepCopy).
+func (rs *ReplicaSet) copyRefsInto(out *ReplicaSet) {
 	out.Spec.Replicas = clonePtr(rs.Spec.Replicas)
 	out.Spec.Selector = rs.Spec.Selector.DeepCopy()
 	rs.Spec.Template.DeepCopyInto(&out.Spec.Template)
 	out.Status.Conditions = slices.Clone(rs.Status.Conditions)
-	return out
 }
