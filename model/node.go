@@ -101,10 +101,7 @@ func SetNodeCondition(status *NodeStatus, cond NodeCondition) bool {
 }
 
 // IsNodeReady reports whether node's Ready condition is True.
-func IsNodeReady(node *Node) bool {
-	_, c := GetNodeCondition(&node.Status, NodeReady)
-	return c != nil && c.Status == ConditionTrue
-}
+func IsNodeReady(node *Node) bool { return NodeReadyStatus(node) == ConditionTrue }
 
 // NodeReadyStatus returns the status of node's Ready condition, or Unknown
 // if it has none (a node that never reported is not known to be ready).
