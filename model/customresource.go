@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -66,23 +65,6 @@ func (d CustomResourceDefinition) Resource() Resource {
 		NoUnconditionalUpdate: true, Custom: &def}
 }
 
-// dns1035Label is apimachinery's IsDNS1035Label pattern
-// (pkg/util/validation/validation.go).
-var dns1035Label = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
-
-// isDNS1035Label returns the problems with value as a DNS-1035 label.
-func isDNS1035Label(value string) []string {
-	var errs []string
-	if len(value) > dns1123LabelMaxLen {
-		errs = append(errs, maxLenError(dns1123LabelMaxLen))
-	}
-	if !dns1035Label.MatchString(value) {
-		errs = append(errs, regexError("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
-			"[a-z]([-a-z0-9]*[a-z0-9])?", "my-name", "abc-123"))
-	}
-	return errs
-}
-
 // ValidateDefinition checks d as the apiextensions API server validates a
 // CustomResourceDefinition's spec (k8s.io/apiextensions-apiserver
 // pkg/apis/apiextensions/validation/validation.go,
@@ -103,17 +85,17 @@ func ValidateDefinition(d CustomResourceDefinition) ErrorList {
 	}
 	if d.Version == "" {
 		errs = append(errs, required("spec.versions[0].name", ""))
-	} else if msgs := isDNS1035Label(d.Version); len(msgs) > 0 {
+	} else if msgs := IsDNS1035Label(d.Version); len(msgs) > 0 {
 		errs = append(errs, invalid("spec.versions[0].name", d.Version, strings.Join(msgs, ",")))
 	}
 	if d.Plural == "" {
 		errs = append(errs, required("spec.names.plural", ""))
-	} else if msgs := isDNS1035Label(d.Plural); len(msgs) > 0 {
+	} else if msgs := IsDNS1035Label(d.Plural); len(msgs) > 0 {
 		errs = append(errs, invalid("spec.names.plural", d.Plural, strings.Join(msgs, ",")))
 	}
 	if d.Kind == "" {
 		errs = append(errs, required("spec.names.kind", ""))
-	} else if msgs := isDNS1035Label(strings.ToLower(d.Kind)); len(msgs) > 0 {
+	} else if msgs := IsDNS1035Label(strings.ToLower(d.Kind)); len(msgs) > 0 {
 		errs = append(errs, invalid("spec.names.kind", d.Kind, "may have mixed case, but should otherwise match: "+strings.Join(msgs, ",")))
 	}
 	return errs
