@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -148,37 +149,25 @@ func MustNewRegistry(defs ...CustomResourceDefinition) *Registry {
 
 // Resources returns every kind's descriptor, built-in kinds first, then
 // the custom kinds in registration order. The slice is a copy.
-func (r *Registry) Resources() []Resource {
+func (r *Registry) Resources() []Resource { return slices.Clone(r.all()) }
+
+// all returns the descriptors themselves, not a copy: the built-in ones
+// for a nil registry.
+func (r *Registry) all() []Resource {
 	if r == nil {
-		return Resources()
+		return resources
 	}
-	return append([]Resource(nil), r.resources...)
+	return r.resources
 }
 
 // ForName returns the descriptor of the resource name ("widgets").
 func (r *Registry) ForName(name string) (Resource, bool) {
-	if r == nil {
-		return ResourceForName(name)
-	}
-	for _, res := range r.resources {
-		if res.Name == name {
-			return res, true
-		}
-	}
-	return Resource{}, false
+	return findResource(r.all(), func(res *Resource) bool { return res.Name == name })
 }
 
 // ForKind returns the descriptor of kind ("Widget").
 func (r *Registry) ForKind(kind string) (Resource, bool) {
-	if r == nil {
-		return ResourceForKind(kind)
-	}
-	for _, res := range r.resources {
-		if res.Kind == kind {
-			return res, true
-		}
-	}
-	return Resource{}, false
+	return findResource(r.all(), func(res *Resource) bool { return res.Kind == kind })
 }
 
 // ResourceOf returns the descriptor of obj's kind in the registry (the
