@@ -63,22 +63,19 @@ func (o *CustomObject) copyRefsInto(out *CustomObject) {
 // SetSpec stores v (anything encoding/json marshals: a struct of the
 // user's own spec type, a map) as the spec, in canonical form. A nil v
 // clears it.
-func (o *CustomObject) SetSpec(v any) error {
-	j, err := ToRawJSON(v)
-	if err != nil {
-		return fmt.Errorf("spec of %s %q: %w", o.Kind(), o.Name, err)
-	}
-	o.Spec = j
-	return nil
-}
+func (o *CustomObject) SetSpec(v any) error { return o.set(&o.Spec, "spec", v) }
 
 // SetStatus stores v as the status, in canonical form; a nil v clears it.
-func (o *CustomObject) SetStatus(v any) error {
+func (o *CustomObject) SetStatus(v any) error { return o.set(&o.Status, "status", v) }
+
+// set stores v in canonical form in field, o's part called part; field
+// is left as it was on an error.
+func (o *CustomObject) set(field *RawJSON, part string, v any) error {
 	j, err := ToRawJSON(v)
 	if err != nil {
-		return fmt.Errorf("status of %s %q: %w", o.Kind(), o.Name, err)
+		return fmt.Errorf("%s of %s %q: %w", part, o.Kind(), o.Name, err)
 	}
-	o.Status = j
+	*field = j
 	return nil
 }
 
