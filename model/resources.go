@@ -54,26 +54,21 @@ func (l ResourceList) Names() []ResourceName {
 
 // Add returns l+o, resource by resource (a resource missing on one side
 // counts as zero). Neither argument is modified.
-func (l ResourceList) Add(o ResourceList) ResourceList {
-	out := l.DeepCopy()
-	if out == nil {
-		out = ResourceList{}
-	}
-	for _, k := range o.Names() {
-		out[k] += o[k]
-	}
-	return out
-}
+func (l ResourceList) Add(o ResourceList) ResourceList { return l.plus(o, 1) }
 
 // Sub returns l-o, resource by resource; results may be negative. Neither
 // argument is modified.
-func (l ResourceList) Sub(o ResourceList) ResourceList {
+func (l ResourceList) Sub(o ResourceList) ResourceList { return l.plus(o, -1) }
+
+// plus returns l+sign*o, resource by resource, in a new list (sign is 1 or
+// -1; int64 arithmetic wraps alike either way).
+func (l ResourceList) plus(o ResourceList, sign Quantity) ResourceList {
 	out := l.DeepCopy()
 	if out == nil {
 		out = ResourceList{}
 	}
 	for _, k := range o.Names() {
-		out[k] -= o[k]
+		out[k] += sign * o[k]
 	}
 	return out
 }
