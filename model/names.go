@@ -2,7 +2,9 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -151,7 +153,7 @@ func validateLabelValue(v, path string) ErrorList {
 // metav1validation.ValidateLabels; errors are reported at path.
 func ValidateLabels(labels map[string]string, path string) ErrorList {
 	var errs ErrorList
-	for _, k := range sortedStringKeys(labels) {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		errs = append(errs, validateLabelName(k, path)...)
 		errs = append(errs, validateLabelValue(labels[k], path)...)
 	}
@@ -164,7 +166,7 @@ func ValidateLabels(labels map[string]string, path string) ErrorList {
 func ValidateAnnotations(annotations map[string]string, path string) ErrorList {
 	var errs ErrorList
 	total := 0
-	for _, k := range sortedStringKeys(annotations) {
+	for _, k := range slices.Sorted(maps.Keys(annotations)) {
 		for _, msg := range IsQualifiedName(strings.ToLower(k)) {
 			errs = append(errs, invalid(path, k, msg))
 		}

@@ -65,7 +65,7 @@ func (s *LabelSelector) AsSelector() (Selector, error) {
 		return Everything(), nil
 	}
 	var reqs []Requirement
-	for _, k := range sortedStringKeys(s.MatchLabels) {
+	for _, k := range slices.Sorted(maps.Keys(s.MatchLabels)) {
 		r, err := NewRequirement(k, OpEquals, []string{s.MatchLabels[k]})
 		if err != nil {
 			return Selector{}, err
@@ -265,7 +265,7 @@ func Nothing() Selector { return Selector{nothing: true} }
 // validation; build untrusted input with NewRequirement.
 func SelectorFromSet(set map[string]string) Selector {
 	var reqs []Requirement
-	for _, k := range sortedStringKeys(set) {
+	for _, k := range slices.Sorted(maps.Keys(set)) {
 		r, err := NewRequirement(k, OpEquals, []string{set[k]})
 		if err != nil {
 			panic(err)
@@ -318,14 +318,4 @@ func (s Selector) String() string {
 		parts[i] = r.String()
 	}
 	return strings.Join(parts, ",")
-}
-
-func sortedStringKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	// determinism: collection only; sorted below.
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
