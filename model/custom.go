@@ -53,34 +53,29 @@ func (o *CustomObject) DeepCopyObject() Object { return o.DeepCopy() }
 func (o *CustomObject) DeepCopyInto(out *CustomObject) { *out = *o.DeepCopy() }
 
 // DeepCopy returns a copy of o that shares no memory with it.
-func (o *CustomObject) DeepCopy() *CustomObject {
-	if o == nil {
-		return nil
-	}
-	out := &CustomObject{TypeMeta: o.TypeMeta, Spec: o.Spec.clone(), Status: o.Status.clone()}
-	o.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	return out
+func (o *CustomObject) DeepCopy() *CustomObject { return deepCopy(o) }
+
+// copyRefsInto copies o's references into its shallow copy out (deepCopy).
+func (o *CustomObject) copyRefsInto(out *CustomObject) {
+	out.Spec, out.Status = o.Spec.clone(), o.Status.clone()
 }
 
 // SetSpec stores v (anything encoding/json marshals: a struct of the
 // user's own spec type, a map) as the spec, in canonical form. A nil v
 // clears it.
-func (o *CustomObject) SetSpec(v any) error {
-	j, err := ToRawJSON(v)
-	if err != nil {
-		return fmt.Errorf("spec of %s %q: %w", o.Kind(), o.Name, err)
-	}
-	o.Spec = j
-	return nil
-}
+func (o *CustomObject) SetSpec(v any) error { return o.set(&o.Spec, "spec", v) }
 
 // SetStatus stores v as the status, in canonical form; a nil v clears it.
-func (o *CustomObject) SetStatus(v any) error {
+func (o *CustomObject) SetStatus(v any) error { return o.set(&o.Status, "status", v) }
+
+// set stores v in canonical form in field, o's part called part; field
+// is left as it was on an error.
+func (o *CustomObject) set(field *RawJSON, part string, v any) error {
 	j, err := ToRawJSON(v)
 	if err != nil {
-		return fmt.Errorf("status of %s %q: %w", o.Kind(), o.Name, err)
+		return fmt.Errorf("%s of %s %q: %w", part, o.Kind(), o.Name, err)
 	}
-	o.Status = j
+	*field = j
 	return nil
 }
 

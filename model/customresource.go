@@ -2,7 +2,7 @@ package model
 
 import (
 	"fmt"
-	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -66,23 +66,6 @@ func (d CustomResourceDefinition) Resource() Resource {
 		NoUnconditionalUpdate: true, Custom: &def}
 }
 
-// dns1035Label is apimachinery's IsDNS1035Label pattern
-// (pkg/util/validation/validation.go).
-var dns1035Label = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
-
-// isDNS1035Label returns the problems with value as a DNS-1035 label.
-func isDNS1035Label(value string) []string {
-	var errs []string
-	if len(value) > dns1123LabelMaxLen {
-		errs = append(errs, maxLenError(dns1123LabelMaxLen))
-	}
-	if !dns1035Label.MatchString(value) {
-		errs = append(errs, regexError("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character",
-			"[a-z]([-a-z0-9]*[a-z0-9])?", "my-name", "abc-123"))
-	}
-	return errs
-}
-
 // ValidateDefinition checks d as the apiextensions API server validates a
 // CustomResourceDefinition's spec (k8s.io/apiextensions-apiserver
 // pkg/apis/apiextensions/validation/validation.go,
@@ -103,17 +86,17 @@ func ValidateDefinition(d CustomResourceDefinition) ErrorList {
 	}
 	if d.Version == "" {
 		errs = append(errs, required("spec.versions[0].name", ""))
-	} else if msgs := isDNS1035Label(d.Version); len(msgs) > 0 {
+	} else if msgs := IsDNS1035Label(d.Version); len(msgs) > 0 {
 		errs = append(errs, invalid("spec.versions[0].name", d.Version, strings.Join(msgs, ",")))
 	}
 	if d.Plural == "" {
 		errs = append(errs, required("spec.names.plural", ""))
-	} else if msgs := isDNS1035Label(d.Plural); len(msgs) > 0 {
+	} else if msgs := IsDNS1035Label(d.Plural); len(msgs) > 0 {
 		errs = append(errs, invalid("spec.names.plural", d.Plural, strings.Join(msgs, ",")))
 	}
 	if d.Kind == "" {
 		errs = append(errs, required("spec.names.kind", ""))
-	} else if msgs := isDNS1035Label(strings.ToLower(d.Kind)); len(msgs) > 0 {
+	} else if msgs := IsDNS1035Label(strings.ToLower(d.Kind)); len(msgs) > 0 {
 		errs = append(errs, invalid("spec.names.kind", d.Kind, "may have mixed case, but should otherwise match: "+strings.Join(msgs, ",")))
 	}
 	return errs
@@ -166,37 +149,25 @@ func MustNewRegistry(defs ...CustomResourceDefinition) *Registry {
 
 // Resources returns every kind's descriptor, built-in kinds first, then
 // the custom kinds in registration order. The slice is a copy.
-func (r *Registry) Resources() []Resource {
+func (r *Registry) Resources() []Resource { return slices.Clone(r.all()) }
+
+// all returns the descriptors themselves, not a copy: the built-in ones
+// for a nil registry.
+func (r *Registry) all() []Resource {
 	if r == nil {
-		return Resources()
+		return resources
 	}
-	return append([]Resource(nil), r.resources...)
+	return r.resources
 }
 
 // ForName returns the descriptor of the resource name ("widgets").
 func (r *Registry) ForName(name string) (Resource, bool) {
-	if r == nil {
-		return ResourceForName(name)
-	}
-	for _, res := range r.resources {
-		if res.Name == name {
-			return res, true
-		}
-	}
-	return Resource{}, false
+	return findResource(r.all(), func(res *Resource) bool { return res.Name == name })
 }
 
 // ForKind returns the descriptor of kind ("Widget").
 func (r *Registry) ForKind(kind string) (Resource, bool) {
-	if r == nil {
-		return ResourceForKind(kind)
-	}
-	for _, res := range r.resources {
-		if res.Kind == kind {
-			return res, true
-		}
-	}
-	return Resource{}, false
+	return findResource(r.all(), func(res *Resource) bool { return res.Kind == kind })
 }
 
 // ResourceOf returns the descriptor of obj's kind in the registry (the

@@ -46,9 +46,7 @@ func SetDefaults(obj Object) {
 			o.Status.Allocatable = o.Status.Capacity.DeepCopy()
 		}
 	case *ReplicaSet:
-		if o.Spec.Replicas == nil {
-			o.Spec.Replicas = Ptr(DefaultReplicas)
-		}
+		defaultPtr(&o.Spec.Replicas, DefaultReplicas)
 		SetDefaultsPodSpec(&o.Spec.Template.Spec)
 	case *Deployment:
 		setDefaultsDeployment(o)
@@ -57,25 +55,17 @@ func SetDefaults(obj Object) {
 	case *EndpointSlice:
 		for i := range o.Ports {
 			p := &o.Ports[i]
-			if p.Name == nil {
-				p.Name = Ptr("")
-			}
-			if p.Protocol == nil {
-				p.Protocol = Ptr(ProtocolTCP)
-			}
+			defaultPtr(&p.Name, "")
+			defaultPtr(&p.Protocol, ProtocolTCP)
 		}
 	}
 }
 
 func setDefaultsService(svc *Service) {
-	if svc.Spec.Type == "" {
-		svc.Spec.Type = ServiceTypeClusterIP
-	}
+	defaultTo(&svc.Spec.Type, ServiceTypeClusterIP)
 	for i := range svc.Spec.Ports {
 		p := &svc.Spec.Ports[i]
-		if p.Protocol == "" {
-			p.Protocol = ProtocolTCP
-		}
+		defaultTo(&p.Protocol, ProtocolTCP)
 		if p.TargetPort == FromInt(0) || p.TargetPort == FromString("") {
 			p.TargetPort = FromInt(int(p.Port))
 		}
@@ -84,15 +74,9 @@ func setDefaultsService(svc *Service) {
 
 // SetDefaultsPodSpec applies the pod spec defaults of SetDefaults.
 func SetDefaultsPodSpec(spec *PodSpec) {
-	if spec.RestartPolicy == "" {
-		spec.RestartPolicy = RestartPolicyAlways
-	}
-	if spec.TerminationGracePeriodSeconds == nil {
-		spec.TerminationGracePeriodSeconds = Ptr(DefaultTerminationGracePeriodSeconds)
-	}
-	if spec.SchedulerName == "" {
-		spec.SchedulerName = DefaultSchedulerName
-	}
+	defaultTo(&spec.RestartPolicy, RestartPolicyAlways)
+	defaultPtr(&spec.TerminationGracePeriodSeconds, DefaultTerminationGracePeriodSeconds)
+	defaultTo(&spec.SchedulerName, DefaultSchedulerName)
 	for i := range spec.Containers {
 		c := &spec.Containers[i]
 		setDefaultsProbe(c.LivenessProbe)
@@ -113,44 +97,39 @@ func setDefaultsProbe(p *Probe) {
 	if p == nil {
 		return
 	}
-	if p.TimeoutSeconds == 0 {
-		p.TimeoutSeconds = DefaultProbeTimeoutSeconds
-	}
-	if p.PeriodSeconds == 0 {
-		p.PeriodSeconds = DefaultProbePeriodSeconds
-	}
-	if p.SuccessThreshold == 0 {
-		p.SuccessThreshold = DefaultProbeSuccessThreshold
-	}
-	if p.FailureThreshold == 0 {
-		p.FailureThreshold = DefaultProbeFailureThreshold
-	}
+	defaultTo(&p.TimeoutSeconds, DefaultProbeTimeoutSeconds)
+	defaultTo(&p.PeriodSeconds, DefaultProbePeriodSeconds)
+	defaultTo(&p.SuccessThreshold, DefaultProbeSuccessThreshold)
+	defaultTo(&p.FailureThreshold, DefaultProbeFailureThreshold)
 }
 
 func setDefaultsDeployment(d *Deployment) {
 	spec := &d.Spec
-	if spec.Replicas == nil {
-		spec.Replicas = Ptr(DefaultReplicas)
-	}
-	if spec.Strategy.Type == "" {
-		spec.Strategy.Type = RollingUpdateDeploymentStrategyType
-	}
+	defaultPtr(&spec.Replicas, DefaultReplicas)
+	defaultTo(&spec.Strategy.Type, RollingUpdateDeploymentStrategyType)
 	if spec.Strategy.Type == RollingUpdateDeploymentStrategyType {
-		if spec.Strategy.RollingUpdate == nil {
-			spec.Strategy.RollingUpdate = &RollingUpdateDeployment{}
-		}
-		if spec.Strategy.RollingUpdate.MaxUnavailable == nil {
-			spec.Strategy.RollingUpdate.MaxUnavailable = Ptr(FromString(DefaultMaxUnavailable))
-		}
-		if spec.Strategy.RollingUpdate.MaxSurge == nil {
-			spec.Strategy.RollingUpdate.MaxSurge = Ptr(FromString(DefaultMaxSurge))
-		}
+		defaultPtr(&spec.Strategy.RollingUpdate, RollingUpdateDeployment{})
+		defaultPtr(&spec.Strategy.RollingUpdate.MaxUnavailable, FromString(DefaultMaxUnavailable))
+		defaultPtr(&spec.Strategy.RollingUpdate.MaxSurge, FromString(DefaultMaxSurge))
 	}
-	if spec.RevisionHistoryLimit == nil {
-		spec.RevisionHistoryLimit = Ptr(DefaultRevisionHistoryLimit)
-	}
-	if spec.ProgressDeadlineSeconds == nil {
-		spec.ProgressDeadlineSeconds = Ptr(DefaultProgressDeadlineSeconds)
-	}
+	defaultPtr(&spec.RevisionHistoryLimit, DefaultRevisionHistoryLimit)
+	defaultPtr(&spec.ProgressDeadlineSeconds, DefaultProgressDeadlineSeconds)
 	SetDefaultsPodSpec(&spec.Template.Spec)
+}
+
+// defaultTo sets *field to v if it holds its zero value ("" or 0), as
+// the defaulting functions do to a scalar field.
+func defaultTo[T comparable](field *T, v T) {
+	var zero T
+	if *field == zero {
+		*field = v
+	}
+}
+
+// defaultPtr points *field at a copy of v if it is nil, as the defaulting
+// functions do to an optional (pointer) field.
+func defaultPtr[T any](field **T, v T) {
+	if *field == nil {
+		*field = Ptr(v)
+	}
 }

@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Deployment rolls pods out through ReplicaSets, as appsv1.Deployment (group
 // "apps", "apps/v1", resource "deployments", namespaced).
@@ -119,12 +122,10 @@ func (d *Deployment) DeepCopyObject() Object { return d.DeepCopy() }
 func (d *Deployment) DeepCopyInto(out *Deployment) { *out = *d.DeepCopy() }
 
 // DeepCopy returns a copy of d that shares no memory with it.
-func (d *Deployment) DeepCopy() *Deployment {
-	if d == nil {
-		return nil
-	}
-	out := &Deployment{TypeMeta: d.TypeMeta, Spec: d.Spec, Status: d.Status}
-	d.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+func (d *Deployment) DeepCopy() *Deployment { return deepCopy(d) }
+
+// copyRefsInto copies d's references into its shallow copy out (deepCopy).
+func (d *Deployment) copyRefsInto(out *Deployment) {
 	out.Spec.Replicas = clonePtr(d.Spec.Replicas)
 	out.Spec.Selector = d.Spec.Selector.DeepCopy()
 	d.Spec.Template.DeepCopyInto(&out.Spec.Template)
@@ -133,11 +134,8 @@ func (d *Deployment) DeepCopy() *Deployment {
 	}
 	out.Spec.RevisionHistoryLimit = clonePtr(d.Spec.RevisionHistoryLimit)
 	out.Spec.ProgressDeadlineSeconds = clonePtr(d.Spec.ProgressDeadlineSeconds)
-	if d.Status.Conditions != nil {
-		out.Status.Conditions = append(make([]DeploymentCondition, 0, len(d.Status.Conditions)), d.Status.Conditions...)
-	}
+	out.Status.Conditions = slices.Clone(d.Status.Conditions)
 	out.Status.CollisionCount = clonePtr(d.Status.CollisionCount)
-	return out
 }
 
 // ResolveFenceposts turns maxSurge and maxUnavailable into pod counts for

@@ -68,13 +68,8 @@ func Decode(data []byte) (Object, error) {
 		return nil, fmt.Errorf("decode: kind %s has apiVersion %q, not %q", tm.Kind, r.APIVersion(), tm.APIVersion)
 	}
 	obj := r.New()
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(obj); err != nil {
-		return nil, fmt.Errorf("decode %s: %w", r.Kind, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("decode %s: trailing data", r.Kind)
+	if err := decodeStrict(data, obj, r.Kind); err != nil {
+		return nil, err
 	}
 	*obj.GetTypeMeta() = TypeMeta{Kind: r.Kind, APIVersion: r.APIVersion()}
 	return obj, nil
@@ -121,14 +116,23 @@ func encodeCustom(o *CustomObject) ([]byte, error) {
 // decodeCustom is Decode of a custom object's stored form.
 func decodeCustom(data []byte, tm TypeMeta) (Object, error) {
 	obj := &CustomObject{}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(obj); err != nil {
-		return nil, fmt.Errorf("decode %s: %w", tm.Kind, err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("decode %s: trailing data", tm.Kind)
+	if err := decodeStrict(data, obj, tm.Kind); err != nil {
+		return nil, err
 	}
 	obj.TypeMeta = tm
 	return obj, nil
+}
+
+// decodeStrict parses data, one JSON value with no unknown fields, into
+// obj, an object of kind (which errors name).
+func decodeStrict(data []byte, obj Object, kind string) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(obj); err != nil {
+		return fmt.Errorf("decode %s: %w", kind, err)
+	}
+	if dec.More() {
+		return fmt.Errorf("decode %s: trailing data", kind)
+	}
+	return nil
 }

@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // EndpointSlice lists some of a Service's backends, as
 // discoveryv1.EndpointSlice (group "discovery.k8s.io", resource
 // "endpointslices", namespaced). The EndpointSlice controller keeps them:
@@ -77,26 +79,16 @@ func (s *EndpointSlice) DeepCopyObject() Object { return s.DeepCopy() }
 func (s *EndpointSlice) DeepCopyInto(out *EndpointSlice) { *out = *s.DeepCopy() }
 
 // DeepCopy returns a copy of s that shares no memory with it.
-func (s *EndpointSlice) DeepCopy() *EndpointSlice {
-	if s == nil {
-		return nil
-	}
-	out := &EndpointSlice{TypeMeta: s.TypeMeta, AddressType: s.AddressType}
-	s.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	if s.Endpoints != nil {
-		out.Endpoints = make([]Endpoint, len(s.Endpoints))
-		for i, e := range s.Endpoints {
-			out.Endpoints[i] = Endpoint{Addresses: append([]string(nil), e.Addresses...), NodeName: e.NodeName,
-				TargetRef: clonePtr(e.TargetRef),
-				Conditions: EndpointConditions{Ready: clonePtr(e.Conditions.Ready), Serving: clonePtr(e.Conditions.Serving),
-					Terminating: clonePtr(e.Conditions.Terminating)}}
-		}
-	}
-	if s.Ports != nil {
-		out.Ports = make([]EndpointPort, len(s.Ports))
-		for i, p := range s.Ports {
-			out.Ports[i] = EndpointPort{Name: clonePtr(p.Name), Protocol: clonePtr(p.Protocol), Port: clonePtr(p.Port)}
-		}
-	}
-	return out
+func (s *EndpointSlice) DeepCopy() *EndpointSlice { return deepCopy(s) }
+
+// copyRefsInto copies s's references into its shallow copy out (deepCopy).
+func (s *EndpointSlice) copyRefsInto(out *EndpointSlice) {
+	out.Endpoints = cloneEach(s.Endpoints, func(e, out *Endpoint) {
+		*out = Endpoint{Addresses: slices.Clone(e.Addresses), NodeName: e.NodeName, TargetRef: clonePtr(e.TargetRef),
+			Conditions: EndpointConditions{Ready: clonePtr(e.Conditions.Ready), Serving: clonePtr(e.Conditions.Serving),
+				Terminating: clonePtr(e.Conditions.Terminating)}}
+	})
+	out.Ports = cloneEach(s.Ports, func(p, out *EndpointPort) {
+		*out = EndpointPort{Name: clonePtr(p.Name), Protocol: clonePtr(p.Protocol), Port: clonePtr(p.Port)}
+	})
 }

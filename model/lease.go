@@ -35,12 +35,10 @@ func (l *Lease) DeepCopyObject() Object { return l.DeepCopy() }
 func (l *Lease) DeepCopyInto(out *Lease) { *out = *l.DeepCopy() }
 
 // DeepCopy returns a copy of l that shares no memory with it.
-func (l *Lease) DeepCopy() *Lease {
-	if l == nil {
-		return nil
-	}
-	out := &Lease{TypeMeta: l.TypeMeta}
-	l.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+func (l *Lease) DeepCopy() *Lease { return deepCopy(l) }
+
+// copyRefsInto copies l's references into its shallow copy out (deepCopy).
+func (l *Lease) copyRefsInto(out *Lease) {
 	out.Spec = LeaseSpec{
 		HolderIdentity:       clonePtr(l.Spec.HolderIdentity),
 		LeaseDurationSeconds: clonePtr(l.Spec.LeaseDurationSeconds),
@@ -48,7 +46,6 @@ func (l *Lease) DeepCopy() *Lease {
 		RenewTime:            clonePtr(l.Spec.RenewTime),
 		LeaseTransitions:     clonePtr(l.Spec.LeaseTransitions),
 	}
-	return out
 }
 
 // NodeLeaseNamespace is where kubelets keep their node Leases.

@@ -1,5 +1,10 @@
 package model
 
+import (
+	"maps"
+	"slices"
+)
+
 // UID is an object's unique identity across time, as types.UID: two objects
 // with the same name but different UIDs are different objects (one was
 // deleted and the other created).
@@ -81,15 +86,10 @@ func (m *ObjectMeta) DeepCopyInto(out *ObjectMeta) {
 	*out = *m // the scalar fields: Name, GenerateName, Namespace, UID...
 	out.DeletionTimestamp = clonePtr(m.DeletionTimestamp)
 	out.DeletionGracePeriodSeconds = clonePtr(m.DeletionGracePeriodSeconds)
-	out.Labels = cloneStringMap(m.Labels)
-	out.Annotations = cloneStringMap(m.Annotations)
-	if m.OwnerReferences != nil {
-		out.OwnerReferences = make([]OwnerReference, len(m.OwnerReferences))
-		for i := range m.OwnerReferences {
-			m.OwnerReferences[i].DeepCopyInto(&out.OwnerReferences[i])
-		}
-	}
-	out.Finalizers = cloneStrings(m.Finalizers)
+	out.Labels = maps.Clone(m.Labels)
+	out.Annotations = maps.Clone(m.Annotations)
+	out.OwnerReferences = cloneEach(m.OwnerReferences, (*OwnerReference).DeepCopyInto)
+	out.Finalizers = slices.Clone(m.Finalizers)
 }
 
 // OwnerReference points at an object this one depends on, as
@@ -155,23 +155,4 @@ func (n NamespacedName) String() string {
 func KeyOf(obj Object) NamespacedName {
 	m := obj.GetObjectMeta()
 	return NamespacedName{Namespace: m.Namespace, Name: m.Name}
-}
-
-func cloneStringMap(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	// determinism: copying every entry; the order cannot show.
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-func cloneStrings(s []string) []string {
-	if s == nil {
-		return nil
-	}
-	return append(make([]string, 0, len(s)), s...)
 }

@@ -2,7 +2,9 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -48,33 +50,46 @@ func regexError(msg, fmtStr string, examples ...string) string {
 
 func maxLenError(n int) string { return fmt.Sprintf("must be no more than %d characters", n) }
 
-// IsDNS1123Label returns the problems with value as an RFC 1123 label
-// (container names, namespaces): lower-case alphanumerics and '-', starting
-// and ending alphanumeric, at most 63 characters. No problems means valid.
-func IsDNS1123Label(value string) []string {
+// nameSyntax is one of apimachinery's syntax rules for a name or value: a
+// maximum length and a regular expression, with the message and examples
+// the regular expression's error gives.
+type nameSyntax struct {
+	maxLen   int
+	re       *regexp.Regexp
+	fmt, msg string
+	examples []string
+}
+
+// The syntaxes of IsDNS1123Label, IsDNS1123Subdomain, IsValidLabelValue and
+// IsDNS1035Label.
+var (
+	dns1123LabelSyntax     = nameSyntax{dns1123LabelMaxLen, dns1123LabelRe, dns1123LabelFmt, dns1123LabelErrMsg, []string{"my-name", "123-abc"}}
+	dns1123SubdomainSyntax = nameSyntax{dns1123SubdomainMax, dns1123SubdomainRe, dns1123SubdomainFmt, dns1123SubdomainErr, []string{"example.com"}}
+	labelValueSyntax       = nameSyntax{labelValueMaxLen, labelValueRe, labelValueFmt, labelValueErrMsg, []string{"MyValue", "my_value", "12345"}}
+	dns1035LabelSyntax     = nameSyntax{dns1123LabelMaxLen, dns1035LabelRe, dns1035LabelFmt, dns1035LabelErrMsg, []string{"my-name", "abc-123"}}
+)
+
+// check returns the problems with value: too long, and not matching.
+func (n nameSyntax) check(value string) []string {
 	var errs []string
-	if len(value) > dns1123LabelMaxLen {
-		errs = append(errs, maxLenError(dns1123LabelMaxLen))
+	if len(value) > n.maxLen {
+		errs = append(errs, maxLenError(n.maxLen))
 	}
-	if !dns1123LabelRe.MatchString(value) {
-		errs = append(errs, regexError(dns1123LabelErrMsg, dns1123LabelFmt, "my-name", "123-abc"))
+	if !n.re.MatchString(value) {
+		errs = append(errs, regexError(n.msg, n.fmt, n.examples...))
 	}
 	return errs
 }
 
+// IsDNS1123Label returns the problems with value as an RFC 1123 label
+// (container names, namespaces): lower-case alphanumerics and '-', starting
+// and ending alphanumeric, at most 63 characters. No problems means valid.
+func IsDNS1123Label(value string) []string { return dns1123LabelSyntax.check(value) }
+
 // IsDNS1123Subdomain returns the problems with value as an RFC 1123
 // subdomain (the names of pods, nodes, ReplicaSets, Deployments, Leases):
 // dot-separated labels, at most 253 characters.
-func IsDNS1123Subdomain(value string) []string {
-	var errs []string
-	if len(value) > dns1123SubdomainMax {
-		errs = append(errs, maxLenError(dns1123SubdomainMax))
-	}
-	if !dns1123SubdomainRe.MatchString(value) {
-		errs = append(errs, regexError(dns1123SubdomainErr, dns1123SubdomainFmt, "example.com"))
-	}
-	return errs
-}
+func IsDNS1123Subdomain(value string) []string { return dns1123SubdomainSyntax.check(value) }
 
 // IsQualifiedName returns the problems with value as a label or annotation
 // key: an optional DNS subdomain prefix and '/', then a name of at most 63
@@ -114,16 +129,7 @@ func IsQualifiedName(value string) []string {
 // IsValidLabelValue returns the problems with value as a label value: empty,
 // or at most 63 alphanumerics, '-', '_' or '.', starting and ending
 // alphanumeric.
-func IsValidLabelValue(value string) []string {
-	var errs []string
-	if len(value) > labelValueMaxLen {
-		errs = append(errs, maxLenError(labelValueMaxLen))
-	}
-	if !labelValueRe.MatchString(value) {
-		errs = append(errs, regexError(labelValueErrMsg, labelValueFmt, "MyValue", "my_value", "12345"))
-	}
-	return errs
-}
+func IsValidLabelValue(value string) []string { return labelValueSyntax.check(value) }
 
 // validateLabelName checks a label key at path.
 func validateLabelName(k, path string) ErrorList {
@@ -147,7 +153,7 @@ func validateLabelValue(v, path string) ErrorList {
 // metav1validation.ValidateLabels; errors are reported at path.
 func ValidateLabels(labels map[string]string, path string) ErrorList {
 	var errs ErrorList
-	for _, k := range sortedStringKeys(labels) {
+	for _, k := range slices.Sorted(maps.Keys(labels)) {
 		errs = append(errs, validateLabelName(k, path)...)
 		errs = append(errs, validateLabelValue(labels[k], path)...)
 	}
@@ -160,7 +166,7 @@ func ValidateLabels(labels map[string]string, path string) ErrorList {
 func ValidateAnnotations(annotations map[string]string, path string) ErrorList {
 	var errs ErrorList
 	total := 0
-	for _, k := range sortedStringKeys(annotations) {
+	for _, k := range slices.Sorted(maps.Keys(annotations)) {
 		for _, msg := range IsQualifiedName(strings.ToLower(k)) {
 			errs = append(errs, invalid(path, k, msg))
 		}
@@ -190,16 +196,7 @@ var (
 // IsDNS1035Label returns the problems with value as an RFC 1035 label (the
 // names of Services): lower-case alphanumerics and '-', starting with a
 // letter and ending alphanumeric, at most 63 characters.
-func IsDNS1035Label(value string) []string {
-	var errs []string
-	if len(value) > dns1123LabelMaxLen {
-		errs = append(errs, maxLenError(dns1123LabelMaxLen))
-	}
-	if !dns1035LabelRe.MatchString(value) {
-		errs = append(errs, regexError(dns1035LabelErrMsg, dns1035LabelFmt, "my-name", "abc-123"))
-	}
-	return errs
-}
+func IsDNS1035Label(value string) []string { return dns1035LabelSyntax.check(value) }
 
 // IsValidPortName returns the problems with value as a named port (an IANA
 // service name): at most 15 characters of a-z, 0-9 and '-', at least one

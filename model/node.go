@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // Node is a worker machine, as corev1.Node (core group, "v1", resource
 // "nodes", cluster-scoped).
 type Node struct {
@@ -70,28 +72,15 @@ func (n *Node) DeepCopyObject() Object { return n.DeepCopy() }
 func (n *Node) DeepCopyInto(out *Node) { *out = *n.DeepCopy() }
 
 // DeepCopy returns a copy of n that shares no memory with it.
-func (n *Node) DeepCopy() *Node {
-	if n == nil {
-		return nil
-	}
-	out := &Node{TypeMeta: n.TypeMeta}
-	n.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
-	out.Spec = n.Spec
-	if n.Spec.Taints != nil {
-		out.Spec.Taints = make([]Taint, len(n.Spec.Taints))
-		for i := range n.Spec.Taints {
-			n.Spec.Taints[i].DeepCopyInto(&out.Spec.Taints[i])
-		}
-	}
+func (n *Node) DeepCopy() *Node { return deepCopy(n) }
+
+// copyRefsInto copies n's references into its shallow copy out (deepCopy).
+func (n *Node) copyRefsInto(out *Node) {
+	out.Spec.Taints = cloneEach(n.Spec.Taints, (*Taint).DeepCopyInto)
 	out.Status.Capacity = n.Status.Capacity.DeepCopy()
 	out.Status.Allocatable = n.Status.Allocatable.DeepCopy()
-	if n.Status.Conditions != nil {
-		out.Status.Conditions = append(make([]NodeCondition, 0, len(n.Status.Conditions)), n.Status.Conditions...)
-	}
-	if n.Status.Addresses != nil {
-		out.Status.Addresses = append(make([]NodeAddress, 0, len(n.Status.Addresses)), n.Status.Addresses...)
-	}
-	return out
+	out.Status.Conditions = slices.Clone(n.Status.Conditions)
+	out.Status.Addresses = slices.Clone(n.Status.Addresses)
 }
 
 // GetNodeCondition returns the index and a pointer to the condition of type
@@ -112,10 +101,7 @@ func SetNodeCondition(status *NodeStatus, cond NodeCondition) bool {
 }
 
 // IsNodeReady reports whether node's Ready condition is True.
-func IsNodeReady(node *Node) bool {
-	_, c := GetNodeCondition(&node.Status, NodeReady)
-	return c != nil && c.Status == ConditionTrue
-}
+func IsNodeReady(node *Node) bool { return NodeReadyStatus(node) == ConditionTrue }
 
 // NodeReadyStatus returns the status of node's Ready condition, or Unknown
 // if it has none (a node that never reported is not known to be ready).

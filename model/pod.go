@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // Pod is a group of containers bound to one node, as corev1.Pod (core group,
 // "v1", resource "pods", namespaced).
 type Pod struct {
@@ -249,33 +251,20 @@ func (p *Pod) DeepCopyObject() Object { return p.DeepCopy() }
 func (p *Pod) DeepCopyInto(out *Pod) { *out = *p.DeepCopy() }
 
 // DeepCopy returns a copy of p that shares no memory with it.
-func (p *Pod) DeepCopy() *Pod {
-	if p == nil {
-		return nil
-	}
-	out := &Pod{TypeMeta: p.TypeMeta}
-	p.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+func (p *Pod) DeepCopy() *Pod { return deepCopy(p) }
+
+// copyRefsInto copies p's references into its shallow copy out (deepCopy).
+func (p *Pod) copyRefsInto(out *Pod) {
 	p.Spec.DeepCopyInto(&out.Spec)
 	p.Status.DeepCopyInto(&out.Status)
-	return out
 }
 
 // DeepCopyInto copies s into out, sharing no memory.
 func (s *PodSpec) DeepCopyInto(out *PodSpec) {
 	*out = *s
-	if s.Containers != nil {
-		out.Containers = make([]Container, len(s.Containers))
-		for i := range s.Containers {
-			s.Containers[i].DeepCopyInto(&out.Containers[i])
-		}
-	}
+	out.Containers = cloneEach(s.Containers, (*Container).DeepCopyInto)
 	out.TerminationGracePeriodSeconds = clonePtr(s.TerminationGracePeriodSeconds)
-	if s.Tolerations != nil {
-		out.Tolerations = make([]Toleration, len(s.Tolerations))
-		for i := range s.Tolerations {
-			s.Tolerations[i].DeepCopyInto(&out.Tolerations[i])
-		}
-	}
+	out.Tolerations = cloneEach(s.Tolerations, (*Toleration).DeepCopyInto)
 	out.Priority = clonePtr(s.Priority)
 }
 
@@ -298,16 +287,9 @@ func (c *Container) DeepCopyInto(out *Container) {
 // DeepCopyInto copies s into out, sharing no memory.
 func (s *PodStatus) DeepCopyInto(out *PodStatus) {
 	*out = *s
-	if s.Conditions != nil {
-		out.Conditions = append(make([]PodCondition, 0, len(s.Conditions)), s.Conditions...)
-	}
+	out.Conditions = slices.Clone(s.Conditions)
 	out.StartTime = clonePtr(s.StartTime)
-	if s.ContainerStatuses != nil {
-		out.ContainerStatuses = make([]ContainerStatus, len(s.ContainerStatuses))
-		for i := range s.ContainerStatuses {
-			s.ContainerStatuses[i].DeepCopyInto(&out.ContainerStatuses[i])
-		}
-	}
+	out.ContainerStatuses = cloneEach(s.ContainerStatuses, (*ContainerStatus).DeepCopyInto)
 }
 
 // DeepCopyInto copies c into out, sharing no memory.

@@ -269,16 +269,7 @@ func (q ExactQuantity) String() string {
 		format = DecimalExponent
 	}
 	if format == BinarySI {
-		v := new(big.Int).Quo(n, nanosPerUnit)
-		e := 0
-		k := big.NewInt(1024)
-		for {
-			qq, r := new(big.Int).QuoRem(v, k, new(big.Int))
-			if r.Sign() != 0 {
-				break
-			}
-			v, e = qq, e+1
-		}
+		v, e := divideOut(new(big.Int).Quo(n, nanosPerUnit), big.NewInt(1024))
 		if e >= len(binarySuffixes) { // past Ei: no suffix, as suffixer.constructBytes
 			return v.String()
 		}
@@ -286,15 +277,9 @@ func (q ExactQuantity) String() string {
 	}
 	// Decimal: move factors of ten into the exponent, then lower the
 	// exponent to a multiple of three.
-	m, e := new(big.Int).Set(n), -9
 	ten := big.NewInt(10)
-	for {
-		qq, r := new(big.Int).QuoRem(m, ten, new(big.Int))
-		if r.Sign() != 0 {
-			break
-		}
-		m, e = qq, e+1
-	}
+	m, e := divideOut(new(big.Int).Set(n), ten)
+	e -= 9
 	for e%3 != 0 {
 		m.Mul(m, ten)
 		e--
@@ -309,4 +294,18 @@ func (q ExactQuantity) String() string {
 		return m.String() + decimalSuffixes[i]
 	}
 	return m.String()
+}
+
+// divideOut divides v, which is not zero, by base for as long as base
+// divides it exactly: it returns the quotient and how many times it
+// divided.
+func divideOut(v, base *big.Int) (*big.Int, int) {
+	e := 0
+	for {
+		q, r := new(big.Int).QuoRem(v, base, new(big.Int))
+		if r.Sign() != 0 {
+			return v, e
+		}
+		v, e = q, e+1
+	}
 }

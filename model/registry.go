@@ -78,21 +78,19 @@ var resources = []Resource{
 // a copy.
 func Resources() []Resource { return append([]Resource(nil), resources...) }
 
-// ResourceForKind returns the descriptor of kind ("Pod").
-func ResourceForKind(kind string) (Resource, bool) {
-	for _, r := range resources {
-		if r.Kind == kind {
-			return r, true
-		}
-	}
-	return Resource{}, false
-}
+// ResourceForKind returns the descriptor of the built-in kind ("Pod"): a
+// nil *Registry's ForKind.
+func ResourceForKind(kind string) (Resource, bool) { return (*Registry)(nil).ForKind(kind) }
 
-// ResourceForName returns the descriptor of the resource name ("pods").
-func ResourceForName(name string) (Resource, bool) {
-	for _, r := range resources {
-		if r.Name == name {
-			return r, true
+// ResourceForName returns the descriptor of the built-in resource name
+// ("pods"): a nil *Registry's ForName.
+func ResourceForName(name string) (Resource, bool) { return (*Registry)(nil).ForName(name) }
+
+// findResource returns the first descriptor in rs that match accepts.
+func findResource(rs []Resource, match func(*Resource) bool) (Resource, bool) {
+	for i := range rs {
+		if match(&rs[i]) {
+			return rs[i], true
 		}
 	}
 	return Resource{}, false

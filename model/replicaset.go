@@ -1,5 +1,7 @@
 package model
 
+import "slices"
+
 // ReplicaSet keeps a number of identical pods running, as appsv1.ReplicaSet
 // (group "apps", "apps/v1", resource "replicasets", namespaced).
 type ReplicaSet struct {
@@ -75,17 +77,12 @@ func (rs *ReplicaSet) DeepCopyObject() Object { return rs.DeepCopy() }
 func (rs *ReplicaSet) DeepCopyInto(out *ReplicaSet) { *out = *rs.DeepCopy() }
 
 // DeepCopy returns a copy of rs that shares no memory with it.
-func (rs *ReplicaSet) DeepCopy() *ReplicaSet {
-	if rs == nil {
-		return nil
-	}
-	out := &ReplicaSet{TypeMeta: rs.TypeMeta, Spec: rs.Spec, Status: rs.Status}
-	rs.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+func (rs *ReplicaSet) DeepCopy() *ReplicaSet { return deepCopy(rs) }
+
+// copyRefsInto copies rs's references into its shallow copy out (deepCopy).
+func (rs *ReplicaSet) copyRefsInto(out *ReplicaSet) {
 	out.Spec.Replicas = clonePtr(rs.Spec.Replicas)
 	out.Spec.Selector = rs.Spec.Selector.DeepCopy()
 	rs.Spec.Template.DeepCopyInto(&out.Spec.Template)
-	if rs.Status.Conditions != nil {
-		out.Status.Conditions = append(make([]ReplicaSetCondition, 0, len(rs.Status.Conditions)), rs.Status.Conditions...)
-	}
-	return out
+	out.Status.Conditions = slices.Clone(rs.Status.Conditions)
 }

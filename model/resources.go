@@ -38,15 +38,7 @@ type ResourceList map[ResourceName]Quantity
 
 // DeepCopy returns a copy of l that shares no memory with it.
 func (l ResourceList) DeepCopy() ResourceList {
-	if l == nil {
-		return nil
-	}
-	out := make(ResourceList, len(l))
-	// determinism: copying every entry; the order cannot show.
-	for k, v := range l {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(l)
 }
 
 // Names returns the resource names in l in ascending order.
@@ -62,26 +54,21 @@ func (l ResourceList) Names() []ResourceName {
 
 // Add returns l+o, resource by resource (a resource missing on one side
 // counts as zero). Neither argument is modified.
-func (l ResourceList) Add(o ResourceList) ResourceList {
-	out := l.DeepCopy()
-	if out == nil {
-		out = ResourceList{}
-	}
-	for _, k := range o.Names() {
-		out[k] += o[k]
-	}
-	return out
-}
+func (l ResourceList) Add(o ResourceList) ResourceList { return l.plus(o, 1) }
 
 // Sub returns l-o, resource by resource; results may be negative. Neither
 // argument is modified.
-func (l ResourceList) Sub(o ResourceList) ResourceList {
+func (l ResourceList) Sub(o ResourceList) ResourceList { return l.plus(o, -1) }
+
+// plus returns l+sign*o, resource by resource, in a new list (sign is 1 or
+// -1; int64 arithmetic wraps alike either way).
+func (l ResourceList) plus(o ResourceList, sign Quantity) ResourceList {
 	out := l.DeepCopy()
 	if out == nil {
 		out = ResourceList{}
 	}
 	for _, k := range o.Names() {
-		out[k] -= o[k]
+		out[k] += sign * o[k]
 	}
 	return out
 }

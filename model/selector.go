@@ -2,6 +2,8 @@ package model
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,14 +48,10 @@ func (s *LabelSelector) DeepCopy() *LabelSelector {
 	if s == nil {
 		return nil
 	}
-	out := &LabelSelector{MatchLabels: cloneStringMap(s.MatchLabels)}
-	if s.MatchExpressions != nil {
-		out.MatchExpressions = make([]LabelSelectorRequirement, len(s.MatchExpressions))
-		for i, r := range s.MatchExpressions {
-			out.MatchExpressions[i] = LabelSelectorRequirement{Key: r.Key, Operator: r.Operator, Values: cloneStrings(r.Values)}
-		}
-	}
-	return out
+	return &LabelSelector{MatchLabels: maps.Clone(s.MatchLabels),
+		MatchExpressions: cloneEach(s.MatchExpressions, func(r, out *LabelSelectorRequirement) {
+			*out = LabelSelectorRequirement{Key: r.Key, Operator: r.Operator, Values: slices.Clone(r.Values)}
+		})}
 }
 
 // AsSelector converts s to a Selector, as metav1.LabelSelectorAsSelector:
@@ -67,7 +65,7 @@ func (s *LabelSelector) AsSelector() (Selector, error) {
 		return Everything(), nil
 	}
 	var reqs []Requirement
-	for _, k := range sortedStringKeys(s.MatchLabels) {
+	for _, k := range slices.Sorted(maps.Keys(s.MatchLabels)) {
 		r, err := NewRequirement(k, OpEquals, []string{s.MatchLabels[k]})
 		if err != nil {
 			return Selector{}, err
@@ -171,7 +169,7 @@ func NewRequirement(key string, op Operator, vals []string) (Requirement, error)
 			return Requirement{}, errs.ToAggregate()
 		}
 	}
-	sorted := cloneStrings(vals)
+	sorted := slices.Clone(vals)
 	sort.Strings(sorted)
 	uniq := sorted[:0]
 	for i, v := range sorted {
@@ -189,7 +187,7 @@ func (r Requirement) Key() string { return r.key }
 func (r Requirement) Operator() Operator { return r.operator }
 
 // Values returns a copy of the requirement's values, sorted.
-func (r Requirement) Values() []string { return cloneStrings(r.values) }
+func (r Requirement) Values() []string { return slices.Clone(r.values) }
 
 func (r Requirement) has(v string) bool {
 	i := sort.SearchStrings(r.values, v)
@@ -267,7 +265,7 @@ func Nothing() Selector { return Selector{nothing: true} }
 // validation; build untrusted input with NewRequirement.
 func SelectorFromSet(set map[string]string) Selector {
 	var reqs []Requirement
-	for _, k := range sortedStringKeys(set) {
+	for _, k := range slices.Sorted(maps.Keys(set)) {
 		r, err := NewRequirement(k, OpEquals, []string{set[k]})
 		if err != nil {
 			panic(err)
@@ -320,14 +318,4 @@ func (s Selector) String() string {
 		parts[i] = r.String()
 	}
 	return strings.Join(parts, ",")
-}
-
-func sortedStringKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	// determinism: collection only; sorted below.
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

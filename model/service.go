@@ -1,6 +1,9 @@
 package model
 
-import "maps"
+import (
+	"maps"
+	"slices"
+)
 
 // Service is a stable virtual IP in front of the pods its selector
 // matches, as corev1.Service of type ClusterIP (core group, resource
@@ -57,13 +60,10 @@ func (s *Service) DeepCopyObject() Object { return s.DeepCopy() }
 func (s *Service) DeepCopyInto(out *Service) { *out = *s.DeepCopy() }
 
 // DeepCopy returns a copy of s that shares no memory with it.
-func (s *Service) DeepCopy() *Service {
-	if s == nil {
-		return nil
-	}
-	out := &Service{TypeMeta: s.TypeMeta, Spec: s.Spec}
-	s.ObjectMeta.DeepCopyInto(&out.ObjectMeta)
+func (s *Service) DeepCopy() *Service { return deepCopy(s) }
+
+// copyRefsInto copies s's references into its shallow copy out (deepCopy).
+func (s *Service) copyRefsInto(out *Service) {
 	out.Spec.Selector = maps.Clone(s.Spec.Selector)
-	out.Spec.Ports = append([]ServicePort(nil), s.Spec.Ports...)
-	return out
+	out.Spec.Ports = slices.Clone(s.Spec.Ports)
 }

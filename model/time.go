@@ -60,12 +60,3 @@ func Deref[T any](p *T, def T) T {
 	}
 	return *p
 }
-
-// clonePtr returns a new pointer to a copy of *p, or nil.
-func clonePtr[T any](p *T) *T {
-	if p == nil {
-		return nil
-	}
-	v := *p
-	return &v
-}

@@ -12,24 +12,36 @@ import (
 // the kind's spec. An empty list means valid. Fields are named by their JSON
 // paths, e.g. "spec.template.spec.containers[0].name".
 func Validate(obj Object) ErrorList {
-	switch o := obj.(type) {
-	case *Pod:
-		return ValidatePod(o)
-	case *Node:
-		return ValidateNode(o)
-	case *ReplicaSet:
-		return ValidateReplicaSet(o)
-	case *Deployment:
-		return ValidateDeployment(o)
-	case *Lease:
-		return ValidateLease(o)
-	case *Service:
-		return ValidateService(o)
-	case *EndpointSlice:
-		return ValidateEndpointSlice(o)
+	if validate, ok := validators[obj.Kind()]; ok {
+		return validate(obj)
 	}
-	return ErrorList{invalid("kind", obj.Kind(), "unknown kind")}
+	return unknownKind(obj)
 }
+
+// validators holds the validation of each built-in kind, by kind.
+var validators = map[string]func(Object) ErrorList{
+	KindPod:           validatorOf(ValidatePod),
+	KindNode:          validatorOf(ValidateNode),
+	KindReplicaSet:    validatorOf(ValidateReplicaSet),
+	KindDeployment:    validatorOf(ValidateDeployment),
+	KindLease:         validatorOf(ValidateLease),
+	KindService:       validatorOf(ValidateService),
+	KindEndpointSlice: validatorOf(ValidateEndpointSlice),
+}
+
+// validatorOf makes a kind's validation apply to any Object: an object of
+// another Go type that names the kind (a custom object) is of an unknown
+// kind.
+func validatorOf[T Object](validate func(T) ErrorList) func(Object) ErrorList {
+	return func(obj Object) ErrorList {
+		if o, ok := obj.(T); ok {
+			return validate(o)
+		}
+		return unknownKind(obj)
+	}
+}
+
+func unknownKind(obj Object) ErrorList { return ErrorList{invalid("kind", obj.Kind(), "unknown kind")} }
 
 // ValidateUpdate checks an update from old to new, as the API server's
 // update validation: new must be valid (Validate), and immutable things must
