@@ -37,10 +37,7 @@ type apiWorkload interface {
 // observeAPIWorkload hands e to w if it is an API call, a return or a
 // server's final state: the Observe of an apiWorkload.
 func observeAPIWorkload(w apiWorkload, e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *apitrace.Call:
 		w.call(d)
 	case *apitrace.Return:

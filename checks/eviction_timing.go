@@ -168,10 +168,7 @@ func (c *EvictionTiming) node(name string) *evictNode {
 // Observe implements Check.
 func (c *EvictionTiming) Observe(e *sim.Event) {
 	c.end = max(c.end, e.At)
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *spoketrace.NodeHeartbeat:
 		n := c.node(d.Node)
 		if n.hb {

@@ -141,10 +141,7 @@ func (inf *replayInformer) endRelist(e *sim.Event) {
 
 // Observe implements Check.
 func (c *InformerReplay) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *etcdtrace.Apply:
 		c.hist.apply(e, d)
 	case *apitrace.Relist:

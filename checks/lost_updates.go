@@ -103,10 +103,7 @@ func isInt(s string) bool {
 
 // Observe implements Check.
 func (c *NoLostUpdates) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *apitrace.Call:
 		pk := d.Resource + "/" + d.Key
 		cc := counterCall{pk: pk, verb: d.Verb, value: d.Value, precond: d.Precondition}

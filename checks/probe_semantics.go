@@ -171,15 +171,11 @@ func (c *ProbeSemantics) Observe(e *sim.Event) {
 		c.settle()
 		c.now = e.At
 	}
-	switch e.Kind {
-	case sim.KindFault:
+	if e.Kind == sim.KindFault {
 		c.observeFault(e)
 		return
-	case sim.KindNode:
-	default:
-		return
 	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *spoketrace.ContainerStart:
 		c.learn(e, d.Node)
 		c.pod(d.Node, d.UID, d.Pod).runs[d.Container] = &probeRun{}

@@ -111,10 +111,7 @@ func (g *raftGroup) slot(i uint64) *raftSlot {
 
 // Observe implements Check.
 func (c *RaftSafety) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *etcdtrace.RaftState:
 		c.observeState(e, d)
 	case *etcdtrace.Apply:

@@ -79,15 +79,11 @@ func (t *runtimeTruth) podsOn(node string) []*podTruth {
 
 // observe applies e and returns the pods whose truth it may have changed.
 func (t *runtimeTruth) observe(e *sim.Event) []*podTruth {
-	switch e.Kind {
-	case sim.KindFault:
+	if e.Kind == sim.KindFault {
 		t.faults.Observe(e)
 		return t.observeFault(e)
-	case sim.KindNode:
-	default:
-		return nil
 	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *spoketrace.ContainerStart:
 		t.learn(d.Node, e.Host)
 		p := t.pod(d.UID)

@@ -83,10 +83,7 @@ func (c *TimeTravel) informer(name string) *travelInformer {
 
 // Observe implements Check.
 func (c *TimeTravel) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *etcdtrace.Restore:
 		r := travelRestore{point: d.SnapshotRev, rev: d.Rev}
 		if !slices.Contains(c.restores, r) {
