@@ -88,12 +88,9 @@ func (c *NoLostUpdates) Name() string { return "no-lost-updates" }
 
 func (c *NoLostUpdates) counter(resource, key string) *counter {
 	pk := resource + "/" + key
-	ct := c.counters[pk]
-	if ct == nil {
-		ct = &counter{resource: resource, key: key, byPrecond: map[string]ackRef{}, byValue: map[string]ackRef{}}
-		c.counters[pk] = ct
-	}
-	return ct
+	return getOrNew(c.counters, pk, func() *counter {
+		return &counter{resource: resource, key: key, byPrecond: map[string]ackRef{}, byValue: map[string]ackRef{}}
+	})
 }
 
 func isInt(s string) bool {

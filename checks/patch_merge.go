@@ -118,21 +118,15 @@ func parsePatchValues(v string) (map[string]int64, bool) {
 
 func (c *PatchMerge) obj(resource, key string) *patchObj {
 	pk := resource + "/" + key
-	o := c.objs[pk]
-	if o == nil {
-		o = &patchObj{resource: resource, key: key, writers: map[string]*patchWriter{}}
-		c.objs[pk] = o
-	}
-	return o
+	return getOrNew(c.objs, pk, func() *patchObj {
+		return &patchObj{resource: resource, key: key, writers: map[string]*patchWriter{}}
+	})
 }
 
 func (o *patchObj) writer(name string) *patchWriter {
-	w := o.writers[name]
-	if w == nil {
-		w = &patchWriter{unknown: map[int64]bool{}, failed: map[int64]bool{}}
-		o.writers[name] = w
-	}
-	return w
+	return getOrNew(o.writers, name, func() *patchWriter {
+		return &patchWriter{unknown: map[int64]bool{}, failed: map[int64]bool{}}
+	})
 }
 
 // Observe implements Check.

@@ -60,12 +60,7 @@ func (t *runtimeTruth) learn(node string, id sim.HostID) {
 }
 
 func (t *runtimeTruth) pod(uid string) *podTruth {
-	p := t.pods[uid]
-	if p == nil {
-		p = &podTruth{uid: uid, running: map[string]map[string]bool{}}
-		t.pods[uid] = p
-	}
-	return p
+	return getOrNew(t.pods, uid, func() *podTruth { return &podTruth{uid: uid, running: map[string]map[string]bool{}} })
 }
 
 // podsOn returns the pods with a container on node, by UID.

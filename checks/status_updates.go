@@ -113,15 +113,13 @@ func parseSpecStatus(v string) ([2]int64, bool) {
 
 func (c *StatusUpdates) obj(resource, key string) *statusObj {
 	pk := resource + "/" + key
-	o := c.objs[pk]
-	if o == nil {
-		o = &statusObj{resource: resource, key: key, byPrecond: map[string]ackRef{}}
+	return getOrNew(c.objs, pk, func() *statusObj {
+		o := &statusObj{resource: resource, key: key, byPrecond: map[string]ackRef{}}
 		for i := range o.halves {
 			o.halves[i] = halfLedger{sent: map[int64]bool{}, junk: map[int64]ackRef{}, byValue: map[int64]ackRef{}}
 		}
-		c.objs[pk] = o
-	}
-	return o
+		return o
+	})
 }
 
 // writeHalf is the half a verb writes, or -1.

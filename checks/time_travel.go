@@ -73,12 +73,9 @@ func NewTimeTravel() *TimeTravel {
 func (c *TimeTravel) Name() string { return "time-travel" }
 
 func (c *TimeTravel) informer(name string) *travelInformer {
-	inf := c.informers[name]
-	if inf == nil {
-		inf = &travelInformer{keyRV: map[string]int64{}, deleted: map[string]int64{}}
-		c.informers[name] = inf
-	}
-	return inf
+	return getOrNew(c.informers, name, func() *travelInformer {
+		return &travelInformer{keyRV: map[string]int64{}, deleted: map[string]int64{}}
+	})
 }
 
 // Observe implements Check.
