@@ -47,22 +47,14 @@ type counter struct {
 	resource, key string
 	base          int64
 	created       bool
-	acked         int64
-	unknown       int64
-	failed        int64
-	byPrecond     map[string]ackRef // precondition -> first ack
-	byValue       map[string]ackRef // value -> first ack
-	readValue     string            // last 2xx quorum get
-	read          bool
-	readAt        sim.Time
-	readSeq       uint64
-	pendingCalls  int
-}
-
-type ackRef struct {
-	client string
-	op     uint64
-	at     sim.Time
+	writeTally
+	byPrecond    map[string]ackRef // precondition -> first ack
+	byValue      map[string]ackRef // value -> first ack
+	readValue    string            // last 2xx quorum get
+	read         bool
+	readAt       sim.Time
+	readSeq      uint64
+	pendingCalls int
 }
 
 type counterCall struct {
@@ -148,42 +140,32 @@ func (c *NoLostUpdates) Observe(e *sim.Event) {
 
 // settle records how an increment ended.
 func (c *NoLostUpdates) settle(e *sim.Event, ct *counter, client string, op uint64, cc counterCall, code int) {
-	switch {
-	case ok2xx(code):
-		ct.acked++
-		ref := ackRef{client, op, e.At}
-		if prev, dup := ct.byPrecond[cc.precond]; dup {
-			c.rec.add(e.At, e.Seq, "lost update on counter %s %q: %s op %d and %s op %d were both acknowledged with precondition resourceVersion %s",
-				ct.resource, ct.key, prev.client, prev.op, client, op, cc.precond)
-		} else {
-			ct.byPrecond[cc.precond] = ref
-		}
-		if prev, dup := ct.byValue[cc.value]; dup {
-			c.rec.add(e.At, e.Seq, "lost update on counter %s %q: value %s was written twice, by %s op %d (acknowledged at %v) and %s op %d",
-				ct.resource, ct.key, cc.value, prev.client, prev.op, prev.at, client, op)
-		} else {
-			ct.byValue[cc.value] = ref
-		}
-	case unknownOutcome(code):
-		ct.unknown++
-	default:
-		ct.failed++
+	if !ct.count(code) {
+		return
+	}
+	ref := ackRef{client, op, e.At}
+	if prev, dup := firstAck(ct.byPrecond, cc.precond, ref); dup {
+		c.rec.add(e.At, e.Seq, "lost update on counter %s %q: %s op %d and %s op %d were both acknowledged with precondition resourceVersion %s",
+			ct.resource, ct.key, prev.client, prev.op, client, op, cc.precond)
+	}
+	if prev, dup := firstAck(ct.byValue, cc.value, ref); dup {
+		c.rec.add(e.At, e.Seq, "lost update on counter %s %q: value %s was written twice, by %s op %d (acknowledged at %v) and %s op %d",
+			ct.resource, ct.key, cc.value, prev.client, prev.op, prev.at, client, op)
 	}
 }
 
 // Finish implements Check.
 func (c *NoLostUpdates) Finish() Result {
-	var total, acked, unknown, failed int64
+	var total int64
+	var sum writeTally
 	checked := 0
 	for _, pk := range sim.SortedKeys(c.counters) {
 		ct := c.counters[pk]
 		ct.unknown += int64(ct.pendingCalls) // never answered
-		if ct.acked+ct.unknown+ct.failed == 0 {
+		if ct.writes() == 0 {
 			continue // created, never incremented: not a counter
 		}
-		acked += ct.acked
-		unknown += ct.unknown
-		failed += ct.failed
+		sum.add(ct.writeTally)
 		total++
 		var value string
 		var at sim.Time
@@ -212,7 +194,7 @@ func (c *NoLostUpdates) Finish() Result {
 			continue
 		}
 		checked++
-		lo, hi := ct.base+ct.acked, ct.base+ct.acked+ct.unknown
+		lo, hi := ct.bounds(ct.base)
 		switch {
 		case n < lo:
 			c.rec.add(at, seq, "lost update on counter %s %q: final value %d < %d (start %d + %d acknowledged increments): %d acknowledged increment(s) lost",
@@ -223,7 +205,7 @@ func (c *NoLostUpdates) Finish() Result {
 		}
 	}
 	return c.rec.result(c.Name(), fmt.Sprintf("%d counter(s), %d checked against their final value: %d acknowledged, %d unknown-outcome and %d failed increments all accounted for",
-		total, checked, acked, unknown, failed))
+		total, checked, sum.acked, sum.unknown, sum.failed))
 }
 
 var _ Check = (*NoLostUpdates)(nil)
