@@ -91,51 +91,54 @@ func isInt(s string) bool {
 }
 
 // Observe implements Check.
-func (c *NoLostUpdates) Observe(e *sim.Event) {
-	switch d := e.NodeData().(type) {
-	case *apitrace.Call:
-		pk := d.Resource + "/" + d.Key
-		cc := counterCall{pk: pk, verb: d.Verb, value: d.Value, precond: d.Precondition}
-		switch {
-		case d.Verb == APIUpdate && d.Precondition != "" && isInt(d.Value):
-			c.counter(d.Resource, d.Key).pendingCalls++
-		case d.Verb == APICreate && isInt(d.Value):
-			c.counter(d.Resource, d.Key)
-		case d.Verb == APIGet && d.RV == "": // a quorum read: a final value
-		default:
-			return
-		}
-		c.calls[callID{d.Client, d.Op}] = cc
-	case *apitrace.Return:
-		cc, ok := takeCall(c.calls, d.Client, d.Op)
-		if !ok {
-			return
-		}
-		ct := c.counters[cc.pk]
-		if ct == nil { // a get of something that is not (yet) a counter
-			return
-		}
-		switch cc.verb {
-		case APIGet:
-			if ok2xx(d.Code) && d.Found {
-				ct.read, ct.readValue, ct.readAt, ct.readSeq = true, d.Value, e.At, e.Seq
-			}
-		case APICreate:
-			if ok2xx(d.Code) && !ct.created {
-				ct.created = true
-				ct.base, _ = strconv.ParseInt(cc.value, 10, 64)
-			}
-		case APIUpdate:
-			ct.pendingCalls--
-			c.settle(e, ct, d.Client, d.Op, cc, d.Code)
-		}
-	case *apitrace.ServerState:
-		f := &finalSeen{items: map[string]string{}, at: e.At, seq: e.Seq}
-		for _, it := range d.Items {
-			f.items[it.Key] = it.Value
-		}
-		c.final[d.Resource] = f
+func (c *NoLostUpdates) Observe(e *sim.Event) { observeAPIWorkload(c, c.calls, e) }
+
+// call is what the check keeps of a call of the workload (an increment or
+// a create of a counter, or a quorum read), or false for another call.
+func (c *NoLostUpdates) call(d *apitrace.Call) (counterCall, bool) {
+	pk := d.Resource + "/" + d.Key
+	cc := counterCall{pk: pk, verb: d.Verb, value: d.Value, precond: d.Precondition}
+	switch {
+	case d.Verb == APIUpdate && d.Precondition != "" && isInt(d.Value):
+		c.counter(d.Resource, d.Key).pendingCalls++
+	case d.Verb == APICreate && isInt(d.Value):
+		c.counter(d.Resource, d.Key)
+	case d.Verb == APIGet && d.RV == "": // a quorum read: a final value
+	default:
+		return cc, false
 	}
+	return cc, true
+}
+
+// ret settles a call of the workload.
+func (c *NoLostUpdates) ret(e *sim.Event, d *apitrace.Return, cc counterCall) {
+	ct := c.counters[cc.pk]
+	if ct == nil { // a get of something that is not (yet) a counter
+		return
+	}
+	switch cc.verb {
+	case APIGet:
+		if ok2xx(d.Code) && d.Found {
+			ct.read, ct.readValue, ct.readAt, ct.readSeq = true, d.Value, e.At, e.Seq
+		}
+	case APICreate:
+		if ok2xx(d.Code) && !ct.created {
+			ct.created = true
+			ct.base, _ = strconv.ParseInt(cc.value, 10, 64)
+		}
+	case APIUpdate:
+		ct.pendingCalls--
+		c.settle(e, ct, d.Client, d.Op, cc, d.Code)
+	}
+}
+
+// serverState keeps a server's final state of a resource.
+func (c *NoLostUpdates) serverState(e *sim.Event, d *apitrace.ServerState) {
+	f := &finalSeen{items: map[string]string{}, at: e.At, seq: e.Seq}
+	for _, it := range d.Items {
+		f.items[it.Key] = it.Value
+	}
+	c.final[d.Resource] = f
 }
 
 // settle records how an increment ended.

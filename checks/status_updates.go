@@ -134,7 +134,7 @@ func writeHalf(verb string) int {
 }
 
 // Observe implements Check.
-func (c *StatusUpdates) Observe(e *sim.Event) { observeAPIWorkload(c, e) }
+func (c *StatusUpdates) Observe(e *sim.Event) { observeAPIWorkload(c, c.calls, e) }
 
 // serverState keeps a server's final state of a resource and judges the
 // objects of the workload in it.
@@ -149,8 +149,9 @@ func (c *StatusUpdates) serverState(e *sim.Event, d *apitrace.ServerState) {
 	c.final[d.Resource] = f
 }
 
-// call records a call of the workload.
-func (c *StatusUpdates) call(d *apitrace.Call) {
+// call is what the check keeps of a call of the workload, or false for
+// another call.
+func (c *StatusUpdates) call(d *apitrace.Call) (statusCall, bool) {
 	pk := d.Resource + "/" + d.Key
 	sc := statusCall{pk: pk, verb: d.Verb, precond: d.Precondition}
 	v, ok := parseSpecStatus(d.Value)
@@ -167,18 +168,14 @@ func (c *StatusUpdates) call(d *apitrace.Call) {
 		o.halves[specHalf].sent[v[specHalf]] = true
 	case d.Verb == APIGet && d.RV == "" && c.objs[pk] != nil:
 	default:
-		return
+		return sc, false
 	}
 	sc.value = v
-	c.calls[callID{d.Client, d.Op}] = sc
+	return sc, true
 }
 
 // ret settles a call of the workload.
-func (c *StatusUpdates) ret(e *sim.Event, d *apitrace.Return) {
-	sc, ok := takeCall(c.calls, d.Client, d.Op)
-	if !ok {
-		return
-	}
+func (c *StatusUpdates) ret(e *sim.Event, d *apitrace.Return, sc statusCall) {
 	o := c.objs[sc.pk]
 	if ok2xx(d.Code) && d.Found {
 		c.observe(e, o, d.Value, fmt.Sprintf("the answer to %s op %d (%s)", d.Client, d.Op, sc.verb))
