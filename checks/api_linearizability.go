@@ -76,10 +76,7 @@ func (c *APILinearizability) Name() string { return "api-linearizability" }
 
 // Observe implements Check.
 func (c *APILinearizability) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *apitrace.Call:
 		in := APIInput{Verb: d.Verb, Resource: d.Resource, Key: d.Key, Value: d.Value, Precondition: d.Precondition}
 		switch d.Verb {

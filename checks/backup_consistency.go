@@ -38,10 +38,7 @@ func (c *BackupConsistency) Name() string { return "backup-consistency" }
 
 // Observe implements Check.
 func (c *BackupConsistency) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *etcdtrace.Apply:
 		c.histOf(d.Member).apply(d)
 	case *etcdtrace.SnapshotSave:

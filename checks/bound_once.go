@@ -38,10 +38,7 @@ func (c *BoundOnce) Name() string { return "bound-once" }
 
 // Observe implements Check.
 func (c *BoundOnce) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *apitrace.Admit:
 		if d.Verb == "bind" && d.OldNode != "" {
 			c.rec.Add(e, "%s sent a binding of pod %s to %s to etcd, but the pod was already bound to %s", d.Server, d.Key, d.NodeName, d.OldNode)

@@ -27,24 +27,29 @@ func takeCall[V any](calls map[callID]V, client string, op uint64) (v V, ok bool
 }
 
 // apiWorkload is a check of a workload's API calls, judged by how each
-// call returned and by the servers' final state.
-type apiWorkload interface {
-	call(d *apitrace.Call)
-	ret(e *sim.Event, d *apitrace.Return)
+// call returned and by the servers' final state. Its call says what to
+// keep of a call of the workload (C), or false for a call it does not
+// follow; its ret gets that back with the call's Return.
+type apiWorkload[C any] interface {
+	call(d *apitrace.Call) (C, bool)
+	ret(e *sim.Event, d *apitrace.Return, call C)
 	serverState(e *sim.Event, d *apitrace.ServerState)
 }
 
 // observeAPIWorkload hands e to w if it is an API call, a return or a
-// server's final state: the Observe of an apiWorkload.
-func observeAPIWorkload(w apiWorkload, e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+// server's final state: the Observe of an apiWorkload. It keeps w's calls
+// in flight in calls, from the Call that w keeps to its Return, so that
+// what is left there at the end was never answered.
+func observeAPIWorkload[C any](w apiWorkload[C], calls map[callID]C, e *sim.Event) {
+	switch d := e.NodeData().(type) {
 	case *apitrace.Call:
-		w.call(d)
+		if call, keep := w.call(d); keep {
+			calls[callID{d.Client, d.Op}] = call
+		}
 	case *apitrace.Return:
-		w.ret(e, d)
+		if call, ok := takeCall(calls, d.Client, d.Op); ok {
+			w.ret(e, d, call)
+		}
 	case *apitrace.ServerState:
 		w.serverState(e, d)
 	}

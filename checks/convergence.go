@@ -106,11 +106,7 @@ func (c *Convergence) syncServing(at sim.Time, p *podTruth) {
 		delete(c.serving, p.uid)
 	}
 	if now != "" {
-		o := c.owners[now]
-		if o == nil {
-			o = &ownerServing{}
-			c.owners[now] = o
-		}
+		o := getOrNew(c.owners, now, func() *ownerServing { return &ownerServing{} })
 		o.n++
 		o.since = at
 		c.serving[p.uid] = now

@@ -146,12 +146,7 @@ func NewDoubleRunning(opts DoubleRunningOptions) *DoubleRunning {
 func (c *DoubleRunning) Name() string { return "double-running" }
 
 func (c *DoubleRunning) owner(uid string) *runOwner {
-	o := c.owners[uid]
-	if o == nil {
-		o = &runOwner{}
-		c.owners[uid] = o
-	}
-	return o
+	return getOrNew(c.owners, uid, func() *runOwner { return &runOwner{} })
 }
 
 // Observe implements Check.

@@ -157,21 +157,15 @@ func NewEvictionTiming(opts EvictionTimingOptions) *EvictionTiming {
 func (c *EvictionTiming) Name() string { return "eviction-timing" }
 
 func (c *EvictionTiming) node(name string) *evictNode {
-	n := c.nodes[name]
-	if n == nil {
-		n = &evictNode{pods: map[string]*evictPod{}, taints: map[string]sim.Time{}}
-		c.nodes[name] = n
-	}
-	return n
+	return getOrNew(c.nodes, name, func() *evictNode {
+		return &evictNode{pods: map[string]*evictPod{}, taints: map[string]sim.Time{}}
+	})
 }
 
 // Observe implements Check.
 func (c *EvictionTiming) Observe(e *sim.Event) {
 	c.end = max(c.end, e.At)
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *spoketrace.NodeHeartbeat:
 		n := c.node(d.Node)
 		if n.hb {
@@ -211,11 +205,7 @@ func (c *EvictionTiming) notePod(node, key string, at sim.Time) {
 // handleDelete notes an admitted delete of a pod bound to a node.
 func (c *EvictionTiming) handleDelete(e *sim.Event, d *apitrace.Admit) {
 	n := c.node(d.NodeName)
-	p := n.pods[d.Key]
-	if p == nil {
-		p = &evictPod{known: e.At}
-		n.pods[d.Key] = p
-	}
+	p := getOrNew(n.pods, d.Key, func() *evictPod { return &evictPod{known: e.At} })
 	if p.wasDel {
 		return // already being deleted: the first delete counts
 	}

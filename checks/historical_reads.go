@@ -76,10 +76,7 @@ func (c *HistoricalReads) Name() string { return "historical-reads" }
 
 // Observe implements Check.
 func (c *HistoricalReads) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *etcdtrace.Apply:
 		c.hist.apply(d)
 		c.maxCompact = max(c.maxCompact, d.Compact)

@@ -47,11 +47,7 @@ func (c *hostClocks) observe(e *sim.Event) {
 	if fe.Kind != sim.FaultClockDrift || fe.Unresolved {
 		return
 	}
-	h := c.hosts[e.Host]
-	if h == nil {
-		h = &hostClock{}
-		c.hosts[e.Host] = h
-	}
+	h := getOrNew(c.hosts, e.Host, func() *hostClock { return &hostClock{} })
 	if fe.Ends {
 		h.end()
 	} else if d, ok := e.Data.(*sim.FaultDetail); ok {

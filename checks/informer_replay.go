@@ -107,13 +107,10 @@ func NewInformerReplay(opts ...InformerReplayOptions) *InformerReplay {
 func (c *InformerReplay) Name() string { return "informer-replay" }
 
 func (c *InformerReplay) informer(name, resource string) *replayInformer {
-	inf := c.informers[name]
-	if inf == nil {
-		inf = &replayInformer{name: name, resource: resource, lastRV: map[string]int64{}, store: map[string]int64{},
+	return getOrNew(c.informers, name, func() *replayInformer {
+		return &replayInformer{name: name, resource: resource, lastRV: map[string]int64{}, store: map[string]int64{},
 			seen: map[string]map[int64]bool{}, namespaces: map[string]bool{}}
-		c.informers[name] = inf
-	}
-	return inf
+	})
 }
 
 func (inf *replayInformer) noteKey(key string) {
@@ -141,10 +138,7 @@ func (inf *replayInformer) endRelist(e *sim.Event) {
 
 // Observe implements Check.
 func (c *InformerReplay) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *etcdtrace.Apply:
 		c.hist.apply(e, d)
 	case *apitrace.Relist:

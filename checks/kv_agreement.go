@@ -55,10 +55,7 @@ func (c *KVAgreement) Name() string { return "kv-agreement" }
 
 // Observe implements Check.
 func (c *KVAgreement) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	if d, ok := e.Data.(*etcdtrace.KVHash); ok {
+	if d, ok := e.NodeData().(*etcdtrace.KVHash); ok {
 		if _, seen := c.last[d.Member]; !seen {
 			c.members = append(c.members, d.Member)
 		}

@@ -185,16 +185,12 @@ func (c *LeaderExclusivity) Name() string { return "leader-exclusivity" }
 
 // Observe implements Check.
 func (c *LeaderExclusivity) Observe(e *sim.Event) {
-	switch e.Kind {
-	case sim.KindFault:
+	if e.Kind == sim.KindFault {
 		c.clocks.observe(e)
 		c.fault(e)
 		return
-	case sim.KindNode:
-	default:
-		return
 	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *etcdtrace.Apply:
 		c.apply(e, d)
 	case *spoketrace.Leading:

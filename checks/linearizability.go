@@ -74,10 +74,7 @@ func (c *Linearizability) Name() string { return "linearizability" }
 
 // Observe implements Check.
 func (c *Linearizability) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *etcdtrace.Call:
 		c.hist.call(e, d.Client, d.Op, kvInputOf(d))
 	case *etcdtrace.Return:

@@ -47,22 +47,14 @@ type counter struct {
 	resource, key string
 	base          int64
 	created       bool
-	acked         int64
-	unknown       int64
-	failed        int64
-	byPrecond     map[string]ackRef // precondition -> first ack
-	byValue       map[string]ackRef // value -> first ack
-	readValue     string            // last 2xx quorum get
-	read          bool
-	readAt        sim.Time
-	readSeq       uint64
-	pendingCalls  int
-}
-
-type ackRef struct {
-	client string
-	op     uint64
-	at     sim.Time
+	writeTally
+	byPrecond    map[string]ackRef // precondition -> first ack
+	byValue      map[string]ackRef // value -> first ack
+	readValue    string            // last 2xx quorum get
+	read         bool
+	readAt       sim.Time
+	readSeq      uint64
+	pendingCalls int
 }
 
 type counterCall struct {
@@ -88,12 +80,9 @@ func (c *NoLostUpdates) Name() string { return "no-lost-updates" }
 
 func (c *NoLostUpdates) counter(resource, key string) *counter {
 	pk := resource + "/" + key
-	ct := c.counters[pk]
-	if ct == nil {
-		ct = &counter{resource: resource, key: key, byPrecond: map[string]ackRef{}, byValue: map[string]ackRef{}}
-		c.counters[pk] = ct
-	}
-	return ct
+	return getOrNew(c.counters, pk, func() *counter {
+		return &counter{resource: resource, key: key, byPrecond: map[string]ackRef{}, byValue: map[string]ackRef{}}
+	})
 }
 
 func isInt(s string) bool {
@@ -102,94 +91,84 @@ func isInt(s string) bool {
 }
 
 // Observe implements Check.
-func (c *NoLostUpdates) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
+func (c *NoLostUpdates) Observe(e *sim.Event) { observeAPIWorkload(c, c.calls, e) }
+
+// call is what the check keeps of a call of the workload (an increment or
+// a create of a counter, or a quorum read), or false for another call.
+func (c *NoLostUpdates) call(d *apitrace.Call) (counterCall, bool) {
+	pk := d.Resource + "/" + d.Key
+	cc := counterCall{pk: pk, verb: d.Verb, value: d.Value, precond: d.Precondition}
+	switch {
+	case d.Verb == APIUpdate && d.Precondition != "" && isInt(d.Value):
+		c.counter(d.Resource, d.Key).pendingCalls++
+	case d.Verb == APICreate && isInt(d.Value):
+		c.counter(d.Resource, d.Key)
+	case d.Verb == APIGet && d.RV == "": // a quorum read: a final value
+	default:
+		return cc, false
+	}
+	return cc, true
+}
+
+// ret settles a call of the workload.
+func (c *NoLostUpdates) ret(e *sim.Event, d *apitrace.Return, cc counterCall) {
+	ct := c.counters[cc.pk]
+	if ct == nil { // a get of something that is not (yet) a counter
 		return
 	}
-	switch d := e.Data.(type) {
-	case *apitrace.Call:
-		pk := d.Resource + "/" + d.Key
-		cc := counterCall{pk: pk, verb: d.Verb, value: d.Value, precond: d.Precondition}
-		switch {
-		case d.Verb == APIUpdate && d.Precondition != "" && isInt(d.Value):
-			c.counter(d.Resource, d.Key).pendingCalls++
-		case d.Verb == APICreate && isInt(d.Value):
-			c.counter(d.Resource, d.Key)
-		case d.Verb == APIGet && d.RV == "": // a quorum read: a final value
-		default:
-			return
+	switch cc.verb {
+	case APIGet:
+		if ok2xx(d.Code) && d.Found {
+			ct.read, ct.readValue, ct.readAt, ct.readSeq = true, d.Value, e.At, e.Seq
 		}
-		c.calls[callID{d.Client, d.Op}] = cc
-	case *apitrace.Return:
-		cc, ok := takeCall(c.calls, d.Client, d.Op)
-		if !ok {
-			return
+	case APICreate:
+		if ok2xx(d.Code) && !ct.created {
+			ct.created = true
+			ct.base, _ = strconv.ParseInt(cc.value, 10, 64)
 		}
-		ct := c.counters[cc.pk]
-		if ct == nil { // a get of something that is not (yet) a counter
-			return
-		}
-		switch cc.verb {
-		case APIGet:
-			if ok2xx(d.Code) && d.Found {
-				ct.read, ct.readValue, ct.readAt, ct.readSeq = true, d.Value, e.At, e.Seq
-			}
-		case APICreate:
-			if ok2xx(d.Code) && !ct.created {
-				ct.created = true
-				ct.base, _ = strconv.ParseInt(cc.value, 10, 64)
-			}
-		case APIUpdate:
-			ct.pendingCalls--
-			c.settle(e, ct, d.Client, d.Op, cc, d.Code)
-		}
-	case *apitrace.ServerState:
-		f := &finalSeen{items: map[string]string{}, at: e.At, seq: e.Seq}
-		for _, it := range d.Items {
-			f.items[it.Key] = it.Value
-		}
-		c.final[d.Resource] = f
+	case APIUpdate:
+		ct.pendingCalls--
+		c.settle(e, ct, d.Client, d.Op, cc, d.Code)
 	}
+}
+
+// serverState keeps a server's final state of a resource.
+func (c *NoLostUpdates) serverState(e *sim.Event, d *apitrace.ServerState) {
+	f := &finalSeen{items: map[string]string{}, at: e.At, seq: e.Seq}
+	for _, it := range d.Items {
+		f.items[it.Key] = it.Value
+	}
+	c.final[d.Resource] = f
 }
 
 // settle records how an increment ended.
 func (c *NoLostUpdates) settle(e *sim.Event, ct *counter, client string, op uint64, cc counterCall, code int) {
-	switch {
-	case ok2xx(code):
-		ct.acked++
-		ref := ackRef{client, op, e.At}
-		if prev, dup := ct.byPrecond[cc.precond]; dup {
-			c.rec.add(e.At, e.Seq, "lost update on counter %s %q: %s op %d and %s op %d were both acknowledged with precondition resourceVersion %s",
-				ct.resource, ct.key, prev.client, prev.op, client, op, cc.precond)
-		} else {
-			ct.byPrecond[cc.precond] = ref
-		}
-		if prev, dup := ct.byValue[cc.value]; dup {
-			c.rec.add(e.At, e.Seq, "lost update on counter %s %q: value %s was written twice, by %s op %d (acknowledged at %v) and %s op %d",
-				ct.resource, ct.key, cc.value, prev.client, prev.op, prev.at, client, op)
-		} else {
-			ct.byValue[cc.value] = ref
-		}
-	case unknownOutcome(code):
-		ct.unknown++
-	default:
-		ct.failed++
+	if !ct.count(code) {
+		return
+	}
+	ref := ackRef{client, op, e.At}
+	if prev, dup := firstAck(ct.byPrecond, cc.precond, ref); dup {
+		c.rec.add(e.At, e.Seq, "lost update on counter %s %q: %s op %d and %s op %d were both acknowledged with precondition resourceVersion %s",
+			ct.resource, ct.key, prev.client, prev.op, client, op, cc.precond)
+	}
+	if prev, dup := firstAck(ct.byValue, cc.value, ref); dup {
+		c.rec.add(e.At, e.Seq, "lost update on counter %s %q: value %s was written twice, by %s op %d (acknowledged at %v) and %s op %d",
+			ct.resource, ct.key, cc.value, prev.client, prev.op, prev.at, client, op)
 	}
 }
 
 // Finish implements Check.
 func (c *NoLostUpdates) Finish() Result {
-	var total, acked, unknown, failed int64
+	var total int64
+	var sum writeTally
 	checked := 0
 	for _, pk := range sim.SortedKeys(c.counters) {
 		ct := c.counters[pk]
 		ct.unknown += int64(ct.pendingCalls) // never answered
-		if ct.acked+ct.unknown+ct.failed == 0 {
+		if ct.writes() == 0 {
 			continue // created, never incremented: not a counter
 		}
-		acked += ct.acked
-		unknown += ct.unknown
-		failed += ct.failed
+		sum.add(ct.writeTally)
 		total++
 		var value string
 		var at sim.Time
@@ -218,7 +197,7 @@ func (c *NoLostUpdates) Finish() Result {
 			continue
 		}
 		checked++
-		lo, hi := ct.base+ct.acked, ct.base+ct.acked+ct.unknown
+		lo, hi := ct.bounds(ct.base)
 		switch {
 		case n < lo:
 			c.rec.add(at, seq, "lost update on counter %s %q: final value %d < %d (start %d + %d acknowledged increments): %d acknowledged increment(s) lost",
@@ -229,7 +208,7 @@ func (c *NoLostUpdates) Finish() Result {
 		}
 	}
 	return c.rec.result(c.Name(), fmt.Sprintf("%d counter(s), %d checked against their final value: %d acknowledged, %d unknown-outcome and %d failed increments all accounted for",
-		total, checked, acked, unknown, failed))
+		total, checked, sum.acked, sum.unknown, sum.failed))
 }
 
 var _ Check = (*NoLostUpdates)(nil)

@@ -66,17 +66,13 @@ func (c *MembershipSafety) Name() string { return "membership-safety" }
 
 // Observe implements Check.
 func (c *MembershipSafety) Observe(e *sim.Event) {
-	switch e.Kind {
-	case sim.KindFault:
+	if e.Kind == sim.KindFault {
 		if f := sim.ParseFaultEvent(e.Name); f.Kind == sim.FaultWipe && !f.Ends && !f.Unresolved && c.env.HostName != nil {
 			c.wiped[c.env.HostName(e.Host)] = true
 		}
 		return
-	case sim.KindNode:
-	default:
-		return
 	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *etcdtrace.Membership:
 		c.observeChange(e, d)
 	case *etcdtrace.RaftState:

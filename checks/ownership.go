@@ -134,10 +134,7 @@ func parseLabels(s string) map[string]string {
 
 // Observe implements Check.
 func (c *Ownership) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *apitrace.Owners:
 		c.observeCommit(e, d)
 	case *spoketrace.ControllerDelete:

@@ -118,25 +118,19 @@ func parsePatchValues(v string) (map[string]int64, bool) {
 
 func (c *PatchMerge) obj(resource, key string) *patchObj {
 	pk := resource + "/" + key
-	o := c.objs[pk]
-	if o == nil {
-		o = &patchObj{resource: resource, key: key, writers: map[string]*patchWriter{}}
-		c.objs[pk] = o
-	}
-	return o
+	return getOrNew(c.objs, pk, func() *patchObj {
+		return &patchObj{resource: resource, key: key, writers: map[string]*patchWriter{}}
+	})
 }
 
 func (o *patchObj) writer(name string) *patchWriter {
-	w := o.writers[name]
-	if w == nil {
-		w = &patchWriter{unknown: map[int64]bool{}, failed: map[int64]bool{}}
-		o.writers[name] = w
-	}
-	return w
+	return getOrNew(o.writers, name, func() *patchWriter {
+		return &patchWriter{unknown: map[int64]bool{}, failed: map[int64]bool{}}
+	})
 }
 
 // Observe implements Check.
-func (c *PatchMerge) Observe(e *sim.Event) { observeAPIWorkload(c, e) }
+func (c *PatchMerge) Observe(e *sim.Event) { observeAPIWorkload(c, c.calls, e) }
 
 // serverState keeps a server's final state of a resource.
 func (c *PatchMerge) serverState(e *sim.Event, d *apitrace.ServerState) {
@@ -145,22 +139,23 @@ func (c *PatchMerge) serverState(e *sim.Event, d *apitrace.ServerState) {
 	c.at[d.Resource] = eventPos{e.At, e.Seq}
 }
 
-// call records a patch of the workload, or a create of a patched object.
-func (c *PatchMerge) call(d *apitrace.Call) {
+// call is what the check keeps of a patch of the workload or a create of a
+// patched object, or false for another call.
+func (c *PatchMerge) call(d *apitrace.Call) (patchCall, bool) {
 	pk := d.Resource + "/" + d.Key
 	pc := patchCall{pk: pk, verb: d.Verb, precond: d.Precondition}
 	switch {
 	case d.Verb == APIPatch:
 		vals, ok := parsePatchValues(d.Value)
 		if !ok || len(vals) != 1 {
-			return
+			return pc, false
 		}
 		pc.writer = sim.SortedKeys(vals)[0]
 		pc.value = vals[pc.writer]
 		c.obj(d.Resource, d.Key)
 	case d.Verb == APICreate && c.objs[pk] != nil:
 	default:
-		return
+		return pc, false
 	}
 	o := c.objs[pk]
 	pc.ackedYet = make(map[string]int64, len(o.writers))
@@ -169,15 +164,11 @@ func (c *PatchMerge) call(d *apitrace.Call) {
 			pc.ackedYet[w] = n
 		}
 	}
-	c.calls[callID{d.Client, d.Op}] = pc
+	return pc, true
 }
 
 // ret settles a call.
-func (c *PatchMerge) ret(e *sim.Event, d *apitrace.Return) {
-	pc, ok := takeCall(c.calls, d.Client, d.Op)
-	if !ok {
-		return
-	}
+func (c *PatchMerge) ret(e *sim.Event, d *apitrace.Return, pc patchCall) {
 	o := c.objs[pc.pk]
 	if ok2xx(d.Code) {
 		if rv, ok := parseRV(d.RV); ok {

@@ -57,17 +57,14 @@ func (c *ProbeRestarts) Name() string { return "probe-restarts" }
 
 // Observe implements Check.
 func (c *ProbeRestarts) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	if r, ok := e.Data.(*spoketrace.PodReady); ok {
+	if r, ok := e.NodeData().(*spoketrace.PodReady); ok {
 		if c.ready[r.UID] && !r.Ready {
 			c.exits++
 		}
 		c.ready[r.UID] = r.Ready
 		return
 	}
-	d, ok := e.Data.(*spoketrace.ContainerStop)
+	d, ok := e.NodeData().(*spoketrace.ContainerStop)
 	if !ok {
 		return
 	}

@@ -144,11 +144,7 @@ func probeIndex(kind string) int {
 
 func (c *ProbeSemantics) pod(node, uid, key string) *probePod {
 	k := probePodKey(node, uid)
-	p := c.pods[k]
-	if p == nil {
-		p = &probePod{node: node, key: key, runs: map[string]*probeRun{}}
-		c.pods[k] = p
-	}
+	p := getOrNew(c.pods, k, func() *probePod { return &probePod{node: node, key: key, runs: map[string]*probeRun{}} })
 	if key != "" {
 		p.key = key
 	}
@@ -171,15 +167,11 @@ func (c *ProbeSemantics) Observe(e *sim.Event) {
 		c.settle()
 		c.now = e.At
 	}
-	switch e.Kind {
-	case sim.KindFault:
+	if e.Kind == sim.KindFault {
 		c.observeFault(e)
 		return
-	case sim.KindNode:
-	default:
-		return
 	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *spoketrace.ContainerStart:
 		c.learn(e, d.Node)
 		c.pod(d.Node, d.UID, d.Pod).runs[d.Container] = &probeRun{}
@@ -222,12 +214,7 @@ func (c *ProbeSemantics) Observe(e *sim.Event) {
 // run returns the current run of a container, making one if the check
 // missed its start.
 func (p *probePod) run(container string) *probeRun {
-	r := p.runs[container]
-	if r == nil {
-		r = &probeRun{}
-		p.runs[container] = r
-	}
-	return r
+	return getOrNew(p.runs, container, func() *probeRun { return &probeRun{} })
 }
 
 func (c *ProbeSemantics) observeResult(e *sim.Event, d *spoketrace.ProbeResult) {

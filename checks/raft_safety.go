@@ -80,22 +80,12 @@ func NewRaftSafety() *RaftSafety {
 func (c *RaftSafety) Name() string { return "raft-safety" }
 
 func (c *RaftSafety) member(name string) *raftMember {
-	m := c.members[name]
-	if m == nil {
-		m = &raftMember{group: c.group(0)}
-		c.members[name] = m
-	}
-	return m
+	return getOrNew(c.members, name, func() *raftMember { return &raftMember{group: c.group(0)} })
 }
 
 // group returns the group of a cluster ID, creating it.
 func (c *RaftSafety) group(cluster uint64) *raftGroup {
-	g := c.groups[cluster]
-	if g == nil {
-		g = &raftGroup{leaders: map[uint64]string{}}
-		c.groups[cluster] = g
-	}
-	return g
+	return getOrNew(c.groups, cluster, func() *raftGroup { return &raftGroup{leaders: map[uint64]string{}} })
 }
 
 // slot returns the slot of index i, growing the table as needed.
@@ -111,10 +101,7 @@ func (g *raftGroup) slot(i uint64) *raftSlot {
 
 // Observe implements Check.
 func (c *RaftSafety) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *etcdtrace.RaftState:
 		c.observeState(e, d)
 	case *etcdtrace.Apply:

@@ -98,10 +98,7 @@ func (c *RPO) Observe(e *sim.Event) {
 		}
 		return
 	}
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *etcdtrace.Apply:
 		if c.member[d.Member] || c.restores > 0 {
 			return

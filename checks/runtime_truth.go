@@ -60,12 +60,7 @@ func (t *runtimeTruth) learn(node string, id sim.HostID) {
 }
 
 func (t *runtimeTruth) pod(uid string) *podTruth {
-	p := t.pods[uid]
-	if p == nil {
-		p = &podTruth{uid: uid, running: map[string]map[string]bool{}}
-		t.pods[uid] = p
-	}
-	return p
+	return getOrNew(t.pods, uid, func() *podTruth { return &podTruth{uid: uid, running: map[string]map[string]bool{}} })
 }
 
 // podsOn returns the pods with a container on node, by UID.
@@ -79,15 +74,11 @@ func (t *runtimeTruth) podsOn(node string) []*podTruth {
 
 // observe applies e and returns the pods whose truth it may have changed.
 func (t *runtimeTruth) observe(e *sim.Event) []*podTruth {
-	switch e.Kind {
-	case sim.KindFault:
+	if e.Kind == sim.KindFault {
 		t.faults.Observe(e)
 		return t.observeFault(e)
-	case sim.KindNode:
-	default:
-		return nil
 	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *spoketrace.ContainerStart:
 		t.learn(d.Node, e.Host)
 		p := t.pod(d.UID)

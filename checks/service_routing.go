@@ -66,10 +66,7 @@ func (c *ServiceRouting) Name() string { return "service-routing" }
 
 // Observe implements Check.
 func (c *ServiceRouting) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *etcdtrace.Apply:
 		c.apply(e, d)
 	case *apptrace.Request:

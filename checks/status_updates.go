@@ -66,10 +66,10 @@ type statusObj struct {
 
 // halfLedger is one counter (spec or status) of an object.
 type halfLedger struct {
-	acked, unknown, failed int64
-	sent                   map[int64]bool   // values sent by its own verb
-	junk                   map[int64]ackRef // values sent by the other verb
-	byValue                map[int64]ackRef // value -> first acknowledged write
+	writeTally
+	sent    map[int64]bool   // values sent by its own verb
+	junk    map[int64]ackRef // values sent by the other verb
+	byValue map[int64]ackRef // value -> first acknowledged write
 }
 
 // The halves of an object.
@@ -113,15 +113,13 @@ func parseSpecStatus(v string) ([2]int64, bool) {
 
 func (c *StatusUpdates) obj(resource, key string) *statusObj {
 	pk := resource + "/" + key
-	o := c.objs[pk]
-	if o == nil {
-		o = &statusObj{resource: resource, key: key, byPrecond: map[string]ackRef{}}
+	return getOrNew(c.objs, pk, func() *statusObj {
+		o := &statusObj{resource: resource, key: key, byPrecond: map[string]ackRef{}}
 		for i := range o.halves {
 			o.halves[i] = halfLedger{sent: map[int64]bool{}, junk: map[int64]ackRef{}, byValue: map[int64]ackRef{}}
 		}
-		c.objs[pk] = o
-	}
-	return o
+		return o
+	})
 }
 
 // writeHalf is the half a verb writes, or -1.
@@ -136,7 +134,7 @@ func writeHalf(verb string) int {
 }
 
 // Observe implements Check.
-func (c *StatusUpdates) Observe(e *sim.Event) { observeAPIWorkload(c, e) }
+func (c *StatusUpdates) Observe(e *sim.Event) { observeAPIWorkload(c, c.calls, e) }
 
 // serverState keeps a server's final state of a resource and judges the
 // objects of the workload in it.
@@ -151,8 +149,9 @@ func (c *StatusUpdates) serverState(e *sim.Event, d *apitrace.ServerState) {
 	c.final[d.Resource] = f
 }
 
-// call records a call of the workload.
-func (c *StatusUpdates) call(d *apitrace.Call) {
+// call is what the check keeps of a call of the workload, or false for
+// another call.
+func (c *StatusUpdates) call(d *apitrace.Call) (statusCall, bool) {
 	pk := d.Resource + "/" + d.Key
 	sc := statusCall{pk: pk, verb: d.Verb, precond: d.Precondition}
 	v, ok := parseSpecStatus(d.Value)
@@ -169,18 +168,14 @@ func (c *StatusUpdates) call(d *apitrace.Call) {
 		o.halves[specHalf].sent[v[specHalf]] = true
 	case d.Verb == APIGet && d.RV == "" && c.objs[pk] != nil:
 	default:
-		return
+		return sc, false
 	}
 	sc.value = v
-	c.calls[callID{d.Client, d.Op}] = sc
+	return sc, true
 }
 
 // ret settles a call of the workload.
-func (c *StatusUpdates) ret(e *sim.Event, d *apitrace.Return) {
-	sc, ok := takeCall(c.calls, d.Client, d.Op)
-	if !ok {
-		return
-	}
+func (c *StatusUpdates) ret(e *sim.Event, d *apitrace.Return, sc statusCall) {
 	o := c.objs[sc.pk]
 	if ok2xx(d.Code) && d.Found {
 		c.observe(e, o, d.Value, fmt.Sprintf("the answer to %s op %d (%s)", d.Client, d.Op, sc.verb))
@@ -208,26 +203,17 @@ func (c *StatusUpdates) ret(e *sim.Event, d *apitrace.Return) {
 // settle records how a write of half h ended.
 func (c *StatusUpdates) settle(e *sim.Event, o *statusObj, h int, client string, op uint64, sc statusCall, code int) {
 	hf := &o.halves[h]
-	switch {
-	case ok2xx(code):
-		hf.acked++
-		ref := ackRef{client, op, e.At}
-		if prev, dup := o.byPrecond[sc.precond]; dup {
-			c.rec.add(e.At, e.Seq, "lost update on %s %q: %s op %d and %s op %d (%s) were both acknowledged with precondition resourceVersion %s",
-				o.resource, o.key, prev.client, prev.op, client, op, sc.verb, sc.precond)
-		} else {
-			o.byPrecond[sc.precond] = ref
-		}
-		if prev, dup := hf.byValue[sc.value[h]]; dup {
-			c.rec.add(e.At, e.Seq, "lost %s update on %s %q: %s %d was written twice, by %s op %d (acknowledged at %v) and %s op %d",
-				halfNames[h], o.resource, o.key, halfNames[h], sc.value[h], prev.client, prev.op, prev.at, client, op)
-		} else {
-			hf.byValue[sc.value[h]] = ref
-		}
-	case unknownOutcome(code):
-		hf.unknown++
-	default:
-		hf.failed++
+	if !hf.count(code) {
+		return
+	}
+	ref := ackRef{client, op, e.At}
+	if prev, dup := firstAck(o.byPrecond, sc.precond, ref); dup {
+		c.rec.add(e.At, e.Seq, "lost update on %s %q: %s op %d and %s op %d (%s) were both acknowledged with precondition resourceVersion %s",
+			o.resource, o.key, prev.client, prev.op, client, op, sc.verb, sc.precond)
+	}
+	if prev, dup := firstAck(hf.byValue, sc.value[h], ref); dup {
+		c.rec.add(e.At, e.Seq, "lost %s update on %s %q: %s %d was written twice, by %s op %d (acknowledged at %v) and %s op %d",
+			halfNames[h], o.resource, o.key, halfNames[h], sc.value[h], prev.client, prev.op, prev.at, client, op)
 	}
 }
 
@@ -260,17 +246,15 @@ func (c *StatusUpdates) observe(e *sim.Event, o *statusObj, value, where string)
 // Finish implements Check.
 func (c *StatusUpdates) Finish() Result {
 	var objs, checked int
-	var acked, unknown, failed [2]int64
+	var sum [2]writeTally
 	for _, pk := range sim.SortedKeys(c.objs) {
 		o := c.objs[pk]
 		active := false
 		for h := range o.halves {
 			o.halves[h].unknown += int64(o.pending[h]) // never answered
 			hf := o.halves[h]
-			acked[h] += hf.acked
-			unknown[h] += hf.unknown
-			failed[h] += hf.failed
-			active = active || hf.acked+hf.unknown+hf.failed > 0
+			sum[h].add(hf.writeTally)
+			active = active || hf.writes() > 0
 		}
 		if !active {
 			continue
@@ -288,7 +272,7 @@ func (c *StatusUpdates) Finish() Result {
 		checked++
 		for h := range o.halves {
 			hf := o.halves[h]
-			lo, hi := o.base[h]+hf.acked, o.base[h]+hf.acked+hf.unknown
+			lo, hi := hf.bounds(o.base[h])
 			switch {
 			case v[h] < lo:
 				c.rec.add(at, seq, "lost %s update on %s %q: final %s %d < %d (start %d + %d acknowledged writes): %d acknowledged write(s) lost",
@@ -300,7 +284,7 @@ func (c *StatusUpdates) Finish() Result {
 		}
 	}
 	return c.rec.result(c.Name(), fmt.Sprintf("%d object(s), %d checked against their final state: spec %d acknowledged, %d unknown-outcome, %d failed; status %d acknowledged, %d unknown-outcome, %d failed; spec and status kept apart",
-		objs, checked, acked[specHalf], unknown[specHalf], failed[specHalf], acked[statusHalf], unknown[statusHalf], failed[statusHalf]))
+		objs, checked, sum[specHalf].acked, sum[specHalf].unknown, sum[specHalf].failed, sum[statusHalf].acked, sum[statusHalf].unknown, sum[statusHalf].failed))
 }
 
 // finalOf is o's final value: its item in the last server state of its

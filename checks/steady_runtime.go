@@ -27,11 +27,8 @@ func (c *SteadyRuntime) Name() string { return "steady-runtime" }
 
 // Observe implements Check.
 func (c *SteadyRuntime) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
 	in := e.At >= c.from && e.At < c.to
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *spoketrace.ContainerStart:
 		if in {
 			c.rec.Add(e, "container %s of pod %s started on %s while the control plane was down", d.Container, d.Pod, d.Node)

@@ -73,20 +73,14 @@ func NewTimeTravel() *TimeTravel {
 func (c *TimeTravel) Name() string { return "time-travel" }
 
 func (c *TimeTravel) informer(name string) *travelInformer {
-	inf := c.informers[name]
-	if inf == nil {
-		inf = &travelInformer{keyRV: map[string]int64{}, deleted: map[string]int64{}}
-		c.informers[name] = inf
-	}
-	return inf
+	return getOrNew(c.informers, name, func() *travelInformer {
+		return &travelInformer{keyRV: map[string]int64{}, deleted: map[string]int64{}}
+	})
 }
 
 // Observe implements Check.
 func (c *TimeTravel) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *etcdtrace.Restore:
 		r := travelRestore{point: d.SnapshotRev, rev: d.Rev}
 		if !slices.Contains(c.restores, r) {

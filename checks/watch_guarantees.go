@@ -76,10 +76,7 @@ func (c *WatchGuarantees) Name() string { return "watch-guarantees" }
 
 // Observe implements Check.
 func (c *WatchGuarantees) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *etcdtrace.Apply:
 		c.checkEntry(e, d)
 		before := c.hist.maxRev

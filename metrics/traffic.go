@@ -56,10 +56,7 @@ func (m *Traffic) Name() string { return "traffic" }
 
 // Observe implements checks.Check: it consumes one trace event.
 func (m *Traffic) Observe(e *sim.Event) {
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *spoketrace.PodReady:
 		m.ready[d.Pod] = append(m.ready[d.Pod], readyAt{e.At, d.Ready})
 	case *apptrace.Request:

@@ -59,10 +59,7 @@ func (m *Workload) Observe(e *sim.Event) {
 		m.lastFault.at, m.lastFault.name = e.At, e.Name
 		return
 	}
-	if e.Kind != sim.KindNode {
-		return
-	}
-	switch d := e.Data.(type) {
+	switch d := e.NodeData().(type) {
 	case *etcdtrace.Call:
 		if d.Kind == etcdtrace.OpList || d.Rev != 0 {
 			return // a watcher's list, or a read at a past revision (which fails below a compaction by design), measures no availability
