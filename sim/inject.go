@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -123,7 +124,7 @@ func (w *World) checkRolesApart(f Fault) error {
 					if gj == gi {
 						continue
 					}
-					hosts, err := w.resolveGroup(other)
+					hosts, err := w.resolveGroup(w.fixedNames(other))
 					if err != nil {
 						return err
 					}
@@ -135,6 +136,18 @@ func (w *World) checkRolesApart(f Fault) error {
 		}
 	}
 	return nil
+}
+
+// fixedNames returns the names of g that are not roles (DeclareWithin):
+// those that name the same hosts now as when a fault fires.
+func (w *World) fixedNames(g []string) []string {
+	var out []string
+	for _, name := range g {
+		if !slices.ContainsFunc(w.within, func(rw [2]string) bool { return rw[0] == name }) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // coversAll reports whether every host of sub is in hosts.

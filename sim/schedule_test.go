@@ -237,14 +237,22 @@ func TestCheckTargetsNamesTheLine(t *testing.T) {
 		return nil, false
 	})
 	w.DeclareWithin("leader", "both")
-	for _, s := range []string{"1s partition leader|a\n", "1s partition leader|nobody-else\n"} {
+	w.AddResolver(func(name string) ([]sim.HostID, bool) {
+		if name == "followers" { // every host but the leader, when the fault fires
+			ids, _ := w.Resolve("both")
+			return ids, true
+		}
+		return nil, false
+	})
+	w.DeclareWithin("followers", "both")
+	for _, s := range []string{"1s partition leader|a\n", "1s oneway followers>leader\n", "1s partition leader|nobody-else\n"} {
 		sched, err := sim.ParseSchedule("sched.txt", s)
 		require.NoError(t, err)
 		if strings.Contains(s, "nobody-else") {
 			assert.ErrorContains(t, w.CheckTargets(sched), "unknown fault target", s)
 			continue
 		}
-		assert.NoError(t, w.CheckTargets(sched), "leader may be b, apart from a: %s", s)
+		assert.NoError(t, w.CheckTargets(sched), "leader may be apart from the other side when the fault fires: %s", s)
 	}
 	for _, c := range cases {
 		s, err := sim.ParseSchedule("sched.txt", c.text)
