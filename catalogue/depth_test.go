@@ -12,7 +12,7 @@ import (
 // seeds per scenario, enough to reach every scenario's faults at each of its
 // member counts; the deep catalogue (CI runs it too) asks for more:
 //
-//	go test ./catalogue -run 'TestCatalogue|TestDeterminism|TestProperty' -deep
+//	go test ./catalogue -run 'TestCatalogue|TestDeterminism|TestProperty|TestMinMembers' -deep
 //	go test ./catalogue -run TestCatalogue -catalogue-seeds 300 -catalogue-grid
 var (
 	deepFlag  = flag.Bool("deep", false, "run the deep catalogue: every scenario over its catalogue seeds (100 for etcd and API scenarios, 50 for the full stack), a tenth of them twice in TestDeterminism, and 100 rapid cases per property")
