@@ -1,12 +1,14 @@
 package apiserver
 
 import (
+	"cmp"
 	"net/netip"
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/model/rbac"
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -116,33 +118,19 @@ func (c Config) withDefaults(h *sim.Host) Config {
 	if c.Name == "" {
 		c.Name = h.Name()
 	}
-	if c.EventFreshDuration <= 0 {
-		c.EventFreshDuration = DefaultEventFreshDuration
-	}
-	if c.WatchCacheMinCapacity <= 0 {
-		c.WatchCacheMinCapacity = DefaultWatchCacheMinCapacity
-	}
+	defaults.Positive(&c.EventFreshDuration, DefaultEventFreshDuration)
+	defaults.Positive(&c.WatchCacheMinCapacity, DefaultWatchCacheMinCapacity)
 	if c.WatchCacheMaxCapacity < c.WatchCacheMinCapacity {
 		c.WatchCacheMaxCapacity = max(DefaultWatchCacheMaxCapacity, c.WatchCacheMinCapacity)
 	}
-	if c.EtcdRequestTimeout <= 0 {
-		c.EtcdRequestTimeout = DefaultEtcdRequestTimeout
-	}
-	if c.BookmarkFrequency <= 0 {
-		c.BookmarkFrequency = DefaultBookmarkFrequency
-	}
-	if c.FreshnessTimeout <= 0 {
-		c.FreshnessTimeout = DefaultFreshnessTimeout
-	}
-	if c.CompactionInterval == 0 {
-		c.CompactionInterval = c.CompactionEvery()
-	}
+	defaults.Positive(&c.EtcdRequestTimeout, DefaultEtcdRequestTimeout)
+	defaults.Positive(&c.BookmarkFrequency, DefaultBookmarkFrequency)
+	defaults.Positive(&c.FreshnessTimeout, DefaultFreshnessTimeout)
+	c.CompactionInterval = cmp.Or(c.CompactionInterval, DefaultCompactionInterval)
 	if c.Policy == nil {
 		c.Policy = rbac.Default()
 	}
-	if c.CacheProgressInterval <= 0 {
-		c.CacheProgressInterval = DefaultCacheProgressInterval
-	}
+	defaults.Positive(&c.CacheProgressInterval, DefaultCacheProgressInterval)
 	if !c.ServiceCIDR.IsValid() || !c.ServiceCIDR.Addr().Is4() {
 		c.ServiceCIDR = DefaultServiceCIDR
 	}

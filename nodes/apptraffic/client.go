@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/nodes/kubelet"
 	"github.com/kubesim/kubesim/nodes/kubeproxy"
 	"github.com/kubesim/kubesim/sim"
@@ -70,12 +71,8 @@ func (c Config) withDefaults(h *sim.Host) Config {
 	if c.Entry == "" {
 		c.Entry = h.Name()
 	}
-	if c.Timeout <= 0 {
-		c.Timeout = DefaultTimeout
-	}
-	if c.SlowAfter <= 0 {
-		c.SlowAfter = DefaultSlowAfter
-	}
+	defaults.Positive(&c.Timeout, DefaultTimeout)
+	defaults.Positive(&c.SlowAfter, DefaultSlowAfter)
 	if c.RulesOf == nil {
 		c.RulesOf = proxyRules
 	}

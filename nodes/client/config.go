@@ -1,9 +1,11 @@
 package client
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
 	"github.com/kubesim/kubesim/trace/apiwire"
 )
@@ -75,18 +77,10 @@ func (cfg Config) withDefaults(h *sim.Host) Config {
 	if cfg.Timeout < 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	if cfg.ReadIdleTimeout <= 0 {
-		cfg.ReadIdleTimeout = DefaultReadIdleTimeout
-	}
-	if cfg.PingTimeout <= 0 {
-		cfg.PingTimeout = DefaultPingTimeout
-	}
-	if cfg.ReplyPort == "" {
-		cfg.ReplyPort = DefaultReplyPort(cfg.Name)
-	}
-	if cfg.WatchPort == "" {
-		cfg.WatchPort = "api-watch:" + cfg.Name
-	}
+	defaults.Positive(&cfg.ReadIdleTimeout, DefaultReadIdleTimeout)
+	defaults.Positive(&cfg.PingTimeout, DefaultPingTimeout)
+	cfg.ReplyPort = cmp.Or(cfg.ReplyPort, DefaultReplyPort(cfg.Name))
+	cfg.WatchPort = cmp.Or(cfg.WatchPort, "api-watch:"+cfg.Name)
 	if cfg.ValueOf == nil {
 		cfg.ValueOf = DefaultValueOf
 	}

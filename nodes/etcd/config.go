@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -99,24 +100,12 @@ func (c Config) withDefaults(h *sim.Host) Config {
 	if c.Name == "" {
 		c.Name = h.Name()
 	}
-	if c.HeartbeatInterval <= 0 {
-		c.HeartbeatInterval = DefaultHeartbeatInterval
-	}
-	if c.ElectionTimeout <= 0 {
-		c.ElectionTimeout = DefaultElectionTimeout
-	}
-	if c.SnapshotCount == 0 {
-		c.SnapshotCount = DefaultSnapshotCount
-	}
-	if c.RequestTimeout <= 0 {
-		c.RequestTimeout = DefaultRequestTimeout(c.ElectionTimeout)
-	}
-	switch {
-	case c.WatchProgressNotifyInterval <= 0:
-		c.WatchProgressNotifyInterval = DefaultWatchProgressNotifyInterval
-	case c.WatchProgressNotifyInterval < MinWatchProgressNotifyInterval:
-		c.WatchProgressNotifyInterval = MinWatchProgressNotifyInterval
-	}
+	defaults.Positive(&c.HeartbeatInterval, DefaultHeartbeatInterval)
+	defaults.Positive(&c.ElectionTimeout, DefaultElectionTimeout)
+	defaults.Positive(&c.SnapshotCount, DefaultSnapshotCount)
+	defaults.Positive(&c.RequestTimeout, DefaultRequestTimeout(c.ElectionTimeout))
+	defaults.Positive(&c.WatchProgressNotifyInterval, DefaultWatchProgressNotifyInterval)
+	c.WatchProgressNotifyInterval = max(c.WatchProgressNotifyInterval, MinWatchProgressNotifyInterval)
 	return c
 }
 

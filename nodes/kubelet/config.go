@@ -5,6 +5,7 @@ import (
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -82,20 +83,15 @@ func (cfg Config) withDefaults(h *sim.Host) Config {
 		cfg.Capacity = defaultCapacity()
 	}
 	cfg.Capacity = cfg.Capacity.DeepCopy()
-	setDur := func(d *time.Duration, def time.Duration) {
-		if *d <= 0 {
-			*d = def
-		}
-	}
-	setDur(&cfg.LeaseDuration, DefaultNodeLeaseDuration)
-	setDur(&cfg.RenewInterval, time.Duration(float64(cfg.LeaseDuration)*NodeLeaseRenewIntervalFraction))
-	setDur(&cfg.NodeStatusUpdateFrequency, DefaultNodeStatusUpdateFrequency)
-	setDur(&cfg.NodeStatusReportFrequency, DefaultNodeStatusReportFrequency)
-	setDur(&cfg.SyncFrequency, DefaultSyncFrequency)
-	setDur(&cfg.StatusSyncPeriod, DefaultStatusSyncPeriod)
-	setDur(&cfg.HousekeepingPeriod, DefaultHousekeepingPeriod)
-	setDur(&cfg.BackoffInitial, DefaultBackoffInitial)
-	setDur(&cfg.BackoffMax, DefaultBackoffMax)
+	defaults.Positive(&cfg.LeaseDuration, DefaultNodeLeaseDuration)
+	defaults.Positive(&cfg.RenewInterval, time.Duration(float64(cfg.LeaseDuration)*NodeLeaseRenewIntervalFraction))
+	defaults.Positive(&cfg.NodeStatusUpdateFrequency, DefaultNodeStatusUpdateFrequency)
+	defaults.Positive(&cfg.NodeStatusReportFrequency, DefaultNodeStatusReportFrequency)
+	defaults.Positive(&cfg.SyncFrequency, DefaultSyncFrequency)
+	defaults.Positive(&cfg.StatusSyncPeriod, DefaultStatusSyncPeriod)
+	defaults.Positive(&cfg.HousekeepingPeriod, DefaultHousekeepingPeriod)
+	defaults.Positive(&cfg.BackoffInitial, DefaultBackoffInitial)
+	defaults.Positive(&cfg.BackoffMax, DefaultBackoffMax)
 	return cfg
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
 	"github.com/kubesim/kubesim/trace/spoketrace"
 )
@@ -79,18 +80,10 @@ type probeWorker struct {
 // defaultedProbe applies the API's probe defaults (period 10 s, timeout
 // 1 s, success 1, failure 3) to a copy, in case a pod was stored without.
 func defaultedProbe(pr model.Probe) model.Probe {
-	if pr.TimeoutSeconds <= 0 {
-		pr.TimeoutSeconds = model.DefaultProbeTimeoutSeconds
-	}
-	if pr.PeriodSeconds <= 0 {
-		pr.PeriodSeconds = model.DefaultProbePeriodSeconds
-	}
-	if pr.SuccessThreshold <= 0 {
-		pr.SuccessThreshold = model.DefaultProbeSuccessThreshold
-	}
-	if pr.FailureThreshold <= 0 {
-		pr.FailureThreshold = model.DefaultProbeFailureThreshold
-	}
+	defaults.Positive(&pr.TimeoutSeconds, model.DefaultProbeTimeoutSeconds)
+	defaults.Positive(&pr.PeriodSeconds, model.DefaultProbePeriodSeconds)
+	defaults.Positive(&pr.SuccessThreshold, model.DefaultProbeSuccessThreshold)
+	defaults.Positive(&pr.FailureThreshold, model.DefaultProbeFailureThreshold)
 	return pr
 }
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -77,15 +78,10 @@ func (cfg Config) withDefaults(h *sim.Host) Config {
 	if cfg.Node == "" {
 		cfg.Node = h.Name()
 	}
-	setDur := func(d *time.Duration, def time.Duration) {
-		if *d <= 0 {
-			*d = def
-		}
-	}
-	setDur(&cfg.MinSyncPeriod, DefaultMinSyncPeriod)
-	setDur(&cfg.SyncPeriod, DefaultSyncPeriod)
-	setDur(&cfg.MaxSyncInterval, DefaultMaxSyncInterval)
-	setDur(&cfg.DisconnectTimeout, DefaultDisconnectTimeout)
+	defaults.Positive(&cfg.MinSyncPeriod, DefaultMinSyncPeriod)
+	defaults.Positive(&cfg.SyncPeriod, DefaultSyncPeriod)
+	defaults.Positive(&cfg.MaxSyncInterval, DefaultMaxSyncInterval)
+	defaults.Positive(&cfg.DisconnectTimeout, DefaultDisconnectTimeout)
 	cfg.MaxSyncInterval = max(cfg.MaxSyncInterval, cfg.MinSyncPeriod)
 	return cfg
 }

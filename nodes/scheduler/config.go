@@ -1,11 +1,13 @@
 package scheduler
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client/leaderelection"
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -113,24 +115,12 @@ func (cfg Config) withDefaults(h *sim.Host) Config {
 	if cfg.Name == "" {
 		cfg.Name = h.Name()
 	}
-	if cfg.SchedulerName == "" {
-		cfg.SchedulerName = model.DefaultSchedulerName
-	}
-	if cfg.LeaseName == "" {
-		cfg.LeaseName = DefaultLeaseName
-	}
+	cfg.SchedulerName = cmp.Or(cfg.SchedulerName, model.DefaultSchedulerName)
+	cfg.LeaseName = cmp.Or(cfg.LeaseName, DefaultLeaseName)
 	cfg.LeaseDuration, cfg.RenewDeadline, cfg.RetryPeriod = leaderelection.WithDefaultTimes(cfg.LeaseDuration, cfg.RenewDeadline, cfg.RetryPeriod)
-	if cfg.RestartDelay <= 0 {
-		cfg.RestartDelay = DefaultRestartDelay
-	}
-	if cfg.PodInitialBackoff <= 0 {
-		cfg.PodInitialBackoff = DefaultPodInitialBackoff
-	}
-	if cfg.PodMaxBackoff <= 0 {
-		cfg.PodMaxBackoff = DefaultPodMaxBackoff
-	}
-	if cfg.PodMaxInUnschedulablePodsDuration <= 0 {
-		cfg.PodMaxInUnschedulablePodsDuration = DefaultPodMaxInUnschedulablePodsDuration
-	}
+	defaults.Positive(&cfg.RestartDelay, DefaultRestartDelay)
+	defaults.Positive(&cfg.PodInitialBackoff, DefaultPodInitialBackoff)
+	defaults.Positive(&cfg.PodMaxBackoff, DefaultPodMaxBackoff)
+	defaults.Positive(&cfg.PodMaxInUnschedulablePodsDuration, DefaultPodMaxInUnschedulablePodsDuration)
 	return cfg
 }

@@ -11,11 +11,13 @@
 package leaderelection
 
 import (
+	"cmp"
 	"errors"
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/client"
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 )
 
 // ClientTimeout is the request timeout of a leader-election client:
@@ -47,15 +49,9 @@ const (
 // kube-controller-manager share (component-base's
 // RecommendedDefaultLeaderElectionConfiguration).
 func WithDefaultTimes(lease, renew, retry time.Duration) (time.Duration, time.Duration, time.Duration) {
-	if lease <= 0 {
-		lease = DefaultLeaseDuration
-	}
-	if renew <= 0 {
-		renew = DefaultRenewDeadline
-	}
-	if retry <= 0 {
-		retry = DefaultRetryPeriod
-	}
+	defaults.Positive(&lease, DefaultLeaseDuration)
+	defaults.Positive(&renew, DefaultRenewDeadline)
+	defaults.Positive(&retry, DefaultRetryPeriod)
 	return lease, renew, retry
 }
 
@@ -102,18 +98,10 @@ type Config struct {
 }
 
 func (cfg *Config) validate() error {
-	if cfg.Namespace == "" {
-		cfg.Namespace = DefaultNamespace
-	}
-	if cfg.LeaseDuration == 0 {
-		cfg.LeaseDuration = DefaultLeaseDuration
-	}
-	if cfg.RenewDeadline == 0 {
-		cfg.RenewDeadline = DefaultRenewDeadline
-	}
-	if cfg.RetryPeriod == 0 {
-		cfg.RetryPeriod = DefaultRetryPeriod
-	}
+	cfg.Namespace = cmp.Or(cfg.Namespace, DefaultNamespace)
+	cfg.LeaseDuration = cmp.Or(cfg.LeaseDuration, DefaultLeaseDuration)
+	cfg.RenewDeadline = cmp.Or(cfg.RenewDeadline, DefaultRenewDeadline)
+	cfg.RetryPeriod = cmp.Or(cfg.RetryPeriod, DefaultRetryPeriod)
 	switch {
 	case cfg.Client == nil:
 		return errors.New("leaderelection: Client is required")

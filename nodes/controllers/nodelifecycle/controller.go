@@ -8,6 +8,7 @@ import (
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/client/workqueue"
 	"github.com/kubesim/kubesim/nodes/controllers"
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -77,26 +78,13 @@ type Config struct {
 }
 
 func (cfg Config) withDefaults() Config {
-	def := func(v *time.Duration, d time.Duration) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	def(&cfg.NodeMonitorPeriod, DefaultNodeMonitorPeriod)
-	def(&cfg.NodeMonitorGracePeriod, DefaultNodeMonitorGracePeriod)
-	def(&cfg.NodeStartupGracePeriod, DefaultNodeStartupGracePeriod)
-	if cfg.NodeEvictionRate <= 0 {
-		cfg.NodeEvictionRate = DefaultNodeEvictionRate
-	}
-	if cfg.SecondaryNodeEvictionRate <= 0 {
-		cfg.SecondaryNodeEvictionRate = DefaultSecondaryNodeEvictionRate
-	}
-	if cfg.LargeClusterSizeThreshold <= 0 {
-		cfg.LargeClusterSizeThreshold = DefaultLargeClusterSizeThreshold
-	}
-	if cfg.UnhealthyZoneThreshold <= 0 {
-		cfg.UnhealthyZoneThreshold = DefaultUnhealthyZoneThreshold
-	}
+	defaults.Positive(&cfg.NodeMonitorPeriod, DefaultNodeMonitorPeriod)
+	defaults.Positive(&cfg.NodeMonitorGracePeriod, DefaultNodeMonitorGracePeriod)
+	defaults.Positive(&cfg.NodeStartupGracePeriod, DefaultNodeStartupGracePeriod)
+	defaults.Positive(&cfg.NodeEvictionRate, DefaultNodeEvictionRate)
+	defaults.Positive(&cfg.SecondaryNodeEvictionRate, DefaultSecondaryNodeEvictionRate)
+	defaults.Positive(&cfg.LargeClusterSizeThreshold, DefaultLargeClusterSizeThreshold)
+	defaults.Positive(&cfg.UnhealthyZoneThreshold, DefaultUnhealthyZoneThreshold)
 	return cfg
 }
 

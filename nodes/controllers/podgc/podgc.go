@@ -19,11 +19,13 @@
 package podgc
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/controllers"
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -63,15 +65,9 @@ type Controller struct {
 
 // New makes the collector on ctx.
 func New(ctx *controllers.Context, cfg Config) *Controller {
-	if cfg.CheckPeriod <= 0 {
-		cfg.CheckPeriod = DefaultCheckPeriod
-	}
-	if cfg.QuarantineTime <= 0 {
-		cfg.QuarantineTime = DefaultQuarantineTime
-	}
-	if cfg.TerminatedPodThreshold == 0 {
-		cfg.TerminatedPodThreshold = DefaultTerminatedPodThreshold
-	}
+	defaults.Positive(&cfg.CheckPeriod, DefaultCheckPeriod)
+	defaults.Positive(&cfg.QuarantineTime, DefaultQuarantineTime)
+	cfg.TerminatedPodThreshold = cmp.Or(cfg.TerminatedPodThreshold, DefaultTerminatedPodThreshold)
 	return &Controller{ctx: ctx, cfg: cfg, missing: map[string]sim.Time{}}
 }
 

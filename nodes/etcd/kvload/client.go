@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubesim/kubesim/nodes/etcd"
 	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
 	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
@@ -85,12 +86,8 @@ type kvClient struct {
 
 // BootClient returns the Boot function of a KV client host.
 func BootClient(cfg ClientConfig) func(h *sim.Host) {
-	if cfg.Keys <= 0 {
-		cfg.Keys = DefaultKeys
-	}
-	if cfg.Think <= 0 {
-		cfg.Think = DefaultThink
-	}
+	defaults.Positive(&cfg.Keys, DefaultKeys)
+	defaults.Positive(&cfg.Think, DefaultThink)
 	return func(h *sim.Host) {
 		k := &kvClient{
 			h:     h,
