@@ -67,3 +67,27 @@ func ObjectOf(obj any) model.Object {
 	}
 	return nil
 }
+
+// OnObject returns handlers that call fn with the object of every event:
+// the added object, the new state of an updated one, and the last known
+// state of a deleted one (ObjectOf). It is the handler of a controller
+// that queues an object's key whatever happened to it.
+func OnObject(fn func(obj model.Object)) ResourceEventHandlerFuncs {
+	return ResourceEventHandlerFuncs{
+		AddFunc:    fn,
+		UpdateFunc: func(_, newObj model.Object) { fn(newObj) },
+		DeleteFunc: func(obj any) { fn(ObjectOf(obj)) },
+	}
+}
+
+// OnChange returns handlers that call fn with an object's states before
+// and after every event: (nil, new) for an add, (old, new) for an update
+// and (last known, nil) for a delete. It is the handler of a controller
+// that compares the two, such as the taint eviction controller.
+func OnChange(fn func(oldObj, newObj model.Object)) ResourceEventHandlerFuncs {
+	return ResourceEventHandlerFuncs{
+		AddFunc:    func(obj model.Object) { fn(nil, obj) },
+		UpdateFunc: fn,
+		DeleteFunc: func(obj any) { fn(ObjectOf(obj), nil) },
+	}
+}

@@ -28,6 +28,10 @@ type Controller struct {
 	cfg   Config
 	h     *sim.Host
 	queue *workqueue.Queue
+	// processKey is what the queue's workers run: syncDeployment, under
+	// controllers.Worker (a key failing maxRetries times in a row is
+	// dropped, as handleErr does).
+	processKey func(key string, done func(error))
 
 	running bool
 	stopped bool
@@ -38,7 +42,9 @@ func New(ctx *controllers.Context, cfg Config) *Controller {
 	if cfg.Workers <= 0 {
 		cfg.Workers = DefaultWorkers
 	}
-	return &Controller{ctx: ctx, cfg: cfg, h: ctx.Host, queue: workqueue.New(ctx.Host, "deployment", nil)}
+	c := &Controller{ctx: ctx, cfg: cfg, h: ctx.Host, queue: workqueue.New(ctx.Host, "deployment", nil)}
+	c.processKey = controllers.Worker(c.queue, func() bool { return c.stopped }, maxRetries, c.syncDeployment)
+	return c
 }
 
 // Run registers the handlers and starts the workers once the informers have
@@ -48,11 +54,7 @@ func (c *Controller) Run() {
 		return
 	}
 	c.running = true
-	c.ctx.Deployments.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj model.Object) { c.handleDeployment(obj) },
-		UpdateFunc: func(_, obj model.Object) { c.handleDeployment(obj) },
-		DeleteFunc: func(obj any) { c.handleDeployment(cache.ObjectOf(obj)) },
-	})
+	c.ctx.Deployments.AddEventHandler(cache.OnObject(c.handleDeployment))
 	c.ctx.ReplicaSets.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.handleReplicaSetAdd,
 		UpdateFunc: c.handleReplicaSetUpdate,
@@ -88,18 +90,7 @@ func (c *Controller) handleDeployment(obj model.Object) {
 // resolveControllerRef returns the Deployment a controller reference
 // points at, if it is in the informer with that UID.
 func (c *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) *model.Deployment {
-	if ref == nil || ref.Kind != model.KindDeployment {
-		return nil
-	}
-	obj, ok := c.ctx.Deployments.Lister().ByNamespace(namespace).Get(ref.Name)
-	if !ok {
-		return nil
-	}
-	d, _ := obj.(*model.Deployment)
-	if d == nil || d.UID != ref.UID {
-		return nil
-	}
-	return d
+	return controllers.ResolveControllerRef[*model.Deployment](c.ctx.Deployments, model.KindDeployment, namespace, ref)
 }
 
 // handleReplicaSetAdd syncs the owner of a new ReplicaSet (or of one
@@ -208,27 +199,14 @@ func (c *Controller) podMapFor(d *model.Deployment, rsList []*model.ReplicaSet) 
 	return out
 }
 
-// processKey syncs one Deployment; a key failing maxRetries times in a
-// row is dropped, as handleErr does.
-func (c *Controller) processKey(key string, done func(error)) {
-	if c.stopped {
-		return
-	}
-	finish := func(err error) {
-		if c.stopped {
-			return
-		}
-		if err != nil && c.queue.NumRequeues(key) >= maxRetries {
-			err = nil // dropped: Forget
-		}
-		done(err)
-	}
+// syncDeployment syncs one Deployment.
+func (c *Controller) syncDeployment(key string, done func(error)) {
 	obj, ok := c.ctx.Deployments.GetStore().GetByKey(key)
 	if !ok {
-		finish(nil) // deleted: the garbage collector takes its ReplicaSets
+		done(nil) // deleted: the garbage collector takes its ReplicaSets
 		return
 	}
-	s := &syncer{c: c, key: key, d: obj.(*model.Deployment).DeepCopy(), done: finish}
+	s := &syncer{c: c, key: key, d: obj.(*model.Deployment).DeepCopy(), done: done}
 	s.run()
 }
 

@@ -84,11 +84,7 @@ func (c *Controller) Run() {
 		return
 	}
 	c.running = true
-	c.ctx.Services.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj model.Object) { c.enqueueService(obj) },
-		UpdateFunc: func(_, obj model.Object) { c.enqueueService(obj) },
-		DeleteFunc: func(obj any) { c.enqueueService(cache.ObjectOf(obj)) },
-	})
+	c.ctx.Services.AddEventHandler(cache.OnObject(c.enqueueService))
 	c.ctx.Pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    c.handlePodAdd,
 		UpdateFunc: c.handlePodUpdate,
@@ -99,7 +95,8 @@ func (c *Controller) Run() {
 		UpdateFunc: c.handleSliceUpdate,
 		DeleteFunc: c.handleSliceDelete,
 	})
-	c.ctx.WaitForCacheSync("endpointslice", func() bool { return c.stopped }, func() { c.queue.Run(Workers, c.processKey) },
+	stopped := func() bool { return c.stopped }
+	c.ctx.WaitForCacheSync("endpointslice", stopped, func() { c.queue.Run(Workers, controllers.Worker(c.queue, stopped, MaxRetries, c.syncService)) },
 		c.ctx.Services, c.ctx.Pods, c.ctx.EndpointSlices, c.ctx.Nodes)
 }
 
@@ -107,24 +104,6 @@ func (c *Controller) Run() {
 func (c *Controller) Stop() {
 	c.stopped = true
 	c.queue.ShutDown()
-}
-
-// processKey syncs one Service; after MaxRetries failures in a row the
-// key is forgotten (handleErr), until its next event.
-func (c *Controller) processKey(key string, done func(error)) {
-	if c.stopped {
-		return
-	}
-	c.syncService(key, func(err error) {
-		if c.stopped {
-			return
-		}
-		if err != nil && c.queue.NumRequeues(key) >= MaxRetries {
-			c.queue.Forget(key)
-			err = nil
-		}
-		done(err)
-	})
 }
 
 func (c *Controller) enqueueService(obj model.Object) {

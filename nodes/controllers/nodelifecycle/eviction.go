@@ -54,16 +54,8 @@ func newTaintEviction(c *Controller) *taintEviction {
 
 // register adds the handlers on nodes and pods.
 func (e *taintEviction) register() {
-	e.c.ctx.Nodes.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj model.Object) { e.handleNodeEvent(nil, obj) },
-		UpdateFunc: e.handleNodeEvent,
-		DeleteFunc: func(obj any) { e.handleNodeEvent(cache.ObjectOf(obj), nil) },
-	})
-	e.c.ctx.Pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj model.Object) { e.handlePodEvent(nil, obj) },
-		UpdateFunc: e.handlePodEvent,
-		DeleteFunc: func(obj any) { e.handlePodEvent(cache.ObjectOf(obj), nil) },
-	})
+	e.c.ctx.Nodes.AddEventHandler(cache.OnChange(e.handleNodeEvent))
+	e.c.ctx.Pods.AddEventHandler(cache.OnChange(e.handlePodEvent))
 }
 
 // stop cancels every scheduled deletion.

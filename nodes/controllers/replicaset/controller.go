@@ -62,7 +62,8 @@ func (c *Controller) Run() {
 		AddFunc: c.handleRSAdd, UpdateFunc: c.handleRSUpdate, DeleteFunc: c.handleRSDelete})
 	c.ctx.Pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: c.handlePodAdd, UpdateFunc: c.handlePodUpdate, DeleteFunc: c.handlePodDelete})
-	c.ctx.WaitForCacheSync("replicaset", func() bool { return c.stopped }, func() { c.queue.Run(Workers, c.processKey) },
+	stopped := func() bool { return c.stopped }
+	c.ctx.WaitForCacheSync("replicaset", stopped, func() { c.queue.Run(Workers, controllers.Worker(c.queue, stopped, 0, c.syncReplicaSet)) },
 		c.ctx.Pods, c.ctx.ReplicaSets)
 }
 
@@ -70,18 +71,6 @@ func (c *Controller) Run() {
 func (c *Controller) Stop() {
 	c.stopped = true
 	c.queue.ShutDown()
-}
-
-// processKey syncs one key for a worker.
-func (c *Controller) processKey(key string, done func(error)) {
-	if c.stopped {
-		return
-	}
-	c.syncReplicaSet(key, func(err error) {
-		if !c.stopped {
-			done(err)
-		}
-	})
 }
 
 // enqueue queues rs's key.
@@ -119,18 +108,7 @@ func (c *Controller) handleRSDelete(obj any) {
 // resolveControllerRef returns the ReplicaSet ref points at in namespace,
 // if the informer has it with that UID.
 func (c *Controller) resolveControllerRef(namespace string, ref *model.OwnerReference) *model.ReplicaSet {
-	if ref == nil || ref.Kind != model.KindReplicaSet {
-		return nil
-	}
-	obj, ok := c.ctx.ReplicaSets.Lister().ByNamespace(namespace).Get(ref.Name)
-	if !ok {
-		return nil
-	}
-	rs, ok := obj.(*model.ReplicaSet)
-	if !ok || rs.UID != ref.UID {
-		return nil
-	}
-	return rs
+	return controllers.ResolveControllerRef[*model.ReplicaSet](c.ctx.ReplicaSets, model.KindReplicaSet, namespace, ref)
 }
 
 // podReplicaSets returns the ReplicaSets whose selector matches an orphan
