@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/sim"
 )
 
 // labelHeadless marks the slices of a Service without a cluster IP
@@ -101,7 +102,7 @@ func (r *reconciler) reconcile(svc *model.Service, pods []*model.Pod, existing [
 		create, update, del = append(create, c...), append(update, u...), append(del, d...)
 	}
 	// Port mappings no longer desired: their slices go.
-	for _, k := range sortedKeys(existingByPorts) {
+	for _, k := range sim.SortedKeys(existingByPorts) {
 		if _, ok := desired[k]; !ok {
 			del = append(del, existingByPorts[k]...)
 		}
@@ -168,7 +169,7 @@ func (r *reconciler) reconcileByPortMapping(svc *model.Service, existing []*mode
 	}
 	if desired.len() > 0 && len(toUpdate) > 0 {
 		var fill []*model.EndpointSlice
-		for _, n := range sortedSet(toUpdate) {
+		for _, n := range sim.SortedKeys(toUpdate) {
 			fill = append(fill, byName[n])
 		}
 		// The fullest first (a stable sort: ties by name).
@@ -183,7 +184,7 @@ func (r *reconciler) reconcileByPortMapping(svc *model.Service, existing []*mode
 		var target *model.EndpointSlice
 		if desired.len() < r.maxEndpointsPerSlice && len(unchanged) > 0 {
 			var cands []*model.EndpointSlice
-			for _, n := range sortedSet(unchanged) {
+			for _, n := range sim.SortedKeys(unchanged) {
 				cands = append(cands, byName[n])
 			}
 			target = sliceToFill(cands, desired.len(), r.maxEndpointsPerSlice)
@@ -204,10 +205,10 @@ func (r *reconciler) reconcileByPortMapping(svc *model.Service, existing []*mode
 			create = append(create, target)
 		}
 	}
-	for _, n := range sortedSet(toUpdate) {
+	for _, n := range sim.SortedKeys(toUpdate) {
 		update = append(update, byName[n])
 	}
-	for _, n := range sortedSet(toDelete) {
+	for _, n := range sim.SortedKeys(toDelete) {
 		del = append(del, byName[n])
 	}
 	return create, update, del
@@ -286,13 +287,13 @@ func sliceLabels(s *model.EndpointSlice, svc *model.Service) (map[string]string,
 		return k == model.LabelServiceName || k == model.LabelManagedBy || k == labelHeadless
 	}
 	svcLabels := map[string]string{}
-	for _, k := range sortedKeys(svc.Labels) {
+	for _, k := range sim.SortedKeys(svc.Labels) {
 		if !reserved(k) {
 			svcLabels[k] = svc.Labels[k]
 		}
 	}
 	own := map[string]string{}
-	for _, k := range sortedKeys(s.Labels) {
+	for _, k := range sim.SortedKeys(s.Labels) {
 		if !reserved(k) {
 			own[k] = s.Labels[k]
 		}
@@ -465,25 +466,5 @@ func (s *endpointSet) pop() model.Endpoint {
 func sortedByName(in []*model.EndpointSlice) []*model.EndpointSlice {
 	out := slices.Clone(in)
 	slices.SortFunc(out, func(a, b *model.EndpointSlice) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	// determinism: collected, then sorted
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	// determinism: collected, then sorted
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
 	return out
 }

@@ -74,19 +74,14 @@ func (t *tracker) staleSlices(svcKey string, slices []*model.EndpointSlice) bool
 }
 
 // update records a slice the controller wrote, as the API server returned it.
-func (t *tracker) update(s *model.EndpointSlice) {
-	k, ok := serviceKey(s)
-	if !ok {
-		return
-	}
-	if t.byService[k] == nil {
-		t.byService[k] = map[model.UID]int64{}
-	}
-	t.byService[k][s.UID] = s.Generation
-}
+func (t *tracker) update(s *model.EndpointSlice) { t.record(s, s.Generation) }
 
 // expectDeletion records a slice the controller deleted.
-func (t *tracker) expectDeletion(s *model.EndpointSlice) {
+func (t *tracker) expectDeletion(s *model.EndpointSlice) { t.record(s, deletionExpected) }
+
+// record sets what the tracker expects of slice s of a Service: the
+// generation gen, or deletionExpected.
+func (t *tracker) record(s *model.EndpointSlice, gen int64) {
 	k, ok := serviceKey(s)
 	if !ok {
 		return
@@ -94,7 +89,7 @@ func (t *tracker) expectDeletion(s *model.EndpointSlice) {
 	if t.byService[k] == nil {
 		t.byService[k] = map[model.UID]int64{}
 	}
-	t.byService[k][s.UID] = deletionExpected
+	t.byService[k][s.UID] = gen
 }
 
 // handleDeletion forgets a deleted slice and reports whether the

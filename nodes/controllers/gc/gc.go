@@ -218,7 +218,8 @@ func (c *Controller) ownerMissing(obj model.Object) bool {
 }
 
 // ownerInformer returns the informer and store key of an owner reference
-// made from namespace.
+// made from namespace: the source of the owner's resource, built-in or
+// custom.
 func (c *Controller) ownerInformer(r model.OwnerReference, namespace string) (*cache.Informer, string, bool) {
 	res, ok := c.ownerResource(r)
 	if !ok {
@@ -228,30 +229,11 @@ func (c *Controller) ownerInformer(r model.OwnerReference, namespace string) (*c
 	if res.Namespaced {
 		key.Namespace = namespace
 	}
-	var inf *cache.Informer
-	switch res.Kind {
-	case model.KindPod:
-		inf = c.ctx.Pods
-	case model.KindReplicaSet:
-		inf = c.ctx.ReplicaSets
-	case model.KindDeployment:
-		inf = c.ctx.Deployments
-	case model.KindNode:
-		inf = c.ctx.Nodes
-	case model.KindService:
-		inf = c.ctx.Services
-	case model.KindEndpointSlice:
-		inf = c.ctx.EndpointSlices
-	case model.KindLease:
-		if namespace == model.NodeLeaseNamespace {
-			inf = c.ctx.NodeLeases
-		}
-	default:
-		if ci, ok := c.ctx.CustomForKind(r.APIVersion, r.Kind); ok {
-			inf = ci.Informer
-		}
+	src, ok := c.source(res.Name)
+	if !ok || res.Name == model.ResourceLeasesName && namespace != model.NodeLeaseNamespace {
+		return nil, "", false // the Lease informer holds kube-node-lease's alone
 	}
-	return inf, key.String(), inf != nil
+	return src.inf, key.String(), true
 }
 
 // ownerResource resolves an owner reference's kind, as the real collector
