@@ -93,7 +93,7 @@ func addRecoveryHosts(c *scenarios.Cluster, env scenarios.Env, cfg RecoveryConfi
 	if _, err := w.AddHost(sim.HostSpec{Name: RecoveryOperatorHost, Role: scenarios.RoleOperator, Boot: bootRecovery(cfg, c.Members, store, servers)}); err != nil {
 		return err
 	}
-	counter := apiload.CounterConfig{Name: "counter", Servers: servers, Think: recoveryCounterThink, Until: env.End - scenarios.QuietWindow}
+	counter := apiload.CounterConfig{WorkloadConfig: apiload.WorkloadConfig{Name: "counter", Servers: servers, Think: recoveryCounterThink, Until: env.End - scenarios.QuietWindow}}
 	if _, err := w.AddHost(sim.HostSpec{Name: "counter", Role: scenarios.RoleAPIClient, Boot: apiload.BootCounter(counter)}); err != nil {
 		return err
 	}

@@ -151,14 +151,14 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 	for i := 1; i <= top.Counters; i++ {
 		name := fmt.Sprintf("counter-%d", i)
 		l.Writers = append(l.Writers, name)
-		if err := add(name, apiload.BootCounter(apiload.CounterConfig{Name: name, Servers: servers, Think: top.Think, Until: quiet, Custom: top.Custom})); err != nil {
+		if err := add(name, apiload.BootCounter(apiload.CounterConfig{WorkloadConfig: apiload.WorkloadConfig{Name: name, Servers: servers, Think: top.Think, Until: quiet}, Custom: top.Custom})); err != nil {
 			return nil, err
 		}
 	}
 	for i := 1; i <= top.CRUD; i++ {
 		name := fmt.Sprintf("crud-%d", i)
 		l.Writers = append(l.Writers, name)
-		if err := add(name, apiload.BootCRUD(apiload.CRUDConfig{Name: name, Servers: servers, Keys: top.CRUDKeys, Think: top.Think, Until: quiet, Custom: top.Custom})); err != nil {
+		if err := add(name, apiload.BootCRUD(apiload.CRUDConfig{WorkloadConfig: apiload.WorkloadConfig{Name: name, Servers: servers, Think: top.Think, Until: quiet}, Keys: top.CRUDKeys, Custom: top.Custom})); err != nil {
 			return nil, err
 		}
 	}
@@ -181,14 +181,14 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 			name = fmt.Sprintf("scale-%d", i-top.StatusWriters)
 		}
 		l.Writers = append(l.Writers, name)
-		if err := add(name, apiload.BootStatusWriter(apiload.StatusWriterConfig{Name: name, Servers: servers, Spec: spec, Think: top.Think, Until: quiet})); err != nil {
+		if err := add(name, apiload.BootStatusWriter(apiload.StatusWriterConfig{WorkloadConfig: apiload.WorkloadConfig{Name: name, Servers: servers, Think: top.Think, Until: quiet}, Spec: spec})); err != nil {
 			return nil, err
 		}
 	}
 	for i := 1; i <= top.Patchers; i++ {
 		name := fmt.Sprintf("patcher-%d", i)
 		l.Writers = append(l.Writers, name)
-		if err := add(name, apiload.BootPatcher(apiload.PatcherConfig{Name: name, Servers: servers, Think: top.Think, Until: quiet})); err != nil {
+		if err := add(name, apiload.BootPatcher(apiload.PatcherConfig{WorkloadConfig: apiload.WorkloadConfig{Name: name, Servers: servers, Think: top.Think, Until: quiet}})); err != nil {
 			return nil, err
 		}
 	}

@@ -90,7 +90,7 @@ func TestCounterAccountsForEveryIncrement(t *testing.T) {
 	tw := newWorld(1, 2, nil)
 	var hosts []*sim.Host
 	for i := 1; i <= 5; i++ {
-		hosts = append(hosts, tw.add("writer-"+strconv.Itoa(i), BootCounter(CounterConfig{Servers: tw.servers, Think: 20 * time.Millisecond, Until: 20 * time.Second})))
+		hosts = append(hosts, tw.add("writer-"+strconv.Itoa(i), BootCounter(CounterConfig{WorkloadConfig: WorkloadConfig{Servers: tw.servers, Think: 20 * time.Millisecond, Until: 20 * time.Second}})))
 	}
 	tw.add("state", BootStateReporter(StateReporterConfig{Servers: tw.servers, At: 25 * time.Second}))
 	tw.w.RunFor(26 * time.Second)
@@ -123,7 +123,7 @@ func TestCounterLosesUpdatesUnderLastWriteWins(t *testing.T) {
 	tw := newWorld(2, 2, func(c *apiserver.Config) { c.Ablations = ablation.Of(ablation.LastWriteWins) })
 	var hosts []*sim.Host
 	for i := 1; i <= 5; i++ {
-		hosts = append(hosts, tw.add("writer-"+strconv.Itoa(i), BootCounter(CounterConfig{Servers: tw.servers, Think: 20 * time.Millisecond, Until: 10 * time.Second})))
+		hosts = append(hosts, tw.add("writer-"+strconv.Itoa(i), BootCounter(CounterConfig{WorkloadConfig: WorkloadConfig{Servers: tw.servers, Think: 20 * time.Millisecond, Until: 10 * time.Second}})))
 	}
 	tw.add("state", BootStateReporter(StateReporterConfig{Servers: tw.servers, At: 15 * time.Second}))
 	tw.w.RunFor(16 * time.Second)
@@ -142,7 +142,7 @@ func TestCounterLosesUpdatesUnderLastWriteWins(t *testing.T) {
 func TestCRUDWorkload(t *testing.T) {
 	tw := newWorld(3, 3, nil)
 	for i := 1; i <= 4; i++ {
-		tw.add("crud-"+strconv.Itoa(i), BootCRUD(CRUDConfig{Servers: tw.servers, Keys: 3, Think: 30 * time.Millisecond, Until: 20 * time.Second}))
+		tw.add("crud-"+strconv.Itoa(i), BootCRUD(CRUDConfig{WorkloadConfig: WorkloadConfig{Servers: tw.servers, Think: 30 * time.Millisecond, Until: 20 * time.Second}, Keys: 3}))
 	}
 	tw.w.RunFor(25 * time.Second)
 	t.Logf("codes %v", tw.codes)
@@ -174,9 +174,9 @@ func TestInformersMatchServerState(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		tw := newWorld(seed, 3, nil)
 		for i := 1; i <= 3; i++ {
-			tw.add("crud-"+strconv.Itoa(i), BootCRUD(CRUDConfig{Servers: tw.servers, Until: 40 * time.Second}))
+			tw.add("crud-"+strconv.Itoa(i), BootCRUD(CRUDConfig{WorkloadConfig: WorkloadConfig{Servers: tw.servers, Until: 40 * time.Second}}))
 		}
-		tw.add("counter", BootCounter(CounterConfig{Servers: tw.servers, Until: 40 * time.Second}))
+		tw.add("counter", BootCounter(CounterConfig{WorkloadConfig: WorkloadConfig{Servers: tw.servers, Until: 40 * time.Second}}))
 		for i := 1; i <= 2; i++ {
 			tw.add("informer-"+strconv.Itoa(i), BootInformers(InformerConfig{Servers: tw.servers, Resources: []string{"leases", "pods"},
 				EmitAt: 59 * time.Second}))

@@ -113,28 +113,24 @@ func sortedByKey(objs []model.Object) []model.Object {
 // is the reason of its Progressing condition. Objects of another type
 // than the slice's are skipped.
 func NewClusterState(rv string, pods, nodes, replicaSets, deployments []model.Object) *spoketrace.ClusterState {
-	cs := &spoketrace.ClusterState{RV: rv}
-	for _, obj := range sortedByKey(pods) {
-		if p, ok := obj.(*model.Pod); ok {
-			cs.Pods = append(cs.Pods, podState(p))
+	return &spoketrace.ClusterState{RV: rv,
+		Pods:        states(pods, podState),
+		Nodes:       states(nodes, nodeState),
+		ReplicaSets: states(replicaSets, replicaSetState),
+		Deployments: states(deployments, deploymentState),
+	}
+}
+
+// states returns the state of each object of type T in objs, sorted by
+// key; nil when there is none.
+func states[T model.Object, S any](objs []model.Object, state func(T) S) []S {
+	var out []S
+	for _, obj := range sortedByKey(objs) {
+		if o, ok := obj.(T); ok {
+			out = append(out, state(o))
 		}
 	}
-	for _, obj := range sortedByKey(nodes) {
-		if n, ok := obj.(*model.Node); ok {
-			cs.Nodes = append(cs.Nodes, nodeState(n))
-		}
-	}
-	for _, obj := range sortedByKey(replicaSets) {
-		if rs, ok := obj.(*model.ReplicaSet); ok {
-			cs.ReplicaSets = append(cs.ReplicaSets, replicaSetState(rs))
-		}
-	}
-	for _, obj := range sortedByKey(deployments) {
-		if d, ok := obj.(*model.Deployment); ok {
-			cs.Deployments = append(cs.Deployments, deploymentState(d))
-		}
-	}
-	return cs
+	return out
 }
 
 // controllerUID is the UID of obj's controlling owner, or "".

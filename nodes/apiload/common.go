@@ -1,11 +1,13 @@
 package apiload
 
 import (
+	"cmp"
 	"strconv"
 	"time"
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
 	"github.com/kubesim/kubesim/trace/apitrace"
 	"github.com/kubesim/kubesim/trace/apiwire"
@@ -20,6 +22,49 @@ const (
 	// DefaultThink is the mean pause between two operations of a client.
 	DefaultThink = 100 * time.Millisecond
 )
+
+// WorkloadConfig is what the configuration of every read-write workload
+// client (counter, CRUD, status and patch) starts with: who the client is,
+// which replicas it talks to, where its objects are, and its pace.
+type WorkloadConfig struct {
+	// Name is the client's name in the trace; empty means the host's name.
+	Name string
+	// User is the identity; default "admin".
+	User string
+	// Servers are the API server replicas.
+	Servers []sim.HostID
+	// Namespace holds the workload's objects; default "default".
+	Namespace string
+	// Think is the mean pause between two operations; default 100 ms.
+	Think time.Duration
+	// Timeout bounds each request; default the client's.
+	Timeout time.Duration
+	// Until, when set, is the virtual time after which no operation starts.
+	Until time.Duration
+}
+
+func (w WorkloadConfig) withDefaults() WorkloadConfig {
+	w.User = cmp.Or(w.User, DefaultUser)
+	w.Namespace = cmp.Or(w.Namespace, DefaultNamespace)
+	defaults.Positive(&w.Think, DefaultThink)
+	return w
+}
+
+// conflictRetry is a workload's backoff between RetryOnConflict attempts:
+// b, or client.DefaultRetry when b has no steps.
+func conflictRetry(b client.Backoff) client.Backoff {
+	if b.Steps == 0 {
+		return client.DefaultRetry
+	}
+	return b
+}
+
+// newClient makes the workload's client on h: cc, with tracing on and the
+// workload's name, identity, replicas and request timeout.
+func (w WorkloadConfig) newClient(h *sim.Host, cc client.Config) *client.Client {
+	cc.Name, cc.User, cc.Servers, cc.Timeout, cc.Tracing = traceName(h, w.Name), w.User, w.Servers, w.Timeout, true
+	return client.New(h, cc)
+}
 
 // think waits an exponentially distributed pause of mean d, then runs fn,
 // unless the pause would end at or after until (when until is set).

@@ -3,7 +3,6 @@ package apiload
 import (
 	"cmp"
 	"strconv"
-	"time"
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
@@ -13,25 +12,14 @@ import (
 // DefaultCounterName is the name of the counter Lease.
 const DefaultCounterName = "counter"
 
-// CounterConfig configures a counter writer.
+// CounterConfig configures a counter writer; an operation is an
+// increment.
 type CounterConfig struct {
-	// Name is the client's name in the trace; empty means the host's name.
-	Name string
-	// User is the identity; default "admin".
-	User string
-	// Servers are the API server replicas.
-	Servers []sim.HostID
-	// Namespace and Counter name the counter Lease; default "default" and
-	// "counter".
-	Namespace, Counter string
-	// Think is the mean pause between two increments; default 100 ms.
-	Think time.Duration
-	// Timeout bounds each request; default the client's.
-	Timeout time.Duration
+	WorkloadConfig
+	// Counter names the counter Lease, in Namespace; default "counter".
+	Counter string
 	// Retry is the conflict backoff; default client.DefaultRetry.
 	Retry client.Backoff
-	// Until, when set, is the virtual time after which no increment starts.
-	Until time.Duration
 	// Custom, when set, makes the counter an object of this custom kind
 	// (model.CustomResourceDefinition, which the API servers must serve)
 	// instead of a Lease; the value is the same annotation.
@@ -39,15 +27,9 @@ type CounterConfig struct {
 }
 
 func (cfg CounterConfig) withDefaults() CounterConfig {
-	cfg.User = cmp.Or(cfg.User, DefaultUser)
-	cfg.Namespace = cmp.Or(cfg.Namespace, DefaultNamespace)
+	cfg.WorkloadConfig = cfg.WorkloadConfig.withDefaults()
 	cfg.Counter = cmp.Or(cfg.Counter, DefaultCounterName)
-	if cfg.Think <= 0 {
-		cfg.Think = DefaultThink
-	}
-	if cfg.Retry.Steps == 0 {
-		cfg.Retry = client.DefaultRetry
-	}
+	cfg.Retry = conflictRetry(cfg.Retry)
 	return cfg
 }
 
@@ -77,9 +59,8 @@ const CounterExposeName = "apiload/counter"
 func BootCounter(cfg CounterConfig) func(h *sim.Host) {
 	cfg = cfg.withDefaults()
 	return func(h *sim.Host) {
-		name := traceName(h, cfg.Name)
 		k := &counter{h: h, cfg: cfg, rng: h.Rand("apiload/counter")}
-		k.c = client.New(h, client.Config{Name: name, User: cfg.User, Servers: cfg.Servers, Timeout: cfg.Timeout, Tracing: true})
+		k.c = cfg.newClient(h, client.Config{})
 		k.leases = workloadResource(k.c, cfg.Custom, cfg.Namespace)
 		h.Expose(CounterExposeName, &k.stats)
 		k.next()

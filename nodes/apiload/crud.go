@@ -3,7 +3,6 @@ package apiload
 import (
 	"cmp"
 	"strconv"
-	"time"
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
@@ -19,24 +18,11 @@ const (
 
 // CRUDConfig configures a CRUD client.
 type CRUDConfig struct {
-	// Name is the client's name in the trace; empty means the host's name.
-	Name string
-	// User is the identity; default "admin".
-	User string
-	// Servers are the API server replicas.
-	Servers []sim.HostID
-	// Namespace of the Leases; default "default".
-	Namespace string
+	WorkloadConfig
 	// Keys is the number of Leases, named Prefix+"0" to Prefix+"<Keys-1>";
 	// default 5 and "obj-".
 	Keys   int
 	Prefix string
-	// Think is the mean pause between two operations; default 100 ms.
-	Think time.Duration
-	// Timeout bounds each request; default the client's.
-	Timeout time.Duration
-	// Until, when set, is the virtual time after which no operation starts.
-	Until time.Duration
 	// Custom, when set, makes the keys objects of this custom kind
 	// (model.CustomResourceDefinition, which the API servers must serve)
 	// instead of Leases; the values are the same annotation.
@@ -44,15 +30,11 @@ type CRUDConfig struct {
 }
 
 func (cfg CRUDConfig) withDefaults() CRUDConfig {
-	cfg.User = cmp.Or(cfg.User, DefaultUser)
-	cfg.Namespace = cmp.Or(cfg.Namespace, DefaultNamespace)
+	cfg.WorkloadConfig = cfg.WorkloadConfig.withDefaults()
 	if cfg.Keys <= 0 {
 		cfg.Keys = DefaultCRUDKeys
 	}
 	cfg.Prefix = cmp.Or(cfg.Prefix, DefaultCRUDPrefix)
-	if cfg.Think <= 0 {
-		cfg.Think = DefaultThink
-	}
 	return cfg
 }
 
@@ -81,8 +63,7 @@ func BootCRUD(cfg CRUDConfig) func(h *sim.Host) {
 	cfg = cfg.withDefaults()
 	return func(h *sim.Host) {
 		k := &crud{h: h, cfg: cfg, name: traceName(h, cfg.Name), rng: h.Rand("apiload/crud"), last: map[string]model.Object{}}
-		c := client.New(h, client.Config{Name: k.name, User: cfg.User, Servers: cfg.Servers, Timeout: cfg.Timeout, Tracing: true})
-		k.leases = workloadResource(c, cfg.Custom, cfg.Namespace)
+		k.leases = workloadResource(cfg.newClient(h, client.Config{}), cfg.Custom, cfg.Namespace)
 		k.next()
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
@@ -22,24 +21,12 @@ const (
 	PatchAnnotationPrefix = "kubesim.io/patch-"
 )
 
-// PatcherConfig configures a patcher.
+// PatcherConfig configures a patcher; an operation is a patch. Its Name
+// is also the patcher's name in its annotation key.
 type PatcherConfig struct {
-	// Name is the client's name in the trace, and the patcher's name in
-	// its annotation key; empty means the host's name.
-	Name string
-	// User is the identity; default "admin".
-	User string
-	// Servers are the API server replicas.
-	Servers []sim.HostID
-	// Namespace and Object name the Lease; default "default" and
-	// DefaultPatchObject.
-	Namespace, Object string
-	// Think is the mean pause between two patches; default 100 ms.
-	Think time.Duration
-	// Timeout bounds each request; default the client's.
-	Timeout time.Duration
-	// Until, when set, is the virtual time after which no patch starts.
-	Until time.Duration
+	WorkloadConfig
+	// Object names the Lease, in Namespace; default DefaultPatchObject.
+	Object string
 }
 
 // patcher is one writer of the patch workload.
@@ -61,16 +48,11 @@ type patcher struct {
 // a precondition, 409 Conflict when the Lease changed since. The first
 // patcher to find the Lease missing creates it.
 func BootPatcher(cfg PatcherConfig) func(h *sim.Host) {
-	cfg.User = cmp.Or(cfg.User, DefaultUser)
-	cfg.Namespace = cmp.Or(cfg.Namespace, DefaultNamespace)
+	cfg.WorkloadConfig = cfg.WorkloadConfig.withDefaults()
 	cfg.Object = cmp.Or(cfg.Object, DefaultPatchObject)
-	if cfg.Think <= 0 {
-		cfg.Think = DefaultThink
-	}
 	return func(h *sim.Host) {
 		k := &patcher{h: h, cfg: cfg, name: traceName(h, cfg.Name), rng: h.Rand("apiload/patch")}
-		c := client.New(h, client.Config{Name: k.name, User: cfg.User, Servers: cfg.Servers, Timeout: cfg.Timeout,
-			Tracing: true, ValueOf: StateValueOf, PatchValueOf: PatchValueOf})
+		c := cfg.newClient(h, client.Config{ValueOf: StateValueOf, PatchValueOf: PatchValueOf})
 		k.ls = c.Leases(cfg.Namespace)
 		k.next()
 	}

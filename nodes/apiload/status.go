@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
@@ -22,41 +21,25 @@ const DefaultStatusObject = "status-rs"
 // stored spec).
 const StatusJunk = 1_000_000
 
-// StatusWriterConfig configures a writer of the status workload.
+// StatusWriterConfig configures a writer of the status workload; an
+// operation is a write.
 type StatusWriterConfig struct {
-	// Name is the client's name in the trace; empty means the host's name.
-	Name string
-	// User is the identity; default "admin".
-	User string
-	// Servers are the API server replicas.
-	Servers []sim.HostID
-	// Namespace and Object name the ReplicaSet; default "default" and
+	WorkloadConfig
+	// Object names the ReplicaSet, in Namespace; default
 	// DefaultStatusObject.
-	Namespace, Object string
+	Object string
 	// Spec makes a spec writer (spec.replicas + 1 with update, as a scaler
 	// does); otherwise it is a status writer (status.replicas + 1 with
 	// update-status, as a controller reporting status does).
 	Spec bool
-	// Think is the mean pause between two writes; default 100 ms.
-	Think time.Duration
-	// Timeout bounds each request; default the client's.
-	Timeout time.Duration
 	// Retry is the conflict backoff; default client.DefaultRetry.
 	Retry client.Backoff
-	// Until, when set, is the virtual time after which no write starts.
-	Until time.Duration
 }
 
 func (cfg StatusWriterConfig) withDefaults() StatusWriterConfig {
-	cfg.User = cmp.Or(cfg.User, DefaultUser)
-	cfg.Namespace = cmp.Or(cfg.Namespace, DefaultNamespace)
+	cfg.WorkloadConfig = cfg.WorkloadConfig.withDefaults()
 	cfg.Object = cmp.Or(cfg.Object, DefaultStatusObject)
-	if cfg.Think <= 0 {
-		cfg.Think = DefaultThink
-	}
-	if cfg.Retry.Steps == 0 {
-		cfg.Retry = client.DefaultRetry
-	}
+	cfg.Retry = conflictRetry(cfg.Retry)
 	return cfg
 }
 
@@ -102,8 +85,7 @@ func BootStatusWriter(cfg StatusWriterConfig) func(h *sim.Host) {
 	cfg = cfg.withDefaults()
 	return func(h *sim.Host) {
 		k := &statusWriter{h: h, cfg: cfg, rng: h.Rand("apiload/status")}
-		k.c = client.New(h, client.Config{Name: traceName(h, cfg.Name), User: cfg.User, Servers: cfg.Servers,
-			Timeout: cfg.Timeout, Tracing: true, ValueOf: StatusValueOf})
+		k.c = cfg.newClient(h, client.Config{ValueOf: StatusValueOf})
 		k.rss = k.c.ReplicaSets(cfg.Namespace)
 		k.next()
 	}
