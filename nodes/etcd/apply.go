@@ -91,12 +91,14 @@ func (m *member) newHeader() Header {
 	return Header{Revision: m.store.Rev(), MemberID: m.cfg.ID, Member: m.cfg.Name, RaftTerm: m.node.Term()}
 }
 
-// appendChanges appends watch events to out as the trace's changes. The
-// changes' keys and values share the events' bytes instead of copying
-// them: the store makes each event's Key and Value afresh for its watch
-// responses (mvcc keyHistory.event), and neither the store nor any watcher
-// writes to them afterwards, so the strings never change.
-func appendChanges(out []etcdtrace.Change, evs []mvcc.Event) []etcdtrace.Change {
+// AppendChanges appends watch events to out as the trace's changes, their
+// keys and values made strings by str. A watcher's trace copies them
+// (string(b)); the member's own trace of what it applied shares the
+// events' bytes instead (sharedString): the store makes each event's Key
+// and Value afresh for its watch responses (mvcc keyHistory.event), and
+// neither the store nor any watcher writes to them afterwards, so the
+// strings never change.
+func AppendChanges(out []etcdtrace.Change, evs []mvcc.Event, str func([]byte) string) []etcdtrace.Change {
 	if len(evs) == 0 {
 		return out
 	}
@@ -104,11 +106,11 @@ func appendChanges(out []etcdtrace.Change, evs []mvcc.Event) []etcdtrace.Change 
 		out = make([]etcdtrace.Change, 0, len(evs))
 	}
 	for _, ev := range evs {
-		c := etcdtrace.Change{Type: "put", Key: sharedString(ev.Kv.Key), ModRev: ev.Kv.ModRevision}
+		c := etcdtrace.Change{Type: "put", Key: str(ev.Kv.Key), ModRev: ev.Kv.ModRevision}
 		if ev.Type == mvcc.EventDelete {
 			c.Type = "delete"
 		} else {
-			c.Value, c.CreateRev, c.Version = sharedString(ev.Kv.Value), ev.Kv.CreateRevision, ev.Kv.Version
+			c.Value, c.CreateRev, c.Version = str(ev.Kv.Value), ev.Kv.CreateRevision, ev.Kv.Version
 		}
 		out = append(out, c)
 	}

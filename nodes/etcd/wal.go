@@ -118,11 +118,18 @@ type reader struct {
 	err error
 }
 
-func (r *reader) uvarint() uint64 {
+func (r *reader) uvarint() uint64 { return readVarint(r, binary.Uvarint) }
+
+func (r *reader) varint() int64 { return readVarint(r, binary.Varint) }
+
+// readVarint decodes one varint with decode (binary.Uvarint or
+// binary.Varint); a bad one is errBadRecord, and every later read of r
+// gives 0.
+func readVarint[T uint64 | int64](r *reader, decode func([]byte) (T, int)) T {
 	if r.err != nil {
 		return 0
 	}
-	v, n := binary.Uvarint(r.b)
+	v, n := decode(r.b)
 	if n <= 0 {
 		r.err = errBadRecord
 		return 0

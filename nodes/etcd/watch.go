@@ -111,7 +111,7 @@ func (m *member) flushWatches(forApply bool) []etcdtrace.Change {
 	for _, resp := range m.store.Drain() {
 		if resp.WatchID == m.internal {
 			if forApply {
-				changes = appendChanges(changes, resp.Events)
+				changes = AppendChanges(changes, resp.Events, sharedString)
 			}
 			continue
 		}

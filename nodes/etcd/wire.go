@@ -212,19 +212,6 @@ func decodeProposal(data []byte) (*writeRequest, error) {
 	return w, nil
 }
 
-func (r *reader) varint() int64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err = errBadRecord
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
 // bytes reads a length-prefixed byte string; empty gives nil.
 func (r *reader) bytes() []byte {
 	n := r.uvarint()

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/nodes/etcd"
-	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
 	"github.com/kubesim/kubesim/sim"
 	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
@@ -132,7 +131,7 @@ func (w *watcher) handleResp(stream uint64, r etcd.WatchResponse) {
 	w.h.Emit(&etcdtrace.WatchResp{
 		Watcher: w.name, Stream: stream, Member: r.Member, Rev: r.Revision,
 		Progress: r.Progress, Canceled: r.Canceled, CompactRev: r.CompactRevision,
-		Events: changes(r.Events),
+		Events: etcd.AppendChanges(nil, r.Events, func(b []byte) string { return string(b) }),
 	})
 	switch {
 	case r.Canceled:
@@ -166,22 +165,4 @@ func (w *watcher) resume() {
 	}
 	w.c.NextEndpoint()
 	w.open(w.lastRev + 1)
-}
-
-// changes converts watch events to the trace's changes.
-func changes(evs []mvcc.Event) []etcdtrace.Change {
-	if len(evs) == 0 {
-		return nil
-	}
-	out := make([]etcdtrace.Change, len(evs))
-	for i, ev := range evs {
-		c := etcdtrace.Change{Type: "put", Key: string(ev.Kv.Key), ModRev: ev.Kv.ModRevision}
-		if ev.Type == mvcc.EventDelete {
-			c.Type = "delete"
-		} else {
-			c.Value, c.CreateRev, c.Version = string(ev.Kv.Value), ev.Kv.CreateRevision, ev.Kv.Version
-		}
-		out[i] = c
-	}
-	return out
 }
