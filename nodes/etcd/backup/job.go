@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/nodes/etcd"
+	"github.com/kubesim/kubesim/nodes/internal/periodic"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -39,12 +40,7 @@ func BootJob(cfg JobConfig) func(h *sim.Host) {
 		rng := h.Rand("backup-job")
 		store := NewStoreClient(h, cfg.Store, "objstore-reply", cfg.Timeout)
 		c := etcd.NewClient(h, etcd.ClientConfig{Endpoints: cfg.Members, RequestTimeout: cfg.Timeout})
-		var tick *sim.Timer
-		tick = h.NewTimer("backup", func() {
-			if cfg.Until > 0 && h.Now() >= sim.Time(cfg.Until) {
-				return
-			}
-			tick.Reset(cfg.Interval)
+		periodic.Every(h, "backup", cfg.Interval, cfg.Until, func() {
 			if len(cfg.Members) == 0 {
 				return
 			}
@@ -55,6 +51,5 @@ func BootJob(cfg JobConfig) func(h *sim.Host) {
 				store.Put(fmt.Sprintf("%s-rev%d.db", s.Member, s.Revision), s, func(error) {})
 			})
 		})
-		tick.Reset(cfg.Interval)
 	}
 }

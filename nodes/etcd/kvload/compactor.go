@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/nodes/etcd"
+	"github.com/kubesim/kubesim/nodes/internal/periodic"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -36,12 +37,7 @@ func BootCompactor(cfg CompactorConfig) func(h *sim.Host) {
 	return func(h *sim.Host) {
 		c := etcd.NewClient(h, etcd.ClientConfig{Name: traceName(h, cfg.Name), Endpoints: cfg.Endpoints})
 		var prev int64
-		var tick *sim.Timer
-		tick = h.NewTimer("compact", func() {
-			if cfg.Until > 0 && h.Now() >= sim.Time(cfg.Until) {
-				return
-			}
-			tick.Reset(cfg.Interval)
+		periodic.Every(h, "compact", cfg.Interval, cfg.Until, func() {
 			c.Get(compactRevKey, etcd.GetOptions{}, func(res etcd.GetResult, err error) {
 				if err != nil {
 					return
@@ -52,6 +48,5 @@ func BootCompactor(cfg CompactorConfig) func(h *sim.Host) {
 				prev = res.Revision
 			})
 		})
-		tick.Reset(cfg.Interval)
 	}
 }
