@@ -37,54 +37,10 @@ func (q *process) start() {
 	q.loop.Reset(q.runner.Next().Sub(q.h.Now()))
 	q.run = q.newTimer("kube-proxy-sync", q.tryRun)
 
-	q.services, q.serviceRefl = q.informer(model.ResourceServicesName, func() {
-		if !q.servicesSynced {
-			q.servicesSynced = true
-			q.sync() // OnServiceSynced: "Sync unconditionally - this is called once per lifetime."
-		}
-	})
-	q.services.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj model.Object) {
-			if svc, ok := obj.(*model.Service); ok && q.cache.OnService(nil, svc) {
-				q.requestSync()
-			}
-		},
-		UpdateFunc: func(old, obj model.Object) {
-			o, _ := old.(*model.Service)
-			if svc, ok := obj.(*model.Service); ok && q.cache.OnService(o, svc) {
-				q.requestSync()
-			}
-		},
-		DeleteFunc: func(obj any) {
-			if svc, ok := cache.ObjectOf(obj).(*model.Service); ok && q.cache.OnServiceDelete(svc) {
-				q.requestSync()
-			}
-		},
-	})
-	q.slices, q.sliceRefl = q.informer(model.ResourceEndpointSlicesName, func() {
-		if !q.slSynced {
-			q.slSynced = true
-			q.sync() // OnEndpointSlicesSynced
-		}
-	})
-	q.slices.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(obj model.Object) {
-			if s, ok := obj.(*model.EndpointSlice); ok && q.cache.OnSlice(nil, s) {
-				q.requestSync()
-			}
-		},
-		UpdateFunc: func(old, obj model.Object) {
-			o, _ := old.(*model.EndpointSlice)
-			if s, ok := obj.(*model.EndpointSlice); ok && q.cache.OnSlice(o, s) {
-				q.requestSync()
-			}
-		},
-		DeleteFunc: func(obj any) {
-			if s, ok := cache.ObjectOf(obj).(*model.EndpointSlice); ok && q.cache.OnSliceDelete(s) {
-				q.requestSync()
-			}
-		},
-	})
+	q.services, q.serviceRefl = q.informer(model.ResourceServicesName, &q.servicesSynced,
+		changeHandlers(q, q.cache.OnService, q.cache.OnServiceDelete))
+	q.slices, q.sliceRefl = q.informer(model.ResourceEndpointSlicesName, &q.slSynced,
+		changeHandlers(q, q.cache.OnSlice, q.cache.OnSliceDelete))
 	q.serviceRefl.Run()
 	q.sliceRefl.Run()
 	if q.health != nil {
@@ -92,17 +48,47 @@ func (q *process) start() {
 	}
 }
 
-// informer makes the informer of resource, kept by a reflector that
-// reports each list to synced.
-func (q *process) informer(resource string, synced func()) (*cache.Informer, *cache.Reflector) {
+// informer makes the informer of resource with handlers h, kept by a
+// reflector whose first list sets *synced and syncs: ServiceConfig's and
+// EndpointSliceConfig's synced handlers (OnServiceSynced: "Sync
+// unconditionally - this is called once per lifetime.").
+func (q *process) informer(resource string, synced *bool, h cache.ResourceEventHandler) (*cache.Informer, *cache.Reflector) {
 	cfg := cache.InformerConfig{ReflectorConfig: cache.ReflectorConfig{Resource: resource, LabelSelector: labelSelector}}
 	inf := cache.NewInformer(q.client, cfg)
 	refl := cache.NewReflector(q.client, cfg.ReflectorConfig, syncedStore{Informer: inf, onSynced: func() {
-		if !q.stopped {
-			synced()
+		if !q.stopped && !*synced {
+			*synced = true
+			q.sync()
 		}
 	}})
+	inf.AddEventHandler(h)
 	return inf, refl
+}
+
+// changeHandlers feed the objects of type T an informer delivers to the
+// cache, with on (a nil old object for an add) and onDelete, and request
+// a sync whenever the cache reports that the rules may change, as the
+// proxier's change trackers do.
+func changeHandlers[T model.Object](q *process, on func(old, cur T) bool, onDelete func(T) bool) cache.ResourceEventHandlerFuncs {
+	var none T
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj model.Object) {
+			if cur, ok := obj.(T); ok && on(none, cur) {
+				q.requestSync()
+			}
+		},
+		UpdateFunc: func(oldObj, newObj model.Object) {
+			old, _ := oldObj.(T)
+			if cur, ok := newObj.(T); ok && on(old, cur) {
+				q.requestSync()
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if o, ok := cache.ObjectOf(obj).(T); ok && onDelete(o) {
+				q.requestSync()
+			}
+		},
+	}
 }
 
 func (q *process) stop() {

@@ -109,13 +109,8 @@ func (c *Cache) OnService(old, svc *model.Service) bool {
 // OnServiceDelete removes a Service and reports whether the rules may
 // change.
 func (c *Cache) OnServiceDelete(svc *model.Service) bool {
-	key := model.KeyOf(svc).String()
-	old, ok := c.services[key]
-	if !ok {
-		return false
-	}
-	delete(c.services, key)
-	return len(servicePorts(old)) > 0
+	old, ok := remove(c.services, svc)
+	return ok && len(servicePorts(old)) > 0
 }
 
 // OnSlice applies an added or updated EndpointSlice (nil old for an add)
@@ -128,13 +123,16 @@ func (c *Cache) OnSlice(old, s *model.EndpointSlice) bool {
 // OnSliceDelete removes an EndpointSlice and reports whether the rules may
 // change.
 func (c *Cache) OnSliceDelete(s *model.EndpointSlice) bool {
-	key := model.KeyOf(s).String()
-	old, ok := c.slices[key]
-	if !ok {
-		return false
-	}
-	delete(c.slices, key)
-	return sliceService(old) != ""
+	old, ok := remove(c.slices, s)
+	return ok && sliceService(old) != ""
+}
+
+// remove deletes obj's entry (by key) from m and returns what it held.
+func remove[T model.Object](m map[string]T, obj T) (T, bool) {
+	key := model.KeyOf(obj).String()
+	old, ok := m[key]
+	delete(m, key)
+	return old, ok
 }
 
 // servicePort is what kube-proxy takes of one port of a Service.
