@@ -72,11 +72,31 @@ const (
 	exitSIGKILL  = 137 // 128+9: SIGKILLed
 )
 
-// loadWindow is one busy window: probes that start in [from, to) are
-// answered after answer.
-type loadWindow struct {
+// window is one window of an application annotation: what a probe or
+// request that starts in [from, to) gets.
+type window[T any] struct {
 	from, to sim.Time
-	answer   time.Duration
+	value    T
+}
+
+// loadWindow is one busy window: probes that start in it are answered
+// after its value.
+type loadWindow = window[time.Duration]
+
+// patternWindow is one window of a probe pattern: the probes that start
+// in it get the results of its value in turn, cyclically (true: a
+// success).
+type patternWindow = window[[]bool]
+
+// windowAt returns the index of the first window of ws that holds t, or
+// -1.
+func windowAt[T any](ws []window[T], t sim.Time) int {
+	for i, w := range ws {
+		if t >= w.from && t < w.to {
+			return i
+		}
+	}
+	return -1
 }
 
 // appSpec is what one container run's application does.
@@ -95,13 +115,6 @@ type appSpec struct {
 	// patterns are the answers of the liveness, readiness and startup
 	// endpoints (indexed by probeKind).
 	patterns [numProbeKinds][]patternWindow
-}
-
-// patternWindow is one window of a probe pattern: the probes that start
-// in [from, to) get results in turn, cyclically (true: a success).
-type patternWindow struct {
-	from, to sim.Time
-	results  []bool
 }
 
 // parseApp reads the application annotations; rnd draws the default start
@@ -168,34 +181,35 @@ func parseDuration(s string) (time.Duration, bool) {
 // parseWindows splits "from-to=value,..." into windows, each value parsed
 // by val; any malformed window (or one that ends before it starts)
 // invalidates the whole annotation.
-func parseWindows[T any](s string, val func(string) (T, bool)) (from, to []sim.Time, vals []T, ok bool) {
+func parseWindows[T any](s string, val func(string) (T, bool)) ([]window[T], bool) {
 	if strings.TrimSpace(s) == "" {
-		return nil, nil, nil, false
+		return nil, false
 	}
+	var out []window[T]
 	for _, part := range strings.Split(s, ",") {
 		span, v, ok := strings.Cut(part, "=")
 		if !ok {
-			return nil, nil, nil, false
+			return nil, false
 		}
 		fromS, toS, ok := strings.Cut(span, "-")
 		if !ok {
-			return nil, nil, nil, false
+			return nil, false
 		}
 		f, ok1 := parseDuration(fromS)
 		t, ok2 := parseDuration(toS)
 		x, ok3 := val(v)
 		if !ok1 || !ok2 || !ok3 || t < f {
-			return nil, nil, nil, false
+			return nil, false
 		}
-		from, to, vals = append(from, sim.Time(f)), append(to, sim.Time(t)), append(vals, x)
+		out = append(out, window[T]{from: sim.Time(f), to: sim.Time(t), value: x})
 	}
-	return from, to, vals, true
+	return out, true
 }
 
 // parsePattern parses "from-to=FFS,...": a window's pattern is a
 // non-empty string of F and S.
 func parsePattern(s string) ([]patternWindow, bool) {
-	from, to, pats, ok := parseWindows(s, func(v string) ([]bool, bool) {
+	return parseWindows(s, func(v string) ([]bool, bool) {
 		v = strings.TrimSpace(v)
 		if v == "" {
 			return nil, false
@@ -212,38 +226,18 @@ func parsePattern(s string) ([]patternWindow, bool) {
 		}
 		return out, true
 	})
-	if !ok {
-		return nil, false
-	}
-	out := make([]patternWindow, len(from))
-	for i := range from {
-		out[i] = patternWindow{from: from[i], to: to[i], results: pats[i]}
-	}
-	return out, true
 }
 
 // parseLoad parses "from-to=answer,..."; any malformed window (or one that
 // ends before it starts) invalidates the whole annotation.
-func parseLoad(s string) ([]loadWindow, bool) {
-	from, to, answers, ok := parseWindows(s, parseDuration)
-	if !ok {
-		return nil, false
-	}
-	out := make([]loadWindow, len(from))
-	for i := range from {
-		out[i] = loadWindow{from: from[i], to: to[i], answer: answers[i]}
-	}
-	return out, true
-}
+func parseLoad(s string) ([]loadWindow, bool) { return parseWindows(s, parseDuration) }
 
 // answerTime is how long a probe or request started at t takes to be
 // answered (by a healthy application): the first busy window holding t
 // decides.
 func (a *appSpec) answerTime(t sim.Time) time.Duration {
-	for _, w := range a.load {
-		if t >= w.from && t < w.to {
-			return w.answer
-		}
+	if i := windowAt(a.load, t); i >= 0 {
+		return a.load[i].value
 	}
 	return AppAnswerTime
 }
@@ -251,10 +245,5 @@ func (a *appSpec) answerTime(t sim.Time) time.Duration {
 // patternWindowAt returns the index of the first window of kind's pattern
 // that holds t, or -1.
 func (a *appSpec) patternWindowAt(kind probeKind, t sim.Time) int {
-	for i, w := range a.patterns[kind] {
-		if t >= w.from && t < w.to {
-			return i
-		}
-	}
-	return -1
+	return windowAt(a.patterns[kind], t)
 }

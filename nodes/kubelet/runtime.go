@@ -261,7 +261,7 @@ func (in *instance) probe(kind probeKind) (answer time.Duration, answered, succe
 		if in.patternNext[kind] == nil {
 			in.patternNext[kind] = make([]int, len(in.app.patterns[kind]))
 		}
-		results := in.app.patterns[kind][w].results
+		results := in.app.patterns[kind][w].value
 		success = results[in.patternNext[kind][w]%len(results)]
 		in.patternNext[kind][w]++
 	}
