@@ -4,6 +4,8 @@ package mvcc
 // request is proposed (server/etcdserver/api/v3rpc/key.go). They are part of
 // what a client observes, so the store makes them too.
 
+import "slices"
+
 // checkTxnRequest is etcd's checkTxnRequest: sizes against maxOps, keys of
 // compares, then every op of both branches.
 func checkTxnRequest(req *TxnRequest, maxOps int) error {
@@ -83,16 +85,6 @@ func anyHits(ivs []interval, k string) bool {
 	return false
 }
 
-// hasKey reports whether keys holds k.
-func hasKey(keys []string, k string) bool {
-	for _, x := range keys {
-		if x == k {
-			return true
-		}
-	}
-	return false
-}
-
 // checkIntervals is etcd's checkIntervals: within one branch (nested txns
 // included) no key may be put twice, nor put and deleted. The then and else
 // branches of a nested txn exclude each other, so they may put the same key.
@@ -118,19 +110,19 @@ func checkIntervals(ops []Op) ([]string, []interval, error) {
 			return nil, nil, err
 		}
 		for _, k := range putsThen {
-			if hasKey(puts, k) || anyHits(dels, k) {
+			if slices.Contains(puts, k) || anyHits(dels, k) {
 				return nil, nil, ErrDuplicateKey
 			}
 			puts = append(puts, k)
 		}
 		for _, k := range putsElse {
-			if hasKey(puts, k) && !hasKey(putsThen, k) {
+			if slices.Contains(puts, k) && !slices.Contains(putsThen, k) {
 				return nil, nil, ErrDuplicateKey
 			}
 			if anyHits(dels, k) {
 				return nil, nil, ErrDuplicateKey
 			}
-			if !hasKey(puts, k) {
+			if !slices.Contains(puts, k) {
 				puts = append(puts, k)
 			}
 		}
@@ -142,7 +134,7 @@ func checkIntervals(ops []Op) ([]string, []interval, error) {
 			continue
 		}
 		k := string(op.Key)
-		if hasKey(puts, k) || anyHits(dels, k) {
+		if slices.Contains(puts, k) || anyHits(dels, k) {
 			return nil, nil, ErrDuplicateKey
 		}
 		puts = append(puts, k)
