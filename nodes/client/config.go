@@ -2,6 +2,7 @@ package client
 
 import (
 	"cmp"
+	"strconv"
 	"time"
 
 	"github.com/kubesim/kubesim/model"
@@ -90,3 +91,17 @@ func (cfg Config) withDefaults(h *sim.Host) Config {
 // DefaultReplyPort is the port where a client named name receives its RPC
 // replies, unless its Config says otherwise.
 func DefaultReplyPort(name string) string { return "api-reply:" + name }
+
+// ForProcess gives the client of a component's gen-th process (counted
+// from 1 on its host incarnation) ports of its own: a restarted process's
+// replies and watch events go to new ports, so that those meant for the
+// process before it never reach it. The first process keeps the default
+// ports.
+func (cfg Config) ForProcess(gen int) Config {
+	if gen > 1 {
+		suffix := "#" + strconv.Itoa(gen)
+		cfg.ReplyPort = DefaultReplyPort(cfg.Name) + suffix
+		cfg.WatchPort = "api-watch:" + cfg.Name + suffix
+	}
+	return cfg
+}

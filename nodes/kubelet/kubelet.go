@@ -8,6 +8,7 @@ import (
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
+	"github.com/kubesim/kubesim/nodes/internal/supervise"
 	"github.com/kubesim/kubesim/sim"
 	"github.com/kubesim/kubesim/trace/spoketrace"
 )
@@ -16,12 +17,12 @@ import (
 // and the kubelet process running on it. Boot exposes it under ExposeName
 // for tests; the process restarts only through a restart-process fault.
 type Kubelet struct {
-	h    *sim.Host
-	inc  uint64 // the host incarnation it belongs to
-	cfg  Config
-	rt   *runtime
-	proc *process
-	gen  int
+	h   *sim.Host
+	inc uint64 // the host incarnation it belongs to
+	cfg Config
+	rt  *runtime
+	// procs runs the kubelet process, one at a time.
+	procs supervise.Supervisor[*process]
 	// forward is the client of the application requests the node
 	// forwards (netstack.go).
 	forward *sim.RPC
@@ -37,7 +38,8 @@ func Boot(cfg Config) func(*sim.Host) {
 		c := cfg.withDefaults(h)
 		k := &Kubelet{h: h, inc: h.Incarnation(), cfg: c, rt: newRuntime(h, c.Node)}
 		k.startNetstack()
-		k.startProcess()
+		k.procs.New = func() *process { return newProcess(k) }
+		k.procs.Restart()
 		h.OnProcessRestart(Process, k.restart)
 		h.Expose(ExposeName, k)
 	}
@@ -47,7 +49,7 @@ func Boot(cfg Config) func(*sim.Host) {
 func (k *Kubelet) Node() string { return k.cfg.Node }
 
 // Generation counts the kubelet processes of this host incarnation, from 1.
-func (k *Kubelet) Generation() int { return k.gen }
+func (k *Kubelet) Generation() int { return k.procs.Started() }
 
 // restart restarts the kubelet process, not the host (systemctl restart
 // kubelet): every piece of kubelet state (informer, timers, probe workers,
@@ -55,18 +57,7 @@ func (k *Kubelet) Generation() int { return k.gen }
 // rebuilt; the runtime and its containers survive, and the new process
 // adopts them. The kernel calls it for a restart-process fault, only on a
 // running host of this incarnation.
-func (k *Kubelet) restart() {
-	if k.proc != nil {
-		k.proc.stop()
-	}
-	k.startProcess()
-}
-
-func (k *Kubelet) startProcess() {
-	k.gen++
-	k.proc = newProcess(k)
-	k.proc.start()
-}
+func (k *Kubelet) restart() { k.procs.Restart() }
 
 // process is one run of the kubelet process. Every callback it arms checks
 // stopped first, so that nothing of a stopped process acts again.
@@ -113,26 +104,14 @@ func newProcess(k *Kubelet) *process {
 		backoff:   newCrashBackoff(k.cfg.BackoffInitial, k.cfg.BackoffMax),
 	}
 	ccfg := client.Config{Name: k.cfg.Node, User: "system:node:" + k.cfg.Node, Servers: k.cfg.Servers}
-	if k.gen > 1 {
-		// A new process gets new ports, so that replies and watch events
-		// meant for the old one never reach it.
-		suffix := "#" + strconv.Itoa(k.gen)
-		ccfg.ReplyPort = "api-reply:" + k.cfg.Node + suffix
-		ccfg.WatchPort = "api-watch:" + k.cfg.Node + suffix
-	}
-	p.client = client.New(k.h, ccfg)
+	p.client = client.New(k.h, ccfg.ForProcess(k.Generation()))
 	// The heartbeat client: node status and Lease updates, with a request
 	// timeout of min(nodeStatusUpdateFrequency, nodeLeaseDurationSeconds),
 	// as cmd/kubelet/app/server.go (run) builds heartbeatClientConfig;
 	// every other client of the kubelet has none.
 	hcfg := client.Config{Name: k.cfg.Node + "/heartbeat", User: ccfg.User, Servers: k.cfg.Servers,
 		Timeout: min(k.cfg.NodeStatusUpdateFrequency, k.cfg.LeaseDuration)}
-	if k.gen > 1 {
-		suffix := "#" + strconv.Itoa(k.gen)
-		hcfg.ReplyPort = client.DefaultReplyPort(hcfg.Name) + suffix
-		hcfg.WatchPort = "api-watch:" + hcfg.Name + suffix
-	}
-	p.hbClient = client.New(k.h, hcfg)
+	p.hbClient = client.New(k.h, hcfg.ForProcess(k.Generation()))
 	return p
 }
 
@@ -142,7 +121,8 @@ func nodeIP(id sim.HostID) string {
 	return "10.0." + strconv.Itoa(n/256%256) + "." + strconv.Itoa(n%256)
 }
 
-func (p *process) start() {
+// Start runs the process: its informer, its registration and its loops.
+func (p *process) Start() {
 	alloc := p.cfg.Capacity
 	p.h.Emit(&spoketrace.NodeAllocatable{Node: p.cfg.Node, CPU: int64(alloc[model.ResourceCPU]),
 		Memory: int64(alloc[model.ResourceMemory]), Pods: int64(alloc[model.ResourcePods])})
@@ -164,7 +144,8 @@ func (p *process) start() {
 	p.every(p.cfg.HousekeepingPeriod, "kubelet-housekeeping", p.housekeep)
 }
 
-func (p *process) stop() {
+// Stop ends the process: every callback it armed does nothing.
+func (p *process) Stop() {
 	p.stopped = true
 	p.pods.Stop()
 	p.rt.notify = nil

@@ -192,9 +192,10 @@ func (k *Kubelet) answerApp(q *sim.Request, req *AppRequest) {
 // readyView is the readiness the kubelet process last reported for sb's
 // pod, false when it does not track the pod.
 func (k *Kubelet) readyView(sb *sandbox) bool {
-	if k.proc == nil || k.proc.stopped {
+	proc := k.procs.Current()
+	if proc == nil || proc.stopped {
 		return false
 	}
-	ps := k.proc.tracked[sb.uid]
+	ps := proc.tracked[sb.uid]
 	return ps != nil && ps.readyView
 }

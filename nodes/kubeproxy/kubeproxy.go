@@ -1,12 +1,12 @@
 package kubeproxy
 
 import (
-	"strconv"
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
+	"github.com/kubesim/kubesim/nodes/internal/supervise"
 	"github.com/kubesim/kubesim/sim"
 	"github.com/kubesim/kubesim/trace/proxytrace"
 )
@@ -18,8 +18,8 @@ type Proxy struct {
 	h     *sim.Host
 	cfg   Config
 	table *Table
-	proc  *process
-	gen   int
+	// procs runs the kube-proxy process, one at a time.
+	procs supervise.Supervisor[*process]
 }
 
 // Boot returns the Boot of kube-proxy on a node's host: the table starts
@@ -32,7 +32,8 @@ func Boot(cfg Config) func(*sim.Host) {
 		c := cfg.withDefaults(h)
 		p := &Proxy{h: h, cfg: c, table: NewTable(c.Node)}
 		h.Emit(&proxytrace.Flush{Node: c.Node, Reason: proxytrace.FlushBoot})
-		p.startProcess()
+		p.procs.New = func() *process { return newProcess(p) }
+		p.procs.Restart()
 		h.OnProcessRestart(Process, p.restart)
 		h.Expose(ExposeName, p)
 	}
@@ -62,7 +63,7 @@ func (p *Proxy) Node() string { return p.cfg.Node }
 
 // Generation counts the kube-proxy processes of this host incarnation,
 // from 1.
-func (p *Proxy) Generation() int { return p.gen }
+func (p *Proxy) Generation() int { return p.procs.Started() }
 
 // Lookup returns where the node routes traffic to clusterIP:port over
 // protocol ("" means TCP) now: the route of the rules that match it, and
@@ -80,18 +81,7 @@ func (p *Proxy) Routes() []Route { return p.table.Routes() }
 // caches, runner and clients are dropped and rebuilt; the table (the
 // kernel's rules) survives and is rewritten by the new process's first
 // sync, once its informers have listed.
-func (p *Proxy) restart() {
-	if p.proc != nil {
-		p.proc.stop()
-	}
-	p.startProcess()
-}
-
-func (p *Proxy) startProcess() {
-	p.gen++
-	p.proc = newProcess(p)
-	p.proc.start()
-}
+func (p *Proxy) restart() { p.procs.Restart() }
 
 // process is one run of the kube-proxy process. Every callback it arms
 // checks stopped first, so that nothing of a stopped process acts again.
@@ -128,15 +118,8 @@ func newProcess(p *Proxy) *process {
 	return q
 }
 
-// clientConfig is the configuration of a client of the process: a new
-// process gets new ports, so that replies and watch events meant for the
-// old one never reach it.
+// clientConfig is the configuration of a client of the process, with
+// ports of its own (client.Config.ForProcess).
 func (q *process) clientConfig(name string, timeout time.Duration) client.Config {
-	c := client.Config{Name: name, User: User, Servers: q.cfg.Servers, Timeout: timeout}
-	if q.p.gen > 1 {
-		suffix := "#" + strconv.Itoa(q.p.gen)
-		c.ReplyPort = client.DefaultReplyPort(name) + suffix
-		c.WatchPort = "api-watch:" + name + suffix
-	}
-	return c
+	return client.Config{Name: name, User: User, Servers: q.cfg.Servers, Timeout: timeout}.ForProcess(q.p.Generation())
 }

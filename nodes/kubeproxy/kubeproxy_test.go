@@ -65,7 +65,7 @@ func TestMinSyncPeriod(t *testing.T) {
 func TestPeriodicSync(t *testing.T) {
 	e := newEnv(t, Config{MaxSyncInterval: 30 * time.Second}, webWorld)
 	e.run(2 * time.Second)
-	q := e.proxy().proc
+	q := e.proxy().procs.Current()
 	last := q.runner.LastRun()
 	// Straight into the cache, as if its event had been lost.
 	q.cache.OnSlice(nil, slice("web-1", "web", ep("b", "10.1.0.2", "node-1", "rs")))
@@ -112,7 +112,7 @@ func TestRestartRelists(t *testing.T) {
 	e.requireRouted("default/a/ready")
 
 	e.inject(sim.Fault{Kind: sim.FaultRestartProcess, Targets: [][]string{{"node-1"}}, Process: Process})
-	q := e.proxy().proc
+	q := e.proxy().procs.Current()
 	require.Equal(t, 2, e.proxy().Generation())
 	require.Empty(t, q.cache.Routes(), "the new process's caches start empty")
 	e.requireRouted("default/a/ready")

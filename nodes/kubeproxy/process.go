@@ -31,7 +31,8 @@ func (s syncedStore) Replace(items []model.Object, rv string) {
 	s.onSynced()
 }
 
-func (q *process) start() {
+// Start runs the process: its sync loop and its informers.
+func (q *process) Start() {
 	q.runner = NewRunner(q.cfg.MinSyncPeriod, q.cfg.MaxSyncInterval, BurstSyncs, q.h.Now())
 	q.loop = q.newTimer("kube-proxy-sync-loop", q.tryRun)
 	q.loop.Reset(q.runner.Next().Sub(q.h.Now()))
@@ -91,7 +92,8 @@ func changeHandlers[T model.Object](q *process, on func(old, cur T) bool, onDele
 	}
 }
 
-func (q *process) stop() {
+// Stop ends the process: every callback it armed does nothing.
+func (q *process) Stop() {
 	q.stopped = true
 	q.serviceRefl.Stop()
 	q.sliceRefl.Stop()

@@ -3,6 +3,7 @@ package scheduler
 import (
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/leaderelection"
+	"github.com/kubesim/kubesim/nodes/internal/supervise"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -23,10 +24,10 @@ type Scheduler struct {
 	// (resourcelock.NewFromKubeconfig: a "leader-election" clientset whose
 	// request timeout is leaderelection.ClientTimeout); it also outlives the
 	// processes.
-	le       *client.Client
-	pick     *sim.Stream // tie-breaks of selectHost
-	cur      *instance
-	restarts int
+	le   *client.Client
+	pick *sim.Stream // tie-breaks of selectHost
+	// procs runs the scheduler process (instance), one at a time.
+	procs supervise.Supervisor[*instance]
 }
 
 // Boot returns the host boot function of a kube-scheduler replica.
@@ -34,7 +35,7 @@ func Boot(cfg Config) func(*sim.Host) {
 	return func(h *sim.Host) {
 		s := newScheduler(h, cfg)
 		h.Expose(ExposeName, s)
-		s.startProcess()
+		s.procs.Restart()
 	}
 }
 
@@ -56,6 +57,7 @@ func newScheduler(h *sim.Host, cfg Config) *Scheduler {
 			Timeout: leaderelection.ClientTimeout(cfg.RenewDeadline)})
 	}
 	s.pick = h.Rand("scheduler/select-host")
+	s.procs.New = func() *instance { return &instance{s: s} }
 	return s
 }
 
@@ -72,38 +74,30 @@ func (s *Scheduler) Identity() string { return s.cfg.Name }
 
 // Leading reports whether the current process leads (always true once
 // running without leader election).
-func (s *Scheduler) Leading() bool { return s.cur != nil && s.cur.leading }
+func (s *Scheduler) Leading() bool {
+	cur := s.procs.Current()
+	return cur != nil && cur.leading
+}
 
 // Restarts counts the processes started after one exited on a lost
 // leadership.
-func (s *Scheduler) Restarts() int { return s.restarts }
+func (s *Scheduler) Restarts() int { return max(s.procs.Started()-1, 0) }
 
 // Pending returns the keys ("namespace/name") of the pods the current
 // process has in its scheduling queue (active, backing off, unschedulable
 // or in flight), in order; nil when it does not schedule.
 func (s *Scheduler) Pending() []string {
-	if s.cur == nil || s.cur.queue == nil {
+	cur := s.procs.Current()
+	if cur == nil || cur.queue == nil {
 		return nil
 	}
-	return s.cur.queue.keys()
-}
-
-// startProcess starts a new scheduler process.
-func (s *Scheduler) startProcess() {
-	p := &instance{s: s}
-	s.cur = p
-	p.start()
+	return cur.queue.keys()
 }
 
 // handleExit is the process exiting on a lost leadership; it is restarted
 // after RestartDelay.
 func (s *Scheduler) handleExit(p *instance) {
-	s.h.After(s.cfg.RestartDelay, "scheduler-restart", func() {
-		if s.cur == p {
-			s.restarts++
-			s.startProcess()
-		}
-	})
+	s.procs.RestartAfter(s.h, s.cfg.RestartDelay, "scheduler-restart", p)
 }
 
 // instance is one scheduler process. Once stopped, every callback it
@@ -118,8 +112,8 @@ type instance struct {
 	queue *schedulingQueue
 }
 
-// start runs for leadership, or schedules at once without leader election.
-func (p *instance) start() {
+// Start runs for leadership, or schedules at once without leader election.
+func (p *instance) Start() {
 	s := p.s
 	if s.cfg.DisableLeaderElection {
 		p.leading = true
@@ -176,7 +170,7 @@ func (p *instance) handleStoppedLeading() {
 	if p.leading {
 		p.s.tracer.Leading(false)
 	}
-	p.stop()
+	p.Stop()
 	p.s.handleExit(p)
 }
 
@@ -187,8 +181,8 @@ func (p *instance) run() {
 	p.sched.run()
 }
 
-// stop ends the process.
-func (p *instance) stop() {
+// Stop ends the process.
+func (p *instance) Stop() {
 	p.stopped = true
 	p.leading = false
 	if p.sched != nil {

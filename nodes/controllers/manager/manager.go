@@ -9,6 +9,7 @@ import (
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/client/leaderelection"
 	"github.com/kubesim/kubesim/nodes/controllers"
+	"github.com/kubesim/kubesim/nodes/internal/supervise"
 	"github.com/kubesim/kubesim/sim"
 	"github.com/kubesim/kubesim/trace/apitrace"
 )
@@ -81,13 +82,13 @@ func (cfg Config) withDefaults(h *sim.Host) Config {
 // Manager is one replica on its host: it runs one process at a time, and
 // starts a new one after a process exited on a lost leadership.
 type Manager struct {
-	h        *sim.Host
-	cfg      Config
-	c        *client.Client // the controllers' client
-	le       *client.Client // the leader election client
-	cur      *process
-	restarts int
-	tracer   *leaderelection.Tracer // traces its leadership and writes
+	h      *sim.Host
+	cfg    Config
+	c      *client.Client         // the controllers' client
+	le     *client.Client         // the leader election client
+	tracer *leaderelection.Tracer // traces its leadership and writes
+	// procs runs the kube-controller-manager process, one at a time.
+	procs supervise.Supervisor[*process]
 }
 
 // Boot returns the boot function of a controller manager host.
@@ -100,7 +101,8 @@ func Boot(cfg Config) func(*sim.Host) {
 		m.le = client.New(h, client.Config{Name: LeaderElectionClient(cfg.Name), User: User, Servers: cfg.Servers,
 			Timeout: leaderelection.ClientTimeout(cfg.RenewDeadline)})
 		h.Expose(ExposeName, m)
-		m.startProcess()
+		m.procs.New = func() *process { return &process{m: m} }
+		m.procs.Restart()
 	}
 }
 
@@ -117,10 +119,13 @@ func LeaderElectionClient(name string) string { return name + "/leader-election"
 func (m *Manager) Identity() string { return m.cfg.Name }
 
 // Leading reports whether the current process leads.
-func (m *Manager) Leading() bool { return m.cur != nil && m.cur.leading }
+func (m *Manager) Leading() bool {
+	cur := m.procs.Current()
+	return cur != nil && cur.leading
+}
 
 // Restarts counts the processes started after one exited.
-func (m *Manager) Restarts() int { return m.restarts }
+func (m *Manager) Restarts() int { return max(m.procs.Started()-1, 0) }
 
 // Context returns the leading process's controller context, or nil when
 // the replica does not lead (for tests and scenario inspection).
@@ -128,23 +133,12 @@ func (m *Manager) Context() *controllers.Context {
 	if !m.Leading() {
 		return nil
 	}
-	return m.cur.ctx
-}
-
-func (m *Manager) startProcess() {
-	p := &process{m: m}
-	m.cur = p
-	p.start()
+	return m.procs.Current().ctx
 }
 
 // handleExit restarts the process after RestartDelay.
 func (m *Manager) handleExit(p *process) {
-	m.h.After(m.cfg.RestartDelay, "controller-manager-restart", func() {
-		if m.cur == p {
-			m.restarts++
-			m.startProcess()
-		}
-	})
+	m.procs.RestartAfter(m.h, m.cfg.RestartDelay, "controller-manager-restart", p)
 }
 
 // process is one run of kube-controller-manager.
@@ -158,7 +152,8 @@ type process struct {
 	stopped     bool
 }
 
-func (p *process) start() {
+// Start runs for leadership.
+func (p *process) Start() {
 	m := p.m
 	// kube-controller-manager's leaderElectAndRun
 	// (cmd/kube-controller-manager/app/controllermanager.go) leaves
@@ -218,12 +213,12 @@ func (p *process) handleStoppedLeading() {
 		p.leading = false // and its controllers run on
 		return
 	}
-	p.stop()
+	p.Stop()
 	p.m.handleExit(p)
 }
 
-// stop ends everything the process runs.
-func (p *process) stop() {
+// Stop ends everything the process runs.
+func (p *process) Stop() {
 	p.stopped = true
 	p.leading = false
 	for _, c := range p.controllers {
