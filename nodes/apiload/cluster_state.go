@@ -6,6 +6,7 @@ import (
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
 	"github.com/kubesim/kubesim/trace/spoketrace"
 )
@@ -49,7 +50,7 @@ var clusterResources = []string{model.ResourcePodsName, model.ResourceNodesName,
 // convergence check reports that no cluster state came.
 func BootClusterReporter(cfg ClusterReporterConfig) func(*sim.Host) {
 	return func(h *sim.Host) {
-		c := client.New(h, client.Config{Name: traceName(h, cfg.Name), User: DefaultUser, Servers: cfg.Servers,
+		c := client.New(h, client.Config{Name: defaults.HostName(cfg.Name, h), User: DefaultUser, Servers: cfg.Servers,
 			Timeout: clusterListTimeout})
 		at := sim.Time(cfg.At)
 		if h.Now() > at {

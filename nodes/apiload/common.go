@@ -62,7 +62,7 @@ func conflictRetry(b client.Backoff) client.Backoff {
 // newClient makes the workload's client on h: cc, with tracing on and the
 // workload's name, identity, replicas and request timeout.
 func (w WorkloadConfig) newClient(h *sim.Host, cc client.Config) *client.Client {
-	cc.Name, cc.User, cc.Servers, cc.Timeout, cc.Tracing = traceName(h, w.Name), w.User, w.Servers, w.Timeout, true
+	cc.Name, cc.User, cc.Servers, cc.Timeout, cc.Tracing = defaults.HostName(w.Name, h), w.User, w.Servers, w.Timeout, true
 	return client.New(h, cc)
 }
 
@@ -109,14 +109,6 @@ func setValue(obj model.Object, value string) {
 		m.Annotations = map[string]string{}
 	}
 	m.Annotations[client.ValueAnnotation] = value
-}
-
-// traceName is name, or the host's name.
-func traceName(h *sim.Host, name string) string {
-	if name == "" {
-		return h.Name()
-	}
-	return name
 }
 
 // itoa is strconv.Itoa.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
 	"github.com/kubesim/kubesim/trace/apiwire"
 )
@@ -62,7 +63,7 @@ type crud struct {
 func BootCRUD(cfg CRUDConfig) func(h *sim.Host) {
 	cfg = cfg.withDefaults()
 	return func(h *sim.Host) {
-		k := &crud{h: h, cfg: cfg, name: traceName(h, cfg.Name), rng: h.Rand("apiload/crud"), last: map[string]model.Object{}}
+		k := &crud{h: h, cfg: cfg, name: defaults.HostName(cfg.Name, h), rng: h.Rand("apiload/crud"), last: map[string]model.Object{}}
 		k.leases = workloadResource(cfg.newClient(h, client.Config{}), cfg.Custom, cfg.Namespace)
 		k.next()
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/client/cache"
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
 	"github.com/kubesim/kubesim/trace/apitrace"
 )
@@ -54,7 +55,7 @@ func BootInformers(cfg InformerConfig) func(h *sim.Host) {
 		cfg.Resources = []string{model.ResourceLeasesName}
 	}
 	return func(h *sim.Host) {
-		c := client.New(h, client.Config{Name: traceName(h, cfg.Name), User: cfg.User, Servers: cfg.Servers,
+		c := client.New(h, client.Config{Name: defaults.HostName(cfg.Name, h), User: cfg.User, Servers: cfg.Servers,
 			Timeout: cfg.Timeout, Tracing: true, ValueOf: cfg.ValueOf})
 		var infs []*cache.Informer
 		for _, res := range cfg.Resources {
@@ -115,7 +116,7 @@ func BootStateReporter(cfg StateReporterConfig) func(h *sim.Host) {
 		cfg.ValueOf = client.DefaultValueOf
 	}
 	return func(h *sim.Host) {
-		c := client.New(h, client.Config{Name: traceName(h, cfg.Name), User: cfg.User, Servers: cfg.Servers, Timeout: cfg.Timeout})
+		c := client.New(h, client.Config{Name: defaults.HostName(cfg.Name, h), User: cfg.User, Servers: cfg.Servers, Timeout: cfg.Timeout})
 		at := sim.Time(cfg.At)
 		if h.Now() > at {
 			return

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -51,7 +52,7 @@ func BootPatcher(cfg PatcherConfig) func(h *sim.Host) {
 	cfg.WorkloadConfig = cfg.WorkloadConfig.withDefaults()
 	cfg.Object = cmp.Or(cfg.Object, DefaultPatchObject)
 	return func(h *sim.Host) {
-		k := &patcher{h: h, cfg: cfg, name: traceName(h, cfg.Name), rng: h.Rand("apiload/patch")}
+		k := &patcher{h: h, cfg: cfg, name: defaults.HostName(cfg.Name, h), rng: h.Rand("apiload/patch")}
 		c := cfg.newClient(h, client.Config{ValueOf: StateValueOf, PatchValueOf: PatchValueOf})
 		k.ls = c.Leases(cfg.Namespace)
 		k.next()

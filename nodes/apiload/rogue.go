@@ -6,6 +6,7 @@ import (
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -94,7 +95,7 @@ type rogue struct {
 func BootRogue(cfg RogueConfig) func(h *sim.Host) {
 	cfg = cfg.withDefaults()
 	return func(h *sim.Host) {
-		name := traceName(h, cfg.Name)
+		name := defaults.HostName(cfg.Name, h)
 		r := &rogue{h: h, cfg: cfg, rng: h.Rand("apiload/rogue")}
 		mk := func(suffix, user string) *client.Client {
 			return client.New(h, client.Config{Name: name + "-" + suffix, User: user, Servers: cfg.Servers, Timeout: cfg.Timeout, Tracing: cfg.Tracing})

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/nodes/client"
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -40,7 +41,7 @@ type ScriptConfig struct {
 func BootScript(cfg ScriptConfig) func(h *sim.Host) {
 	cfg.User = cmp.Or(cfg.User, DefaultUser)
 	return func(h *sim.Host) {
-		c := client.New(h, client.Config{Name: traceName(h, cfg.Name), User: cfg.User, Servers: cfg.Servers})
+		c := client.New(h, client.Config{Name: defaults.HostName(cfg.Name, h), User: cfg.User, Servers: cfg.Servers})
 		s := &script{h: h, c: c, steps: cfg.Steps}
 		s.schedule()
 	}

@@ -115,9 +115,7 @@ func (c Config) CompactionEvery() time.Duration {
 
 // withDefaults fills zero fields.
 func (c Config) withDefaults(h *sim.Host) Config {
-	if c.Name == "" {
-		c.Name = h.Name()
-	}
+	c.Name = defaults.HostName(c.Name, h)
 	defaults.Positive(&c.EventFreshDuration, DefaultEventFreshDuration)
 	defaults.Positive(&c.WatchCacheMinCapacity, DefaultWatchCacheMinCapacity)
 	if c.WatchCacheMaxCapacity < c.WatchCacheMinCapacity {

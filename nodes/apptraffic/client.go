@@ -65,12 +65,8 @@ type Config struct {
 }
 
 func (c Config) withDefaults(h *sim.Host) Config {
-	if c.Name == "" {
-		c.Name = h.Name()
-	}
-	if c.Entry == "" {
-		c.Entry = h.Name()
-	}
+	c.Name = defaults.HostName(c.Name, h)
+	c.Entry = defaults.HostName(c.Entry, h)
 	defaults.Positive(&c.Timeout, DefaultTimeout)
 	defaults.Positive(&c.SlowAfter, DefaultSlowAfter)
 	if c.RulesOf == nil {

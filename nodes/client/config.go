@@ -72,9 +72,7 @@ func DefaultValueOf(obj model.Object) string {
 }
 
 func (cfg Config) withDefaults(h *sim.Host) Config {
-	if cfg.Name == "" {
-		cfg.Name = h.Name()
-	}
+	cfg.Name = defaults.HostName(cfg.Name, h)
 	if cfg.Timeout < 0 {
 		cfg.Timeout = DefaultTimeout
 	}

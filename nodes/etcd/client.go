@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -53,9 +54,7 @@ type Client struct {
 
 // NewClient makes a client on h. Call it from the host's Boot.
 func NewClient(h *sim.Host, cfg ClientConfig) *Client {
-	if cfg.Name == "" {
-		cfg.Name = h.Name()
-	}
+	cfg.Name = defaults.HostName(cfg.Name, h)
 	if cfg.RequestTimeout <= 0 {
 		cfg.RequestTimeout = DefaultClientTimeout
 	}

@@ -97,9 +97,7 @@ type Config struct {
 
 // withDefaults fills zero fields.
 func (c Config) withDefaults(h *sim.Host) Config {
-	if c.Name == "" {
-		c.Name = h.Name()
-	}
+	c.Name = defaults.HostName(c.Name, h)
 	defaults.Positive(&c.HeartbeatInterval, DefaultHeartbeatInterval)
 	defaults.Positive(&c.ElectionTimeout, DefaultElectionTimeout)
 	defaults.Positive(&c.SnapshotCount, DefaultSnapshotCount)

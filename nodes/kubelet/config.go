@@ -76,9 +76,7 @@ func defaultCapacity() model.ResourceList {
 }
 
 func (cfg Config) withDefaults(h *sim.Host) Config {
-	if cfg.Node == "" {
-		cfg.Node = h.Name()
-	}
+	cfg.Node = defaults.HostName(cfg.Node, h)
 	if cfg.Capacity == nil {
 		cfg.Capacity = defaultCapacity()
 	}

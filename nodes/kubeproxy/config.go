@@ -75,9 +75,7 @@ type Config struct {
 }
 
 func (cfg Config) withDefaults(h *sim.Host) Config {
-	if cfg.Node == "" {
-		cfg.Node = h.Name()
-	}
+	cfg.Node = defaults.HostName(cfg.Node, h)
 	defaults.Positive(&cfg.MinSyncPeriod, DefaultMinSyncPeriod)
 	defaults.Positive(&cfg.SyncPeriod, DefaultSyncPeriod)
 	defaults.Positive(&cfg.MaxSyncInterval, DefaultMaxSyncInterval)

@@ -112,9 +112,7 @@ type Config struct {
 
 // withDefaults fills zero fields.
 func (cfg Config) withDefaults(h *sim.Host) Config {
-	if cfg.Name == "" {
-		cfg.Name = h.Name()
-	}
+	cfg.Name = defaults.HostName(cfg.Name, h)
 	cfg.SchedulerName = cmp.Or(cfg.SchedulerName, model.DefaultSchedulerName)
 	cfg.LeaseName = cmp.Or(cfg.LeaseName, DefaultLeaseName)
 	cfg.LeaseDuration, cfg.RenewDeadline, cfg.RetryPeriod = leaderelection.WithDefaultTimes(cfg.LeaseDuration, cfg.RenewDeadline, cfg.RetryPeriod)

@@ -9,6 +9,7 @@ import (
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/client/leaderelection"
 	"github.com/kubesim/kubesim/nodes/controllers"
+	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/nodes/internal/supervise"
 	"github.com/kubesim/kubesim/sim"
 	"github.com/kubesim/kubesim/trace/apitrace"
@@ -69,9 +70,7 @@ type Config struct {
 }
 
 func (cfg Config) withDefaults(h *sim.Host) Config {
-	if cfg.Name == "" {
-		cfg.Name = h.Name()
-	}
+	cfg.Name = defaults.HostName(cfg.Name, h)
 	cfg.LeaseDuration, cfg.RenewDeadline, cfg.RetryPeriod = leaderelection.WithDefaultTimes(cfg.LeaseDuration, cfg.RenewDeadline, cfg.RetryPeriod)
 	if cfg.RestartDelay <= 0 {
 		cfg.RestartDelay = DefaultRestartDelay
