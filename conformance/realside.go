@@ -242,14 +242,7 @@ func (r *realSide) run(idx int, op Op) (Result, error) {
 		}
 		res = Result{Rev: r.toSim(resp.Header.Revision), KVs: r.kvs(resp.Kvs), Count: resp.Count, More: resp.More}
 	case KDelete:
-		var opts []clientv3.OpOption
-		if op.End != "" {
-			opts = append(opts, clientv3.WithRange(r.prefix+op.End))
-		}
-		if op.PrevKV {
-			opts = append(opts, clientv3.WithPrevKV())
-		}
-		resp, err := r.cli.Delete(ctx, r.prefix+op.Key, opts...)
+		resp, err := r.cli.Delete(ctx, r.prefix+op.Key, r.deleteOpts(op)...)
 		if err != nil {
 			res = Result{Err: normErr(err)}
 			break
@@ -420,6 +413,19 @@ func putOpts(op Op) []clientv3.OpOption {
 	return opts
 }
 
+// deleteOpts are a delete's options: its range end (under the side's
+// prefix) and whether it returns the previous key-values.
+func (r *realSide) deleteOpts(op Op) []clientv3.OpOption {
+	var opts []clientv3.OpOption
+	if op.End != "" {
+		opts = append(opts, clientv3.WithRange(r.prefix+op.End))
+	}
+	if op.PrevKV {
+		opts = append(opts, clientv3.WithPrevKV())
+	}
+	return opts
+}
+
 func (r *realSide) getOpts(op Op) []clientv3.OpOption {
 	var opts []clientv3.OpOption
 	if op.End != "" {
@@ -476,14 +482,7 @@ func (r *realSide) ops(os []Op) []clientv3.Op {
 		case KGet:
 			out = append(out, clientv3.OpGet(key, r.getOpts(o)...))
 		case KDelete:
-			var opts []clientv3.OpOption
-			if o.End != "" {
-				opts = append(opts, clientv3.WithRange(r.prefix+o.End))
-			}
-			if o.PrevKV {
-				opts = append(opts, clientv3.WithPrevKV())
-			}
-			out = append(out, clientv3.OpDelete(key, opts...))
+			out = append(out, clientv3.OpDelete(key, r.deleteOpts(o)...))
 		case KTxn:
 			out = append(out, clientv3.OpTxn(r.cmps(o.Txn.Cmps), r.ops(o.Txn.Then), r.ops(o.Txn.Else)))
 		}
