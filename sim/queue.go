@@ -95,8 +95,7 @@ func (q *eventQueue) remove(e *entry) {
 	q.items[n] = nil
 	q.items = q.items[:n]
 	if i != n {
-		q.items[i] = last
-		last.index = i
+		place(q.items, i, last)
 		q.fix(i)
 	}
 	e.index = -1
@@ -119,12 +118,10 @@ func (q *eventQueue) up(j int) {
 		if !entryLess(e, p) {
 			break
 		}
-		items[j] = p
-		p.index = j
+		place(items, j, p)
 		j = i
 	}
-	items[j] = e
-	e.index = j
+	place(items, j, e)
 }
 
 func (q *eventQueue) down(i0 int) bool {
@@ -145,13 +142,18 @@ func (q *eventQueue) down(i0 int) bool {
 		if !entryLess(c, e) {
 			break
 		}
-		items[i] = c
-		c.index = i
+		place(items, i, c)
 		i = j
 	}
+	place(items, i, e)
+	return i > i0
+}
+
+// place puts e at position i of the heap's items, where its index keeps
+// it (remove finds an entry by it).
+func place(items []*entry, i int, e *entry) {
 	items[i] = e
 	e.index = i
-	return i > i0
 }
 
 func entryLess(a, b *entry) bool {
