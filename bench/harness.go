@@ -2,7 +2,8 @@
 // go.etcd.io/raft/v3 under one workload. It is a separate module so that the
 // main module never depends on etcd.
 //
-// Both harnesses drive a cluster of N in-process nodes the same way:
+// Both harnesses drive a cluster of N in-process nodes the same way (one
+// driver, cluster, runs both):
 //
 //   - Storage is in memory: etcd gets a raft.MemoryStorage per node; kubesim's
 //     core owns its log, and the harness keeps what Ready says to persist
@@ -89,6 +90,90 @@ func peerIDs(n int) []uint64 {
 	return ids
 }
 
+// member is one node of an implementation, as the driver sees it.
+type member[M any] interface {
+	// handleReady handles the node's Ready, if it has one: persists it,
+	// appends its messages to msgs, applies its committed entries and
+	// calls Advance. ok is false when the node had no Ready.
+	handleReady(msgs []M) (out []M, ok bool)
+	step(m M)
+	propose(data []byte) error
+	compact() error
+	// appliedCount is how many normal entries the node has applied;
+	// appliedPayloads their data, if it records them.
+	appliedCount() int
+	appliedPayloads() [][]byte
+}
+
+// cluster drives the nodes of either implementation (N, exchanging
+// messages M) the same way: the rounds, proposals and compactions of the
+// package doc. It is the harness of both.
+type cluster[M any, N member[M]] struct {
+	impl     string         // names the implementation in errors
+	to       func(M) uint64 // a message's target node ID
+	nodes    []N
+	msgs     []M
+	spare    []M
+	proposed int
+}
+
+// round handles every node's Ready, then delivers the queued messages. It
+// reports whether anything happened.
+func (c *cluster[M, N]) round() bool {
+	busy := false
+	for _, s := range c.nodes {
+		var ok bool
+		if c.msgs, ok = s.handleReady(c.msgs); ok {
+			busy = true
+		}
+	}
+	if len(c.msgs) == 0 {
+		return busy
+	}
+	msgs := c.msgs
+	c.msgs = c.spare[:0]
+	for i := range msgs {
+		c.nodes[c.to(msgs[i])-1].step(msgs[i])
+	}
+	clear(msgs)
+	c.spare = msgs
+	return true
+}
+
+func (c *cluster[M, N]) propose(data []byte) error {
+	leader := c.nodes[0]
+	if err := leader.propose(data); err != nil {
+		return err
+	}
+	c.proposed++
+	for leader.appliedCount() < c.proposed {
+		if !c.round() {
+			return fmt.Errorf("%s: stalled with %d of %d applied", c.impl, leader.appliedCount(), c.proposed)
+		}
+	}
+	if c.proposed%compactEvery == 0 {
+		for _, s := range c.nodes {
+			if err := s.compact(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (c *cluster[M, N]) flush() {
+	for c.round() {
+	}
+}
+
+func (c *cluster[M, N]) appliedData() [][][]byte {
+	out := make([][][]byte, len(c.nodes))
+	for i, s := range c.nodes {
+		out[i] = s.appliedPayloads()
+	}
+	return out
+}
+
 // ---------------------------------------------------------------- kubesim
 
 type kubesimNode struct {
@@ -103,6 +188,23 @@ type kubesimNode struct {
 	record  bool
 	data    [][]byte
 }
+
+func (s *kubesimNode) handleReady(msgs []kraft.Message) ([]kraft.Message, bool) {
+	if !s.n.HasReady() {
+		return msgs, false
+	}
+	rd := s.n.Ready()
+	s.persist(&rd)
+	msgs = append(msgs, rd.Messages...)
+	s.apply(rd.CommittedEntries)
+	s.n.Advance(rd)
+	return msgs, true
+}
+
+func (s *kubesimNode) step(m kraft.Message)      { _ = s.n.Step(m) }
+func (s *kubesimNode) propose(data []byte) error { return s.n.Propose(data) }
+func (s *kubesimNode) appliedCount() int         { return s.count }
+func (s *kubesimNode) appliedPayloads() [][]byte { return s.data }
 
 func (s *kubesimNode) persist(rd *kraft.Ready) {
 	if rd.Snapshot != nil {
@@ -152,15 +254,8 @@ func (s *kubesimNode) compact() error {
 	return nil
 }
 
-type kubesimCluster struct {
-	nodes    []*kubesimNode
-	msgs     []kraft.Message
-	spare    []kraft.Message
-	proposed int
-}
-
-func newKubesimCluster(members int, record bool) (*kubesimCluster, error) {
-	c := &kubesimCluster{}
+func newKubesimCluster(members int, record bool) (*cluster[kraft.Message, *kubesimNode], error) {
+	c := &cluster[kraft.Message, *kubesimNode]{impl: "kubesim", to: func(m kraft.Message) uint64 { return m.To }}
 	for i := 1; i <= members; i++ {
 		n, err := kraft.New(kraft.Config{
 			ID:              uint64(i),
@@ -187,68 +282,6 @@ func newKubesimCluster(members int, record bool) (*kubesimCluster, error) {
 	return c, nil
 }
 
-// round handles every node's Ready, then delivers the queued messages. It
-// reports whether anything happened.
-func (c *kubesimCluster) round() bool {
-	busy := false
-	for _, s := range c.nodes {
-		if !s.n.HasReady() {
-			continue
-		}
-		busy = true
-		rd := s.n.Ready()
-		s.persist(&rd)
-		c.msgs = append(c.msgs, rd.Messages...)
-		s.apply(rd.CommittedEntries)
-		s.n.Advance(rd)
-	}
-	if len(c.msgs) == 0 {
-		return busy
-	}
-	msgs := c.msgs
-	c.msgs = c.spare[:0]
-	for i := range msgs {
-		_ = c.nodes[msgs[i].To-1].n.Step(msgs[i])
-	}
-	clear(msgs)
-	c.spare = msgs
-	return true
-}
-
-func (c *kubesimCluster) propose(data []byte) error {
-	leader := c.nodes[0]
-	if err := leader.n.Propose(data); err != nil {
-		return err
-	}
-	c.proposed++
-	for leader.count < c.proposed {
-		if !c.round() {
-			return fmt.Errorf("kubesim: stalled with %d of %d applied", leader.count, c.proposed)
-		}
-	}
-	if c.proposed%compactEvery == 0 {
-		for _, s := range c.nodes {
-			if err := s.compact(); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func (c *kubesimCluster) flush() {
-	for c.round() {
-	}
-}
-
-func (c *kubesimCluster) appliedData() [][][]byte {
-	out := make([][][]byte, len(c.nodes))
-	for i, s := range c.nodes {
-		out[i] = s.data
-	}
-	return out
-}
-
 // ---------------------------------------------------------------- etcd
 
 type etcdNode struct {
@@ -261,6 +294,25 @@ type etcdNode struct {
 	record  bool
 	data    [][]byte
 }
+
+func (s *etcdNode) handleReady(msgs []*pb.Message) ([]*pb.Message, bool) {
+	if !s.rn.HasReady() {
+		return msgs, false
+	}
+	rd := s.rn.Ready()
+	if err := s.persist(&rd); err != nil {
+		panic(err)
+	}
+	msgs = append(msgs, rd.Messages...)
+	s.apply(rd.CommittedEntries)
+	s.rn.Advance(rd)
+	return msgs, true
+}
+
+func (s *etcdNode) step(m *pb.Message)        { _ = s.rn.Step(m) }
+func (s *etcdNode) propose(data []byte) error { return s.rn.Propose(data) }
+func (s *etcdNode) appliedCount() int         { return s.count }
+func (s *etcdNode) appliedPayloads() [][]byte { return s.data }
 
 func (s *etcdNode) persist(rd *eraft.Ready) error {
 	if !eraft.IsEmptySnap(rd.Snapshot) {
@@ -303,17 +355,10 @@ func (s *etcdNode) compact() error {
 	return s.ms.Compact(s.applied)
 }
 
-type etcdCluster struct {
-	nodes    []*etcdNode
-	msgs     []*pb.Message
-	spare    []*pb.Message
-	proposed int
-}
-
 var discard = &eraft.DefaultLogger{Logger: log.New(io.Discard, "", 0)}
 
-func newEtcdCluster(members int, record bool) (*etcdCluster, error) {
-	c := &etcdCluster{}
+func newEtcdCluster(members int, record bool) (*cluster[*pb.Message, *etcdNode], error) {
+	c := &cluster[*pb.Message, *etcdNode]{impl: "etcd", to: (*pb.Message).GetTo}
 	cs := &pb.ConfState{Voters: peerIDs(members)}
 	for i := 1; i <= members; i++ {
 		ms := eraft.NewMemoryStorage()
@@ -346,66 +391,4 @@ func newEtcdCluster(members int, record bool) (*etcdCluster, error) {
 		return nil, fmt.Errorf("etcd: node 1 is %v after campaigning", st.RaftState)
 	}
 	return c, nil
-}
-
-func (c *etcdCluster) round() bool {
-	busy := false
-	for _, s := range c.nodes {
-		if !s.rn.HasReady() {
-			continue
-		}
-		busy = true
-		rd := s.rn.Ready()
-		if err := s.persist(&rd); err != nil {
-			panic(err)
-		}
-		c.msgs = append(c.msgs, rd.Messages...)
-		s.apply(rd.CommittedEntries)
-		s.rn.Advance(rd)
-	}
-	if len(c.msgs) == 0 {
-		return busy
-	}
-	msgs := c.msgs
-	c.msgs = c.spare[:0]
-	for _, m := range msgs {
-		_ = c.nodes[m.GetTo()-1].rn.Step(m)
-	}
-	clear(msgs)
-	c.spare = msgs
-	return true
-}
-
-func (c *etcdCluster) propose(data []byte) error {
-	leader := c.nodes[0]
-	if err := leader.rn.Propose(data); err != nil {
-		return err
-	}
-	c.proposed++
-	for leader.count < c.proposed {
-		if !c.round() {
-			return fmt.Errorf("etcd: stalled with %d of %d applied", leader.count, c.proposed)
-		}
-	}
-	if c.proposed%compactEvery == 0 {
-		for _, s := range c.nodes {
-			if err := s.compact(); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-func (c *etcdCluster) flush() {
-	for c.round() {
-	}
-}
-
-func (c *etcdCluster) appliedData() [][][]byte {
-	out := make([][][]byte, len(c.nodes))
-	for i, s := range c.nodes {
-		out[i] = s.data
-	}
-	return out
 }

@@ -34,24 +34,32 @@ func buildBackup(interval time.Duration) func(c *scenarios.Cluster, env scenario
 	}
 }
 
-// backupFaults crashes a random member for 5 to 10 s every 25 s or so,
-// partitions a random member from the rest for 10 s every 35 s or so, and
-// cuts the backup store off for 15 s every 45 s or so, so that some
-// uploads fail and some snapshots come from a member that lags.
+// backupFaults are memberFaults (a random member crashed for 5 to 10 s
+// every 25 s or so, one partitioned from the rest for 10 s every 35 s or
+// so), and the backup store cut off for 15 s every 45 s or so, so that
+// some uploads fail and some snapshots come from a member that lags.
 func backupFaults(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-	var s sim.Schedule
-	s = append(s, nemesis.Every(10*time.Second, 25*time.Second, end, rng, func(at time.Duration) sim.Fault {
-		m := c.Members[rng.IntN(len(c.Members))]
-		d := 5*time.Second + time.Duration(rng.Int64N(int64(5*time.Second))).Truncate(time.Millisecond)
-		return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{m}}, For: d}
-	})...)
-	s = append(s, nemesis.Every(17*time.Second, 35*time.Second, end, rng, func(at time.Duration) sim.Fault {
-		i := rng.IntN(len(c.Members))
-		others := append(append([]string(nil), c.Members[:i]...), c.Members[i+1:]...)
-		return sim.Fault{At: at, Kind: sim.FaultPartition, Targets: [][]string{{c.Members[i]}, others}, For: 10 * time.Second}
-	})...)
-	s = append(s, nemesis.Every(30*time.Second, 45*time.Second, end, rng, func(at time.Duration) sim.Fault {
+	s := memberFaults(c, rng, end, recurring{10 * time.Second, 25 * time.Second, 5 * time.Second}, recurring{17 * time.Second, 35 * time.Second, 10 * time.Second})
+	return append(s, nemesis.Every(30*time.Second, 45*time.Second, end, rng, func(at time.Duration) sim.Fault {
 		return sim.Fault{At: at, Kind: sim.FaultIsolate, Targets: [][]string{{BackupStoreHost}}, For: 15 * time.Second}
 	})...)
-	return s
+}
+
+// recurring is a fault's schedule: first at first, then period apart
+// (with Every's jitter), each lasting down (a crash: down to twice down).
+type recurring struct{ first, period, down time.Duration }
+
+// memberFaults are the faults on the members of the backup and membership
+// scenarios: a random member crashed as crash says, and a random member
+// partitioned from the others as cut says.
+func memberFaults(c *nemesis.Cluster, rng *sim.Stream, end time.Duration, crash, cut recurring) sim.Schedule {
+	s := nemesis.Every(crash.first, crash.period, end, rng, func(at time.Duration) sim.Fault {
+		m, _ := nemesis.PickMember(c, rng)
+		d := crash.down + time.Duration(rng.Int64N(int64(crash.down))).Truncate(time.Millisecond)
+		return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{m}}, For: d}
+	})
+	return append(s, nemesis.Every(cut.first, cut.period, end, rng, func(at time.Duration) sim.Fault {
+		m, others := nemesis.PickMember(c, rng)
+		return sim.Fault{At: at, Kind: sim.FaultPartition, Targets: [][]string{{m}, others}, For: cut.down}
+	})...)
 }

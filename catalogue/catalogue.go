@@ -174,9 +174,7 @@ func specs() []scenarios.Spec {
 						s = append(s, sim.Fault{At: at, Kind: sim.FaultSlowDisk, Targets: [][]string{{"etcd-leader"}}, For: 15 * time.Second, Fsync: fsync})
 						continue
 					}
-					i := rng.IntN(len(c.Members))
-					m := c.Members[i]
-					others := append(append([]string(nil), c.Members[:i]...), c.Members[i+1:]...)
+					m, others := nemesis.PickMember(c, rng)
 					s = append(s, sim.Fault{At: at, Kind: sim.FaultSlowDisk, Targets: [][]string{{m}}, For: 15 * time.Second, Fsync: fsync})
 					if len(others) > 0 {
 						s = append(s, sim.Fault{At: at + 5*time.Second, Kind: sim.FaultPartition, Targets: [][]string{{m}, others}, For: 4 * time.Second})

@@ -16,6 +16,15 @@ import (
 // that another replica has taken the Lease when it resumes.
 const zombiePause = 25 * time.Second
 
+// zombie is the zombie scenarios' driver: from 60 s, when their operator
+// acts, the nth time component's leader writes with verb it is frozen for
+// zombiePause (nemesis.PauseLeaderOnWrite).
+func zombie(component, verb string, nth int) func(*nemesis.Cluster, *sim.Stream, time.Duration) {
+	return func(c *nemesis.Cluster, _ *sim.Stream, _ time.Duration) {
+		nemesis.PauseLeaderOnWrite(c, component, verb, 60*time.Second, nth, zombiePause)
+	}
+}
+
 // leaderCatalogue returns the full-stack scenarios of leader election
 // under the faults it is weakest against: leaders frozen past their lease
 // (zombies) and clocks that drift or step. leader-exclusivity judges them
@@ -28,9 +37,7 @@ func leaderCatalogue() []scenarios.Spec {
 				scenarios.ScaleReplicaSet(60*time.Second, scenarios.WorkloadNamespace, "web", 10),
 				scenarios.ScaleReplicaSet(70*time.Second, scenarios.WorkloadNamespace, "web", 3)}
 		}},
-		Driver: func(c *nemesis.Cluster, _ *sim.Stream, _ time.Duration) {
-			nemesis.PauseLeaderOnWrite(c, scenarios.ComponentControllerManager, "create", 60*time.Second, 1, zombiePause)
-		},
+		Driver: zombie(scenarios.ComponentControllerManager, "create", 1),
 		BugHunt: []scenarios.BugHuntRun{
 			{Rank: 51, Members: 3, Seed: 1, Reaches: "a controller manager leader frozen past its lease, then resumed"},
 		},
@@ -44,9 +51,7 @@ func leaderCatalogue() []scenarios.Spec {
 				scenarios.CreateStep(60*time.Second, batch),
 				scenarios.ScaleReplicaSet(70*time.Second, scenarios.WorkloadNamespace, "batch", 30)}
 		}},
-		Driver: func(c *nemesis.Cluster, _ *sim.Stream, _ time.Duration) {
-			nemesis.PauseLeaderOnWrite(c, scenarios.ComponentScheduler, "bind", 60*time.Second, 10, zombiePause)
-		},
+		Driver: zombie(scenarios.ComponentScheduler, "bind", 10),
 		BugHunt: []scenarios.BugHuntRun{
 			{Rank: 52, Members: 3, Seed: 1, Reaches: "a scheduler leader frozen past its lease, then resumed"},
 		},

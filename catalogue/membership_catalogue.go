@@ -310,16 +310,5 @@ func buildScaleOutIn(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, e
 // scaleFaults crashes a random original member for 3 to 6 s every 20 s or
 // so, and partitions one from the rest for 8 s every 30 s or so.
 func scaleFaults(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-	var s sim.Schedule
-	s = append(s, nemesis.Every(10*time.Second, 20*time.Second, end, rng, func(at time.Duration) sim.Fault {
-		m := c.Members[rng.IntN(len(c.Members))]
-		d := 3*time.Second + time.Duration(rng.Int64N(int64(3*time.Second))).Truncate(time.Millisecond)
-		return sim.Fault{At: at, Kind: sim.FaultCrash, Targets: [][]string{{m}}, For: d}
-	})...)
-	s = append(s, nemesis.Every(15*time.Second, 30*time.Second, end, rng, func(at time.Duration) sim.Fault {
-		i := rng.IntN(len(c.Members))
-		others := append(append([]string(nil), c.Members[:i]...), c.Members[i+1:]...)
-		return sim.Fault{At: at, Kind: sim.FaultPartition, Targets: [][]string{{c.Members[i]}, others}, For: 8 * time.Second}
-	})...)
-	return s
+	return memberFaults(c, rng, end, recurring{10 * time.Second, 20 * time.Second, 3 * time.Second}, recurring{15 * time.Second, 30 * time.Second, 8 * time.Second})
 }

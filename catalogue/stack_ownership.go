@@ -18,19 +18,24 @@ import (
 // that overlap, as a canary beside its main ReplicaSet).
 func newCanary(app string, replicas int32, s scenarios.AppSpec) *model.ReplicaSet {
 	rs := scenarios.NewReplicaSet(app, replicas, s)
-	rs.Name = app + "-canary"
-	rs.Spec.Selector.MatchLabels["track"] = "canary"
-	rs.Spec.Template.Labels["track"] = "canary"
+	canary(&rs.ObjectMeta, rs.Spec.Selector, &rs.Spec.Template)
 	return rs
 }
 
 // newCanaryDeployment is newCanary's Deployment.
 func newCanaryDeployment(app string, replicas int32, s scenarios.AppSpec) *model.Deployment {
 	d := scenarios.NewDeployment(app, replicas, s)
-	d.Name = app + "-canary"
-	d.Spec.Selector.MatchLabels["track"] = "canary"
-	d.Spec.Template.Labels["track"] = "canary"
+	canary(&d.ObjectMeta, d.Spec.Selector, &d.Spec.Template)
 	return d
+}
+
+// canary makes a workload of app (its name, selector and pod template)
+// app's canary: named <app>-canary, and selecting and labelling its pods
+// track=canary too.
+func canary(meta *model.ObjectMeta, sel *model.LabelSelector, t *model.PodTemplateSpec) {
+	meta.Name += "-canary"
+	sel.MatchLabels["track"] = "canary"
+	t.Labels["track"] = "canary"
 }
 
 // barePod is a pod with labels and no owner, as an operator creates by

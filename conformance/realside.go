@@ -242,14 +242,7 @@ func (r *realSide) run(idx int, op Op) (Result, error) {
 		}
 		res = Result{Rev: r.toSim(resp.Header.Revision), KVs: r.kvs(resp.Kvs), Count: resp.Count, More: resp.More}
 	case KDelete:
-		var opts []clientv3.OpOption
-		if op.End != "" {
-			opts = append(opts, clientv3.WithRange(r.prefix+op.End))
-		}
-		if op.PrevKV {
-			opts = append(opts, clientv3.WithPrevKV())
-		}
-		resp, err := r.cli.Delete(ctx, r.prefix+op.Key, opts...)
+		resp, err := r.cli.Delete(ctx, r.prefix+op.Key, r.rangeOpts(op)...)
 		if err != nil {
 			res = Result{Err: normErr(err)}
 			break
@@ -295,13 +288,7 @@ func (r *realSide) watch(idx int, op Op) error {
 	md := metadata.AppendToOutgoingContext(context.Background(), "kubesim-conformance-watch", strconv.Itoa(idx))
 	ctx, cancel := context.WithCancel(md)
 	w := &realWatch{idx: idx, ctx: ctx, cancel: cancel, start: r.toReal(op.Rev), done: make(chan struct{})}
-	opts := []clientv3.OpOption{clientv3.WithRev(w.start)}
-	if op.End != "" {
-		opts = append(opts, clientv3.WithRange(r.prefix+op.End))
-	}
-	if op.PrevKV {
-		opts = append(opts, clientv3.WithPrevKV())
-	}
+	opts := append([]clientv3.OpOption{clientv3.WithRev(w.start)}, r.rangeOpts(op)...)
 	ch := r.cli.Watch(ctx, r.prefix+op.Key, opts...)
 	r.watches = append(r.watches, w)
 	go r.read(w, ch)
@@ -409,38 +396,42 @@ func (r *realSide) currentRev() (int64, error) {
 	return resp.Header.Revision, nil
 }
 
+// option is a client option, and whether an op asks for it.
+type option struct {
+	on  bool
+	opt clientv3.OpOption
+}
+
+// options returns the options asked for, in order.
+func options(os ...option) []clientv3.OpOption {
+	var out []clientv3.OpOption
+	for _, o := range os {
+		if o.on {
+			out = append(out, o.opt)
+		}
+	}
+	return out
+}
+
 func putOpts(op Op) []clientv3.OpOption {
-	var opts []clientv3.OpOption
-	if op.PrevKV {
-		opts = append(opts, clientv3.WithPrevKV())
-	}
-	if op.IgnoreValue {
-		opts = append(opts, clientv3.WithIgnoreValue())
-	}
-	return opts
+	return options(option{op.PrevKV, clientv3.WithPrevKV()}, option{op.IgnoreValue, clientv3.WithIgnoreValue()})
+}
+
+// rangeOpts are the options of a delete or a watch: its range end (under
+// the side's prefix), and whether it returns previous key-values.
+func (r *realSide) rangeOpts(op Op) []clientv3.OpOption {
+	return options(option{op.End != "", clientv3.WithRange(r.prefix + op.End)}, option{op.PrevKV, clientv3.WithPrevKV()})
 }
 
 func (r *realSide) getOpts(op Op) []clientv3.OpOption {
-	var opts []clientv3.OpOption
-	if op.End != "" {
-		opts = append(opts, clientv3.WithRange(r.prefix+op.End))
-	}
-	if op.Rev != 0 {
-		opts = append(opts, clientv3.WithRev(r.toReal(op.Rev)))
-	}
-	if op.Limit != 0 {
-		opts = append(opts, clientv3.WithLimit(op.Limit))
-	}
-	if op.Serializable {
-		opts = append(opts, clientv3.WithSerializable())
-	}
-	if op.KeysOnly {
-		opts = append(opts, clientv3.WithKeysOnly())
-	}
-	if op.CountOnly {
-		opts = append(opts, clientv3.WithCountOnly())
-	}
-	return opts
+	return options(
+		option{op.End != "", clientv3.WithRange(r.prefix + op.End)},
+		option{op.Rev != 0, clientv3.WithRev(r.toReal(op.Rev))},
+		option{op.Limit != 0, clientv3.WithLimit(op.Limit)},
+		option{op.Serializable, clientv3.WithSerializable()},
+		option{op.KeysOnly, clientv3.WithKeysOnly()},
+		option{op.CountOnly, clientv3.WithCountOnly()},
+	)
 }
 
 func (r *realSide) cmps(cs []Cmp) []clientv3.Cmp {
@@ -476,14 +467,7 @@ func (r *realSide) ops(os []Op) []clientv3.Op {
 		case KGet:
 			out = append(out, clientv3.OpGet(key, r.getOpts(o)...))
 		case KDelete:
-			var opts []clientv3.OpOption
-			if o.End != "" {
-				opts = append(opts, clientv3.WithRange(r.prefix+o.End))
-			}
-			if o.PrevKV {
-				opts = append(opts, clientv3.WithPrevKV())
-			}
-			out = append(out, clientv3.OpDelete(key, opts...))
+			out = append(out, clientv3.OpDelete(key, r.rangeOpts(o)...))
 		case KTxn:
 			out = append(out, clientv3.OpTxn(r.cmps(o.Txn.Cmps), r.ops(o.Txn.Then), r.ops(o.Txn.Else)))
 		}

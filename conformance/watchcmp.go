@@ -16,16 +16,9 @@ import (
 // where the simulator, which catches up at once, sent them live, one response
 // per revision.
 func compareStreams(sim, real []WatchResp, catchUp bool) string {
-	se, re := flatten(sim), flatten(real)
-	for i := 0; i < max(len(se), len(re)); i++ {
-		switch {
-		case i >= len(se):
-			return fmt.Sprintf("real etcd sent an extra event #%d: %s", i, re[i])
-		case i >= len(re):
-			return fmt.Sprintf("the simulator sent an extra event #%d: %s", i, se[i])
-		case se[i] != re[i]:
-			return fmt.Sprintf("event #%d differs: real %s, simulated %s", i, re[i], se[i])
-		}
+	if msg := firstDifference("event", flatten(sim), flatten(real), func(s, r string) bool { return s == r },
+		func(s, r string) string { return fmt.Sprintf(": real %s, simulated %s", r, s) }); msg != "" {
+		return msg
 	}
 	if msg := splitRevision(sim); msg != "" {
 		return "simulated stream: " + msg
@@ -53,15 +46,27 @@ func compareStreams(sim, real []WatchResp, catchUp bool) string {
 		merged.Events = real[0].Events
 		s = append([]WatchResp{merged}, sim[k:]...)
 	}
-	for i := 0; i < max(len(s), len(real)); i++ {
+	return firstDifference("response", s, real, func(s, r WatchResp) bool { return s.String() == r.String() }, nil)
+}
+
+// firstDifference compares two sequences of what, simulated and real,
+// element by element, and describes the first difference: an element one
+// side has beyond the other's end, or a pair that is not equal ("<what>
+// #i differs", followed by what detail says of the pair, if given). It
+// returns "" when the sequences agree.
+func firstDifference[T any](what string, sim, real []T, equal func(s, r T) bool, detail func(s, r T) string) string {
+	for i := 0; i < max(len(sim), len(real)); i++ {
 		switch {
-		case i >= len(s):
-			return fmt.Sprintf("real etcd sent an extra response #%d: %s", i, real[i])
+		case i >= len(sim):
+			return fmt.Sprintf("real etcd sent an extra %s #%d: %v", what, i, real[i])
 		case i >= len(real):
-			return fmt.Sprintf("the simulator sent an extra response #%d: %s", i, s[i])
-		case s[i].String() != real[i].String():
-			return fmt.Sprintf("response #%d differs", i)
+			return fmt.Sprintf("the simulator sent an extra %s #%d: %v", what, i, sim[i])
+		case equal(sim[i], real[i]):
+			continue
+		case detail != nil:
+			return fmt.Sprintf("%s #%d differs%s", what, i, detail(sim[i], real[i]))
 		}
+		return fmt.Sprintf("%s #%d differs", what, i)
 	}
 	return ""
 }

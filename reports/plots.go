@@ -83,9 +83,13 @@ func (f *Figure) hasLegend() bool {
 	return r.Max.Y-r.Min.Y > 0
 }
 
-func newFigure(name, title, caption string) *Figure {
+// newFigure is a figure named name in the reports' style: its title, its
+// caption, and its axes labelled x and y ("" for no label, or one set
+// later).
+func newFigure(name, title, caption, x, y string) *Figure {
 	p := plot.New()
 	p.Title.Text = title
+	p.X.Label.Text, p.Y.Label.Text = x, y
 	p.Title.TextStyle.Font.Size = vg.Points(13)
 	p.Add(plotter.NewGrid())
 	l := plot.NewLegend()
@@ -262,10 +266,9 @@ func availabilityRange(p *plot.Plot, vals []float64) {
 // runs have no write_availability) has no point for it.
 func AvailabilityFigure(set *Set) (*Figure, error) {
 	f := newFigure(PlotAvailability, "Availability by etcd member count (mean, 95% CI)",
-		"Each point is the mean over a group's runs (seeds); bars are 95% confidence intervals. The dashed line is the binomial probability that a quorum of members is up, from the profile's MTTF and MTTR.")
+		"Each point is the mean over a group's runs (seeds); bars are 95% confidence intervals. The dashed line is the binomial probability that a quorum of members is up, from the profile's MTTF and MTTR.",
+		"etcd members", "fraction of the run")
 	p := f.Plot
-	p.X.Label.Text = "etcd members"
-	p.Y.Label.Text = "fraction of the run"
 	groups := set.Groups()
 	ss := series(groups)
 	ms := memberCounts(groups)
@@ -477,9 +480,8 @@ func analyticRate(n int, rate, mttr float64) float64 {
 // the binomial curves for 1 to 7 members over a range of crash rates at the
 // observed MTTR instead, with the measured points on them.
 func FaultRateFigure(set *Set) (*Figure, error) {
-	f := newFigure(PlotFaultRate, "Quorum availability against fault rate", "")
+	f := newFigure(PlotFaultRate, "Quorum availability against fault rate", "", "", "quorum up (fraction of the run)")
 	p := f.Plot
-	p.Y.Label.Text = "quorum up (fraction of the run)"
 	fams := rateFamilies(set.Groups())
 	var vals []float64
 	var fam *rateFamily
@@ -662,10 +664,9 @@ func latencyByMembers(groups []*Group) map[int][]int {
 // says so instead.
 func LatencyFigure(set *Set) (*Figure, error) {
 	f := newFigure(PlotLatency, "Write latency distribution (successful writes)",
-		"Share of successful writes per latency bucket (milliseconds, upper bounds growing roughly ×2–×2.5), merged over every run of each member count.")
+		"Share of successful writes per latency bucket (milliseconds, upper bounds growing roughly ×2–×2.5), merged over every run of each member count.",
+		"write latency, ms (bucket upper bound)", "share of successful writes")
 	p := f.Plot
-	p.X.Label.Text = "write latency, ms (bucket upper bound)"
-	p.Y.Label.Text = "share of successful writes"
 	labels := bucketLabels()
 	var ticks plot.ConstantTicks
 	for i, l := range labels {
@@ -786,11 +787,11 @@ func TimelineFigure(tl *Timeline, r *scenarios.Result) (*Figure, error) {
 		title += " (FAILED)"
 	}
 	f := newFigure(PlotTimeline, title,
-		"One run, re-run from its seed: each member's row shows when it was down (red), paused (yellow) or the Raft leader (blue); orange bands are windows with a network partition; the bottom rows mark writes that ended in each slice of time, succeeded (green) or failed or timed out (red).")
+		"One run, re-run from its seed: each member's row shows when it was down (red), paused (yellow) or the Raft leader (blue); orange bands are windows with a network partition; the bottom rows mark writes that ended in each slice of time, succeeded (green) or failed or timed out (red).",
+		"virtual seconds", "")
 	n := len(tl.Members)
 	f.H = vg.Length(6+0.9*float64(n)) * vg.Centimeter
 	p := f.Plot
-	p.X.Label.Text = "virtual seconds"
 	p.X.Min, p.X.Max = 0, max(tl.End, 1)
 	p.Y.Min, p.Y.Max = -0.6, float64(n)+1.6
 	rowOf := func(i int) float64 { return float64(n+1) - float64(i) } // etcd-1 on top
@@ -860,7 +861,7 @@ func TimelineFigure(tl *Timeline, r *scenarios.Result) (*Figure, error) {
 
 // messageFigure stands in for a plot that could not be drawn.
 func messageFigure(name, title, msg string) *Figure {
-	f := newFigure(name, title, msg)
+	f := newFigure(name, title, msg, "", "")
 	f.Plot.HideAxes()
 	f.Plot.Title.Text = title + "\n" + msg
 	f.H = 4 * vg.Centimeter

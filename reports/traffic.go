@@ -75,9 +75,8 @@ func RequestSuccessFigure(set *Set) (*Figure, error) {
 	if len(groups) == 0 {
 		return nil, nil
 	}
-	f := newFigure(PlotRequestSuccess, "Request success against fault rate", "")
+	f := newFigure(PlotRequestSuccess, "Request success against fault rate", "", "", "requests that succeeded (fraction)")
 	p := f.Plot
-	p.Y.Label.Text = "requests that succeeded (fraction)"
 	var fams []*rateFamily
 	for _, fam := range rateFamilies(groups) {
 		if len(fams) == 0 || fam.unit == fams[0].unit {

@@ -218,11 +218,7 @@ func addAPIServers(c *Cluster, n int, tmpl apiserver.Config) (*APILayer, []sim.H
 	if n <= 0 {
 		n = DefaultAPIServers
 	}
-	var etcdHosts []sim.HostID
-	for _, m := range c.Members {
-		h, _ := w.HostByName(m)
-		etcdHosts = append(etcdHosts, h.ID())
-	}
+	etcdHosts := c.MemberIDs()
 	l := &APILayer{w: w}
 	if tmpl.Decoded == nil {
 		tmpl.Decoded = apiserver.NewDecoded()
@@ -269,17 +265,7 @@ func (l *APILayer) resolveIn(name string, groups map[string][]string) ([]sim.Hos
 	if !ok {
 		return nil, false
 	}
-	return l.hostIDs(names), true
-}
-
-// hostIDs returns the ids of the named hosts of the layer's world.
-func (l *APILayer) hostIDs(names []string) []sim.HostID {
-	ids := make([]sim.HostID, 0, len(names))
-	for _, n := range names {
-		h, _ := l.w.HostByName(n)
-		ids = append(ids, h.ID())
-	}
-	return ids
+	return hostIDs(l.w, names), true
 }
 
 // APIEtcdTopology is the etcd cluster under an API scenario: no KV

@@ -178,12 +178,7 @@ func (c *Cluster) resolveGroups(name string) ([]sim.HostID, bool) {
 	default:
 		return nil, false
 	}
-	ids := make([]sim.HostID, 0, len(names))
-	for _, m := range names {
-		h, _ := c.World.HostByName(m)
-		ids = append(ids, h.ID())
-	}
-	return ids, true
+	return hostIDs(c.World, names), true
 }
 
 // View returns what a nemesis sees of the cluster, with the layers built
@@ -209,10 +204,18 @@ func (c *Cluster) hostID(name string) (sim.HostID, bool) {
 }
 
 // MemberIDs returns the etcd members' hosts.
-func (c *Cluster) MemberIDs() []sim.HostID {
-	ids := make([]sim.HostID, len(c.Members))
-	for i, m := range c.Members {
-		h, _ := c.World.HostByName(m)
+func (c *Cluster) MemberIDs() []sim.HostID { return hostIDs(c.World, c.Members) }
+
+// HostIDs returns the hosts of the cluster's world with the given names,
+// which must exist: the etcd members, c.API.Servers for a client of the
+// API servers that a Build hook adds, a resolver's answer.
+func (c *Cluster) HostIDs(names ...string) []sim.HostID { return hostIDs(c.World, names) }
+
+// hostIDs returns the ids of the named hosts of w, which must exist.
+func hostIDs(w *sim.World, names []string) []sim.HostID {
+	ids := make([]sim.HostID, len(names))
+	for i, n := range names {
+		h, _ := w.HostByName(n)
 		ids[i] = h.ID()
 	}
 	return ids

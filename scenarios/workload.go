@@ -90,17 +90,14 @@ func NewReplicaSet(app string, replicas int32, s AppSpec) *model.ReplicaSet {
 	}
 }
 
-// NewDeployment is a Deployment named app in WorkloadNamespace of replicas
-// pods of PodTemplate(app, s), with the default strategy (RollingUpdate,
+// NewDeployment is a Deployment of the name, replicas, selector and pod
+// template of NewReplicaSet's, with the default strategy (RollingUpdate,
 // 25% surge and unavailable): the Deployment controller makes its
 // ReplicaSets, which make the pods.
 func NewDeployment(app string, replicas int32, s AppSpec) *model.Deployment {
-	return &model.Deployment{
-		ObjectMeta: model.ObjectMeta{Name: app, Namespace: WorkloadNamespace},
-		Spec: model.DeploymentSpec{Replicas: &replicas,
-			Selector: &model.LabelSelector{MatchLabels: map[string]string{"app": app}},
-			Template: PodTemplate(app, s)},
-	}
+	rs := NewReplicaSet(app, replicas, s)
+	return &model.Deployment{ObjectMeta: rs.ObjectMeta,
+		Spec: model.DeploymentSpec{Replicas: rs.Spec.Replicas, Selector: rs.Spec.Selector, Template: rs.Spec.Template}}
 }
 
 // NewService is a Service named app in WorkloadNamespace selecting

@@ -137,10 +137,7 @@ func (d *Disk) Sync(done func()) {
 
 // newFsync takes an fsyncOp from the world's free list, or allocates one.
 func (w *World) newFsync() *fsyncOp {
-	if n := len(w.freeFsyncs); n > 0 {
-		f := w.freeFsyncs[n-1]
-		w.freeFsyncs[n-1] = nil
-		w.freeFsyncs = w.freeFsyncs[:n-1]
+	if f := takeFree(&w.freeFsyncs); f != nil {
 		return f
 	}
 	f := &fsyncOp{}

@@ -36,15 +36,25 @@ type delivery struct {
 
 // newDelivery takes a delivery from the free list, or allocates one.
 func (w *World) newDelivery() *delivery {
-	if n := len(w.freeDeliveries); n > 0 {
-		d := w.freeDeliveries[n-1]
-		w.freeDeliveries[n-1] = nil
-		w.freeDeliveries = w.freeDeliveries[:n-1]
+	if d := takeFree(&w.freeDeliveries); d != nil {
 		return d
 	}
 	d := &delivery{}
 	d.e = entry{kind: entryDeliver, dv: d, index: -1}
 	return d
+}
+
+// takeFree takes the item freed last off a free list (deliveries, fsyncs),
+// or returns nil when the list is empty.
+func takeFree[T any](free *[]*T) *T {
+	n := len(*free)
+	if n == 0 {
+		return nil
+	}
+	x := (*free)[n-1]
+	(*free)[n-1] = nil
+	*free = (*free)[:n-1]
+	return x
 }
 
 // freeDelivery returns d to the free list; nothing may refer to it any more.
@@ -70,18 +80,10 @@ func (q *eventQueue) push(e *entry) {
 
 func (q *eventQueue) peek() *entry { return q.items[0] }
 
+// pop takes the first entry out of the queue.
 func (q *eventQueue) pop() *entry {
 	e := q.items[0]
-	n := len(q.items) - 1
-	last := q.items[n]
-	q.items[n] = nil
-	q.items = q.items[:n]
-	if n > 0 {
-		q.items[0] = last
-		last.index = 0
-		q.down(0)
-	}
-	e.index = -1
+	q.remove(e)
 	return e
 }
 
@@ -93,8 +95,7 @@ func (q *eventQueue) remove(e *entry) {
 	q.items[n] = nil
 	q.items = q.items[:n]
 	if i != n {
-		q.items[i] = last
-		last.index = i
+		place(q.items, i, last)
 		q.fix(i)
 	}
 	e.index = -1
@@ -117,12 +118,10 @@ func (q *eventQueue) up(j int) {
 		if !entryLess(e, p) {
 			break
 		}
-		items[j] = p
-		p.index = j
+		place(items, j, p)
 		j = i
 	}
-	items[j] = e
-	e.index = j
+	place(items, j, e)
 }
 
 func (q *eventQueue) down(i0 int) bool {
@@ -143,13 +142,18 @@ func (q *eventQueue) down(i0 int) bool {
 		if !entryLess(c, e) {
 			break
 		}
-		items[i] = c
-		c.index = i
+		place(items, i, c)
 		i = j
 	}
+	place(items, i, e)
+	return i > i0
+}
+
+// place puts e at position i of the heap's items, where its index keeps
+// it (remove finds an entry by it).
+func place(items []*entry, i int, e *entry) {
 	items[i] = e
 	e.index = i
-	return i > i0
 }
 
 func entryLess(a, b *entry) bool {

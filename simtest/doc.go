@@ -37,6 +37,13 @@
 // for these (the rules of package guard, which kubesim applies to itself),
 // and Run's same-seed-twice check catches what reading the source cannot.
 //
+// # Invariants
+//
+// A user's check reads the trace alone. EveryCustomObject is the common
+// one: at the end of the run, every object of the user's custom kind must
+// be as a function of it (and of the final state) says, and there must be
+// some.
+//
 // # Faults
 //
 // A fault is a trace event: checks read only the trace, so a host crashed

@@ -1,7 +1,6 @@
 package simtest
 
 import (
-	"flag"
 	"fmt"
 	"testing"
 
@@ -32,12 +31,7 @@ type Failure struct {
 // the failure.
 func ExpectFailure(t testing.TB, spec scenarios.Spec, opts ...Option) Failure {
 	t.Helper()
-	flags, err := read(flag.CommandLine)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := newHarness(t, spec, flags, opts)
-	f, err := h.expectFailure()
+	f, err := newHarness(t, spec, opts).expectFailure()
 	if err != nil {
 		t.Fatal(err)
 	}

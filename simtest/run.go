@@ -23,11 +23,7 @@ import (
 // package main), it says to run `go test .` in the package's directory.
 func Run(t testing.TB, spec scenarios.Spec, opts ...Option) []scenarios.Result {
 	t.Helper()
-	flags, err := read(flag.CommandLine)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := newHarness(t, spec, flags, opts)
+	h := newHarness(t, spec, opts)
 	out, err := h.run()
 	for _, l := range out.logs {
 		t.Log(l)
@@ -52,8 +48,14 @@ func RunScenario(t testing.TB, name string, opts ...Option) []scenarios.Result {
 	return Run(t, spec, opts...)
 }
 
-// newHarness is the harness of a Run or ExpectFailure in test t.
-func newHarness(t testing.TB, spec scenarios.Spec, flags settings, opts []Option) harness {
+// newHarness is the harness of a Run or ExpectFailure in test t, with the
+// test binary's flags; it fails t when they do not parse.
+func newHarness(t testing.TB, spec scenarios.Spec, opts []Option) harness {
+	t.Helper()
+	flags, err := read(flag.CommandLine)
+	if err != nil {
+		t.Fatal(err)
+	}
 	pkg, _ := testPackage(t.Name())
 	return harness{spec: spec, cfg: newConfig(opts), flags: flags, test: t.Name(), pkg: pkg}
 }

@@ -1,16 +1,12 @@
 package leaderelected
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/kubesim/kubesim/checks"
-	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/model/rbac"
 	"github.com/kubesim/kubesim/nodes/apiload"
-	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
@@ -53,11 +49,7 @@ func Spec(name string, broken bool) scenarios.Spec {
 		Faults:   faults,
 		Members:  []int{3},
 		Build: func(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error) {
-			var servers []sim.HostID
-			for _, s := range c.API.Servers {
-				h, _ := c.World.HostByName(s)
-				servers = append(servers, h.ID())
-			}
+			servers := c.HostIDs(c.API.Servers...)
 			for i := 1; i <= Replicas; i++ {
 				name := fmt.Sprintf("tenant-controller-%d", i)
 				cfg := Config{Identity: name, User: rbac.ServiceAccountUser(Namespace, ServiceAccount), Servers: servers, Broken: broken}
@@ -79,12 +71,7 @@ func Spec(name string, broken bool) scenarios.Spec {
 				if name != LeaderTarget {
 					return nil, false
 				}
-				var ids []sim.HostID
-				for _, n := range leaders.Leader(Component) {
-					h, _ := c.World.HostByName(n)
-					ids = append(ids, h.ID())
-				}
-				return ids, true
+				return c.HostIDs(leaders.Leader(Component)...), true
 			})
 			exclusive := checks.NewLeaderExclusivity(checks.LeaderExclusivityOptions{Components: []checks.LeaderComponent{
 				{Component: Component, Lease: Namespace + "/" + LeaseName}}})
@@ -110,14 +97,12 @@ func faults(c *nemesis.Cluster, rng *sim.Stream, faultEnd time.Duration) sim.Sch
 			b.Crash(at, LeaderTarget).For(10 * time.Second)
 		}
 	}
-	s := append(nemesis.APIChaosSchedule(c, rng, faultEnd), b.MustSchedule()...)
-	slices.SortStableFunc(s, func(a, b sim.Fault) int { return cmp.Compare(a.At, b.At) })
-	return s
+	return nemesis.Merge(nemesis.APIChaosSchedule(c, rng, faultEnd), b.MustSchedule())
 }
 
 // script creates three Tenants at 10 s, then changes one's quota every
 // 2 s until the faults end (a get, then an update of what was read; a 409
-// fails the step, which the script retries).
+// fails the step, which the script retries: scenarios.SetCustomSpecStep).
 func script(faultEnd time.Duration) []apiload.Step {
 	names := []string{"acme", "globex", "initech"}
 	var steps []apiload.Step
@@ -129,22 +114,8 @@ func script(faultEnd time.Duration) []apiload.Step {
 		steps = append(steps, st)
 	}
 	for i, at := 0, 12*time.Second; at < faultEnd; i, at = i+1, at+2*time.Second {
-		n, quota := names[i%len(names)], int32(2+i)
-		steps = append(steps, apiload.Step{At: at, Name: fmt.Sprintf("quota-%s-%d", n, i), Do: func(c *client.Client, done func(error)) {
-			tenants := c.CustomResources(Tenants, Namespace)
-			tenants.Get(n, client.GetOptions{}, func(obj model.Object, err error) {
-				if err != nil {
-					done(err)
-					return
-				}
-				t := obj.(*model.CustomObject).DeepCopy()
-				if err := t.SetSpec(TenantSpec{Quota: quota}); err != nil {
-					done(err)
-					return
-				}
-				tenants.Update(t, func(_ model.Object, err error) { done(err) })
-			})
-		}})
+		n := names[i%len(names)]
+		steps = append(steps, scenarios.SetCustomSpecStep(at, fmt.Sprintf("quota-%s-%d", n, i), Tenants, Namespace, n, TenantSpec{Quota: int32(2 + i)}))
 	}
 	return steps
 }

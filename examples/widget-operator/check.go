@@ -6,36 +6,24 @@ import (
 	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/clusterstate"
 	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/simtest"
 )
 
 // ReplicasCheckName names the invariant in reports.
 const ReplicasCheckName = "widget-replicas"
 
 // NewReplicasCheck is the operator's invariant, read from the trace
-// (clusterstate): at the end of the run there are Widgets, and every one
-// has a Deployment of the same name, controlled by that Widget (by UID),
-// whose spec.replicas equals the Widget's.
+// (simtest.EveryCustomObject): at the end of the run there are Widgets,
+// and every one has a Deployment of the same name, controlled by that
+// Widget (by UID), whose spec.replicas equals the Widget's.
 func NewReplicasCheck() checks.Check {
-	return clusterstate.Invariant(ReplicasCheckName, judgeReplicas)
-}
-
-// judgeReplicas judges the final state.
-func judgeReplicas(h *clusterstate.History, r *checks.Recorder) {
-	s := h.Final()
-	widgets := s.List(Widgets.Plural, Namespace)
-	if len(widgets) == 0 {
-		r.Add(s.Event(), "no Widget to judge")
-	}
-	for _, obj := range widgets {
-		w := obj.(*model.CustomObject)
+	return simtest.EveryCustomObject(ReplicasCheckName, Widgets, Namespace, func(s clusterstate.Snapshot, w *model.CustomObject) string {
 		var d *model.Deployment
 		if obj, ok := s.Get(model.ResourceDeploymentsName, w.Namespace, w.Name); ok {
 			d = obj.(*model.Deployment)
 		}
-		if what := replicasOffense(w, d); what != "" {
-			r.Add(s.Event(), "%s", what)
-		}
-	}
+		return replicasOffense(w, d)
+	})
 }
 
 // replicasOffense says how w's Deployment d (nil: none) falls short of

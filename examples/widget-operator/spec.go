@@ -1,16 +1,12 @@
 package widgetoperator
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/kubesim/kubesim/checks"
-	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/model/rbac"
 	"github.com/kubesim/kubesim/nodes/apiload"
-	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
@@ -44,11 +40,7 @@ func Spec(name string, broken bool) scenarios.Spec {
 		Faults:  faults,
 		Members: []int{3},
 		Build: func(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error) {
-			var servers []sim.HostID
-			for _, s := range c.API.Servers {
-				h, _ := c.World.HostByName(s)
-				servers = append(servers, h.ID())
-			}
+			servers := c.HostIDs(c.API.Servers...)
 			hosts := []sim.HostSpec{
 				{Name: "widget-operator", Role: scenarios.RoleAPIClient, Boot: Boot(Config{
 					User: rbac.ServiceAccountUser(Namespace, ServiceAccount), Servers: servers, Timeout: 500 * time.Millisecond, Broken: broken})},
@@ -74,9 +66,7 @@ func Spec(name string, broken bool) scenarios.Spec {
 // unanswered and must be retried.
 func faults(c *nemesis.Cluster, rng *sim.Stream, faultEnd time.Duration) sim.Schedule {
 	own := sim.NewScheduleBuilder().Flaky(faultEnd-10*time.Second, "widget-operator").Loss(0.3).For(10 * time.Second).MustSchedule()
-	s := append(nemesis.APIChaosSchedule(c, rng, faultEnd), own...)
-	slices.SortStableFunc(s, func(a, b sim.Fault) int { return cmp.Compare(a.At, b.At) })
-	return s
+	return nemesis.Merge(nemesis.APIChaosSchedule(c, rng, faultEnd), own)
 }
 
 // script creates three Widgets at 10 s, then scales one of them every
@@ -92,28 +82,10 @@ func script(faultEnd time.Duration) []apiload.Step {
 		steps = append(steps, st)
 	}
 	for i, at := 0, 15*time.Second; at < faultEnd; i, at = i+1, at+time.Second {
-		n, replicas := names[i%len(names)], int32(2+i%5)
-		steps = append(steps, apiload.Step{At: at, Name: fmt.Sprintf("scale-%s-%d", n, i), Do: func(c *client.Client, done func(error)) {
-			scale(c, n, replicas, done)
-		}})
+		// A get, then an update of what was read (a 409 fails the step,
+		// which the script retries).
+		n := names[i%len(names)]
+		steps = append(steps, scenarios.SetCustomSpecStep(at, fmt.Sprintf("scale-%s-%d", n, i), Widgets, Namespace, n, WidgetSpec{Replicas: int32(2 + i%5)}))
 	}
 	return steps
-}
-
-// scale sets Widget name's spec.replicas: a get, then an update of what
-// was read (a 409 fails the step, which the script retries).
-func scale(c *client.Client, name string, replicas int32, done func(error)) {
-	widgets := c.CustomResources(Widgets, Namespace)
-	widgets.Get(name, client.GetOptions{}, func(obj model.Object, err error) {
-		if err != nil {
-			done(err)
-			return
-		}
-		w := obj.(*model.CustomObject).DeepCopy()
-		if err := w.SetSpec(WidgetSpec{Replicas: replicas}); err != nil {
-			done(err)
-			return
-		}
-		widgets.Update(w, func(_ model.Object, err error) { done(err) })
-	})
 }

@@ -35,6 +35,35 @@ func Pages() []Page {
 	return []Page{scenariosPage(), checksPage(), ablationsPage(), metricsPage(), faultsPage(), fidelityPage()}
 }
 
+// page is a generated page being written: its header and title, then
+// paragraphs and tables.
+type page struct {
+	name string
+	strings.Builder
+}
+
+// newPage starts the generated page name (under docs/), titled title.
+func newPage(name, title string) *page {
+	p := &page{name: name}
+	p.WriteString(header)
+	p.WriteString("# " + title + "\n\n")
+	return p
+}
+
+// tableHead writes a table's header row of columns and the line under it.
+func (p *page) tableHead(cols ...string) {
+	p.row(cols...)
+	p.WriteString(strings.Repeat("| --- ", len(cols)) + "|\n")
+}
+
+// row writes one row of a table: its cells, already made safe (cell).
+func (p *page) row(cells ...string) {
+	p.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+}
+
+// done returns the page written.
+func (p *page) done() Page { return Page{Name: p.name, Body: p.String()} }
+
 // layerTitles introduces the scenarios of each layer.
 var layerTitles = []struct{ layer, title, intro string }{
 	{"etcd", "etcd", "etcd members running Raft under a KV workload on 10 keys in groups of 3: 3 clients (linearizable gets of a key and range reads of a group, historical reads at a revision they saw, puts of unique values, compare-and-swaps, deletes, and multi-op txns within a group, guarded by a compare on a mod revision), 2 watchers that resume from their last revision on another member and relist when a compaction cancels their watch, and a compactor that compacts, every interval, to the revision it saw an interval before (kube-apiserver's 5 min, or what the compaction column says, as an operator sets it)."},
@@ -43,9 +72,7 @@ var layerTitles = []struct{ layer, title, intro string }{
 }
 
 func scenariosPage() Page {
-	var b strings.Builder
-	b.WriteString(header)
-	b.WriteString("# Scenarios\n\n")
+	b := newPage("scenarios.md", "Scenarios")
 	b.WriteString("Every scenario runs every check of its layer and of the layers below it ([checks](checks.md)). ")
 	b.WriteString("`kubesim run --scenario NAME --members N --seed S` runs one; `kubesim scenarios` lists them. ")
 	b.WriteString("The member counts and seeds are those of the deep catalogue (`go test ./catalogue -run TestCatalogue -catalogue-seeds N`); any member count from 1 to 7 runs.\n")
@@ -54,30 +81,31 @@ func scenariosPage() Page {
 		byLayer[spec.Layer()] = append(byLayer[spec.Layer()], spec)
 	}
 	for _, l := range layerTitles {
-		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", l.title, l.intro)
-		if l.layer == "etcd" {
-			b.WriteString("| scenario | what happens | length (settle) | compaction | members | seeds |\n| --- | --- | --- | --- | --- | --- |\n")
-		} else {
-			b.WriteString("| scenario | what happens | length (settle) | members | seeds |\n| --- | --- | --- | --- | --- |\n")
-		}
+		fmt.Fprintf(b, "\n## %s\n\n%s\n\n", l.title, l.intro)
+		etcd := l.layer == "etcd"
+		b.tableHead(withCompaction(etcd, "scenario", "what happens", "length (settle)", "compaction", "members", "seeds")...)
 		for _, s := range byLayer[l.layer] {
-			comp := ""
-			if l.layer == "etcd" {
-				comp = " " + dur(s.Topology(s.Members[0]).Compaction) + " |"
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s (%s) |%s %s | %d |\n", s.Name, cell(s.Description), dur(s.Duration), dur(s.Settle), comp, ints(s.Members), s.Seeds)
+			b.row(withCompaction(etcd, s.Name, cell(s.Description), dur(s.Duration)+" ("+dur(s.Settle)+")",
+				dur(s.Topology(s.Members[0]).Compaction), ints(s.Members), fmt.Sprint(s.Seeds))...)
 		}
 	}
-	return Page{Name: "scenarios.md", Body: b.String()}
+	return b.done()
+}
+
+// withCompaction returns a row of the scenarios' table, with its fourth
+// cell, the compaction interval, only in the etcd layer's.
+func withCompaction(etcd bool, cells ...string) []string {
+	if etcd {
+		return cells
+	}
+	return slices.Delete(cells, 3, 4)
 }
 
 func checksPage() Page {
-	var b strings.Builder
-	b.WriteString(header)
-	b.WriteString("# Checks\n\n")
+	b := newPage("checks.md", "Checks")
 	b.WriteString("A check reads the trace as it streams and gives a verdict at the end: a pass, or a failure with its first offending events (virtual time and trace position). ")
 	b.WriteString("Each is proven by an ablation that removes the mechanism it depends on ([ablations](ablations.md)).\n\n")
-	b.WriteString("| check | runs in | a pass means | proven by |\n| --- | --- | --- | --- |\n")
+	b.tableHead("check", "runs in", "a pass means", "proven by")
 	proof := map[string][]string{}
 	for _, a := range scenarios.Ablations() {
 		if a.Check != "" {
@@ -88,35 +116,33 @@ func checksPage() Page {
 		}
 	}
 	for _, c := range checks.Registry() {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", c.Name, runsIn(c), cell(c.Judges), strings.Join(proof[c.Name], ", "))
+		b.row(c.Name, runsIn(c), cell(c.Judges), strings.Join(proof[c.Name], ", "))
 	}
-	return Page{Name: "checks.md", Body: b.String()}
+	return b.done()
 }
 
 func ablationsPage() Page {
-	var b strings.Builder
-	b.WriteString(header)
-	b.WriteString("# Ablations\n\n")
+	b := newPage("ablations.md", "Ablations")
 	b.WriteString("An ablation removes one mechanism the design depends on: the \"what if we didn't?\" of a sentence in the design. ")
 	b.WriteString("`kubesim run --ablate NAME` (repeatable) switches one on; `kubesim ablations` lists them.\n\n")
 	b.WriteString("Each switch is declared once, in package `ablation` (`ablation/switches.go`), with its name, the mechanism it removes, its check or metrics and its scenario. ")
 	b.WriteString("A run's switches are one `ablation.Set`, which every layer receives unchanged (`Config.Ablations`) and asks where the mechanism is (`cfg.Ablations.Has(ablation.LocalReads)`). ")
 	b.WriteString("Adding an ablation is declaring its switch, that `if`, and its test.\n\n")
 	b.WriteString("## Caught\n\n`TestAblations` asserts that each is caught by its check on its scenario within 50 seeds (3, then 5 members per seed).\n\n")
-	b.WriteString("| ablation | mechanism removed | caught by | scenario |\n| --- | --- | --- | --- |\n")
+	b.tableHead("ablation", "mechanism removed", "caught by", "scenario")
 	for _, a := range scenarios.Ablations() {
 		if a.Check != "" {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", a.Name, cell(a.Mechanism), a.Check, a.Scenario)
+			b.row(a.Name, cell(a.Mechanism), a.Check, a.Scenario)
 		}
 	}
 	b.WriteString("\n## Measured\n\nThese break no checked property; they cost something. `TestMeasuredAblations` runs 8 seeds of the scenario with and without the ablation and asserts that every metric named is larger with it (every run passes every check).\n\n")
-	b.WriteString("| ablation | mechanism removed | metrics | scenario |\n| --- | --- | --- | --- |\n")
+	b.tableHead("ablation", "mechanism removed", "metrics", "scenario")
 	for _, a := range scenarios.Ablations() {
 		if a.Check == "" {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", a.Name, cell(a.Mechanism), "`"+strings.ReplaceAll(a.Measure, ",", "`, `")+"`", a.Scenario)
+			b.row(a.Name, cell(a.Mechanism), "`"+strings.ReplaceAll(a.Measure, ",", "`, `")+"`", a.Scenario)
 		}
 	}
-	return Page{Name: "ablations.md", Body: b.String()}
+	return b.done()
 }
 
 // runsIn says which scenarios run a check.
@@ -168,27 +194,23 @@ func ints(xs []int) string {
 }
 
 func metricsPage() Page {
-	var b strings.Builder
-	b.WriteString(header)
-	b.WriteString("# Metrics\n\n")
+	b := newPage("metrics.md", "Metrics")
 	b.WriteString("`kubesim run` prints a run's metrics after its checks, and `kubesim run --json` gives them in `metrics`; sweeps aggregate them. ")
 	b.WriteString("Metrics of the etcd layer come from the etcd KV workload; metrics of the full stack from the control plane's trace. ")
 	b.WriteString("`write_latency_hist` in the JSON result counts successful KV writes per latency bucket.\n\n")
-	b.WriteString("| metric | layer | reported by | what it measures |\n| --- | --- | --- | --- |\n")
+	b.tableHead("metric", "layer", "reported by", "what it measures")
 	for _, m := range metrics.Registry() {
 		by := m.Scenarios
 		if by == "" {
 			by = "every " + m.Layer + " scenario"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", m.Name, m.Layer, by, cell(m.Means))
+		b.row("`"+m.Name+"`", m.Layer, by, cell(m.Means))
 	}
-	return Page{Name: "metrics.md", Body: b.String()}
+	return b.done()
 }
 
 func faultsPage() Page {
-	var b strings.Builder
-	b.WriteString(header)
-	b.WriteString("# Fault schedules\n\n")
+	b := newPage("faults.md", "Fault schedules")
 	b.WriteString("A fault schedule is data: one fault per line, `<at> <kind> [<targets>] [for <duration>] [<key>=<value> ...]`. ")
 	b.WriteString("It prints and parses back exactly (`sim.ParseSchedule`, `Schedule.String`). `kubesim run --schedule FILE` runs one; a corpus entry can hold one; ")
 	b.WriteString("scenarios draw theirs from the seed, fault profiles draw them for sweeps, a reactive nemesis injects its faults as it goes, and rapid shrinks failing ones.\n\n")
@@ -197,7 +219,8 @@ func faultsPage() Page {
 	b.WriteString("Blank lines and lines starting with `#` are ignored.\n\n")
 	b.WriteString("A schedule is checked before the run: a malformed line, a fault at or after the end of the run, a host on both sides of a cut, an unknown target or process ")
 	b.WriteString("gets one error naming the file, the line and the field, e.g. `sched.txt:3: field \"for\": invalid duration \"soon\" (want e.g. 1.5s or 300ms)`.\n\n")
-	b.WriteString("## Kinds\n\n| kind | what it does | lasts | parameters | example |\n| --- | --- | --- | --- | --- |\n")
+	b.WriteString("## Kinds\n\n")
+	b.tableHead("kind", "what it does", "lasts", "parameters", "example")
 	for _, k := range sim.DescribeFaultKinds() {
 		var params []string
 		for _, p := range k.Params {
@@ -211,16 +234,16 @@ func faultsPage() Page {
 		if k.Lasts {
 			lasts = "for, or to the end"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | `%s` |\n", k.Kind, cell(k.Does), lasts, strings.Join(params, ", "), cell(k.Example))
+		b.row("`"+string(k.Kind)+"`", cell(k.Does), lasts, strings.Join(params, ", "), "`"+cell(k.Example)+"`")
 	}
 	b.WriteString("\n## Role names\n\nResolved when the fault fires. A name of a layer is known in the worlds of that layer and above.\n\n")
-	b.WriteString("| target | layer | means |\n| --- | --- | --- |\n")
+	b.tableHead("target", "layer", "means")
 	for _, t := range scenarios.TargetNames() {
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", t.Name, t.Layer, cell(t.Means))
+		b.row("`"+t.Name+"`", t.Layer, cell(t.Means))
 	}
 	b.WriteString("\n## Clocks\n\nEvery host has two clocks, as Go's `time.Now` does. ")
 	b.WriteString("Its monotonic clock measures elapsed time, deadlines and back-offs, and runs its timers; `clock-drift` changes its rate. ")
 	b.WriteString("Its wall clock stamps objects (creation and deletion timestamps, conditions, taint times, Lease renew times) and compares such stamps; ")
 	b.WriteString("`clock-drift` changes its rate too, and `clock-jump` steps it. With no clock fault both equal the world's virtual time, which the trace always shows.\n")
-	return Page{Name: "faults.md", Body: b.String()}
+	return b.done()
 }

@@ -11,10 +11,8 @@ import (
 // the pinned versions, the modelled defaults layer by layer, and the known
 // divergences.
 func fidelityPage() Page {
-	var b strings.Builder
-	b.WriteString(header)
-	b.WriteString("# Fidelity\n\n")
-	fmt.Fprintf(&b, "kubesim models **Kubernetes %s** and **etcd %s** (with go.etcd.io/raft %s, as that etcd uses), the etcd release the conformance module (`conformance/go.mod`) runs against.\n\n",
+	b := newPage("fidelity.md", "Fidelity")
+	fmt.Fprintf(b, "kubesim models **Kubernetes %s** and **etcd %s** (with go.etcd.io/raft %s, as that etcd uses), the etcd release the conformance module (`conformance/go.mod`) runs against.\n\n",
 		fidelity.Kubernetes, fidelity.Etcd, fidelity.Raft)
 	b.WriteString("This page is generated from the table in package `internal/fidelity`. Each default pairs the value kubesim's code uses, read from the code's own constant or default, with the real value and where the real one is defined. ")
 	b.WriteString("`TestDefaultsMatchReal` (internal/fidelity) fails when a constant no longer equals its real value, naming the entry and its source; `TestDocsUpToDate` (internal/docgen) fails when this page no longer says what the table says (`go generate ./internal/docgen` rewrites it). ")
@@ -24,16 +22,17 @@ func fidelityPage() Page {
 	for _, e := range fidelity.Defaults() {
 		if e.Layer != layer {
 			layer = e.Layer
-			fmt.Fprintf(&b, "\n### %s\n\n| default | value | real source | in kubesim | asserted by |\n| --- | --- | --- | --- | --- |\n", layer)
+			fmt.Fprintf(b, "\n### %s\n\n", layer)
+			b.tableHead("default", "value", "real source", "in kubesim", "asserted by")
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | `%s` | %s |\n", cell(e.Name), cell(e.Real), cell(e.Source), cell(e.Where), tests(e.Test))
+		b.row(cell(e.Name), cell(e.Real), cell(e.Source), "`"+cell(e.Where)+"`", tests(e.Test))
 	}
 	b.WriteString("\n## Known divergences\n\nWhere kubesim knowingly does something else than the pinned versions, and what a user sees because of it.\n\n")
-	b.WriteString("| what | kubesim | the pinned versions | consequence | in kubesim |\n| --- | --- | --- | --- | --- |\n")
+	b.tableHead("what", "kubesim", "the pinned versions", "consequence", "in kubesim")
 	for _, d := range fidelity.Divergences() {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(d.Name), cell(d.Kubesim), cell(d.Real), cell(d.Consequence), cell(d.Where))
+		b.row(cell(d.Name), cell(d.Kubesim), cell(d.Real), cell(d.Consequence), cell(d.Where))
 	}
-	return Page{Name: "fidelity.md", Body: b.String()}
+	return b.done()
 }
 
 // tests renders the Test field: each "package TestName" as code.

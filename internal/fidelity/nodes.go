@@ -14,8 +14,6 @@ const (
 	k8s          = "kubernetes/kubernetes v1.34 "
 	kubeletCfg   = k8s + "pkg/kubelet/apis/config/v1beta1/defaults.go SetDefaults_KubeletConfiguration"
 	probeSrc     = k8s + "pkg/apis/core/v1/defaults.go SetDefaults_Probe"
-	kcmFlag      = k8s + "kube-controller-manager flag "
-	kcmFlagNote  = " (flag default; the defining file was not confirmed)"
 	lifecycleCfg = "nodes/controllers/nodelifecycle TestConfigDefaults"
 	tolerSrc     = k8s + "plugin/pkg/admission/defaulttolerationseconds/admission.go "
 )
@@ -57,19 +55,19 @@ func nodeDefaults() []Entry {
 	const l = "node lifecycle and pod GC"
 	return []Entry{
 		{l, "Node monitor period", nodelifecycle.DefaultNodeMonitorPeriod, "5 s",
-			kcmFlag + "--node-monitor-period" + kcmFlagNote, "nodes/controllers/nodelifecycle DefaultNodeMonitorPeriod", lifecycleCfg},
+			kcmFlagSrc("--node-monitor-period"), "nodes/controllers/nodelifecycle DefaultNodeMonitorPeriod", lifecycleCfg},
 		{l, "Node monitor grace period (50 s since 1.32)", nodelifecycle.DefaultNodeMonitorGracePeriod, "50 s",
-			kcmFlag + "--node-monitor-grace-period" + kcmFlagNote, "nodes/controllers/nodelifecycle DefaultNodeMonitorGracePeriod", lifecycleCfg},
+			kcmFlagSrc("--node-monitor-grace-period"), "nodes/controllers/nodelifecycle DefaultNodeMonitorGracePeriod", lifecycleCfg},
 		{l, "Node startup grace period", nodelifecycle.DefaultNodeStartupGracePeriod, "1 min",
-			kcmFlag + "--node-startup-grace-period" + kcmFlagNote, "nodes/controllers/nodelifecycle DefaultNodeStartupGracePeriod", lifecycleCfg},
+			kcmFlagSrc("--node-startup-grace-period"), "nodes/controllers/nodelifecycle DefaultNodeStartupGracePeriod", lifecycleCfg},
 		{l, "Node eviction rate (nodes/s)", nodelifecycle.DefaultNodeEvictionRate, "0.1",
-			kcmFlag + "--node-eviction-rate" + kcmFlagNote, "nodes/controllers/nodelifecycle DefaultNodeEvictionRate", lifecycleCfg},
+			kcmFlagSrc("--node-eviction-rate"), "nodes/controllers/nodelifecycle DefaultNodeEvictionRate", lifecycleCfg},
 		{l, "Secondary node eviction rate (nodes/s)", nodelifecycle.DefaultSecondaryNodeEvictionRate, "0.01",
-			kcmFlag + "--secondary-node-eviction-rate" + kcmFlagNote, "nodes/controllers/nodelifecycle DefaultSecondaryNodeEvictionRate", lifecycleCfg},
+			kcmFlagSrc("--secondary-node-eviction-rate"), "nodes/controllers/nodelifecycle DefaultSecondaryNodeEvictionRate", lifecycleCfg},
 		{l, "Large cluster size threshold", nodelifecycle.DefaultLargeClusterSizeThreshold, "50",
-			kcmFlag + "--large-cluster-size-threshold" + kcmFlagNote, "nodes/controllers/nodelifecycle DefaultLargeClusterSizeThreshold", lifecycleCfg},
+			kcmFlagSrc("--large-cluster-size-threshold"), "nodes/controllers/nodelifecycle DefaultLargeClusterSizeThreshold", lifecycleCfg},
 		{l, "Unhealthy zone threshold", nodelifecycle.DefaultUnhealthyZoneThreshold, "0.55",
-			kcmFlag + "--unhealthy-zone-threshold" + kcmFlagNote, "nodes/controllers/nodelifecycle DefaultUnhealthyZoneThreshold", lifecycleCfg},
+			kcmFlagSrc("--unhealthy-zone-threshold"), "nodes/controllers/nodelifecycle DefaultUnhealthyZoneThreshold", lifecycleCfg},
 		{l, "not-ready NoExecute toleration", seconds(model.DefaultNotReadyTolerationSeconds), "5 min",
 			tolerSrc + "defaultNotReadyTolerationSeconds (--default-not-ready-toleration-seconds)", "model DefaultNotReadyTolerationSeconds", "model TestAddDefaultTolerations"},
 		{l, "unreachable NoExecute toleration", seconds(model.DefaultUnreachableTolerationSeconds), "5 min",
@@ -82,4 +80,10 @@ func nodeDefaults() []Entry {
 			k8s + "cmd/kube-controller-manager --terminated-pod-gc-threshold (pkg/controller/podgc/config/v1alpha1 defaults)", "nodes/controllers/podgc DefaultTerminatedPodThreshold (set through nodes/controllers/manager Config.TerminatedPodThreshold)",
 			"nodes/controllers/podgc TestTerminatedPodThresholdDefault, nodes/controllers/manager TestTerminatedPodThresholdReachesPodGC"},
 	}
+}
+
+// kcmFlagSrc is the source of a kube-controller-manager flag's default:
+// the flag, whose defining file was not confirmed.
+func kcmFlagSrc(flag string) string {
+	return k8s + "kube-controller-manager flag " + flag + " (flag default; the defining file was not confirmed)"
 }

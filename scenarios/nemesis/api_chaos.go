@@ -1,7 +1,6 @@
 package nemesis
 
 import (
-	"slices"
 	"time"
 
 	"github.com/kubesim/kubesim/sim"
@@ -19,14 +18,9 @@ func PickServer(c *Cluster, rng *sim.Stream) string {
 // the API servers, or flaky links to the API clients. All end by end.
 func APIChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 	s := ChaosSchedule(c, rng, end)
-	at := 3*time.Second + time.Duration(rng.Int64N(int64(5*time.Second)))
-	for {
-		dur := time.Second + time.Duration(rng.Int64N(int64(14*time.Second)))
-		if at+dur > end {
-			break
-		}
-		f := sim.Fault{At: at, For: dur}
-		switch r := rng.IntN(100); {
+	start, dur, gap := span{3 * time.Second, 5 * time.Second}, span{time.Second, 14 * time.Second}, span{3 * time.Second, 14 * time.Second}
+	return Merge(s, drawFaults(rng, start, dur, gap, end, func(f *sim.Fault, r int) {
+		switch {
 		case r < 25:
 			f.Kind, f.Targets = sim.FaultCrash, [][]string{{PickServer(c, rng)}}
 		case r < 45:
@@ -37,11 +31,7 @@ func APIChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedu
 			f.Kind, f.Targets = sim.FaultPartition, [][]string{{"api-informers"}, {"apiservers"}}
 		default:
 			f.Kind, f.Targets = sim.FaultFlaky, [][]string{{"api-clients"}}
-			drawFlaky(&f, rng, 20, 10, 20, 10)
+			drawFlaky(f, rng, 20, 10, 20, 10)
 		}
-		s = append(s, f)
-		at += 3*time.Second + time.Duration(rng.Int64N(int64(14*time.Second)))
-	}
-	slices.SortStableFunc(s, func(a, b sim.Fault) int { return int(a.At - b.At) })
-	return s
+	}))
 }

@@ -15,17 +15,11 @@ import (
 // disk and rejoins under its old identity breaks Raft by design (the etcd
 // amnesia case), which is a lesson of its own, not chaos to survive.
 func ChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-	var s sim.Schedule
 	members := c.Members
 	pick := func() string { return members[rng.IntN(len(members))] }
-	at := 5*time.Second + time.Duration(rng.Int64N(int64(5*time.Second)))
-	for {
-		dur := time.Second + time.Duration(rng.Int64N(int64(14*time.Second)))
-		if at+dur > end {
-			return s
-		}
-		f := sim.Fault{At: at, For: dur}
-		switch r := rng.IntN(100); {
+	start, dur, gap := span{5 * time.Second, 5 * time.Second}, span{time.Second, 14 * time.Second}, span{3 * time.Second, 14 * time.Second}
+	return drawFaults(rng, start, dur, gap, end, func(f *sim.Fault, r int) {
+		switch {
 		case r < 25:
 			f.Kind, f.Targets = sim.FaultCrash, [][]string{{pick()}}
 		case r < 30:
@@ -46,7 +40,7 @@ func ChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule 
 			f.For = f.For / 3
 		case r < 90:
 			f.Kind, f.Targets = sim.FaultFlaky, [][]string{{pick()}}
-			drawFlaky(&f, rng, 30, 10, 20, 20)
+			drawFlaky(f, rng, 30, 10, 20, 20)
 		case r < 95:
 			// A clock 20% fast or slow at most: Raft's ticks, and so its
 			// heartbeats and election timeouts, run at that rate.
@@ -57,9 +51,7 @@ func ChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule 
 			f.Kind, f.Targets = sim.FaultSlowDisk, [][]string{{pick()}}
 			f.Fsync = time.Duration(50+rng.IntN(451)) * time.Millisecond
 		}
-		s = append(s, f)
-		at += 3*time.Second + time.Duration(rng.Int64N(int64(14*time.Second)))
-	}
+	})
 }
 
 // randomSplit splits the members in two non-empty groups (when there are

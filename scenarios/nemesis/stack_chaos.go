@@ -1,7 +1,6 @@
 package nemesis
 
 import (
-	"slices"
 	"time"
 
 	"github.com/kubesim/kubesim/nodes/kubelet"
@@ -21,22 +20,16 @@ const stackChaosStart = 30 * time.Second
 // off from the control plane or paused, and flaky links to the nodes;
 // besides, a kubelet process restarts every 20 to 40 s (kubeletRestarts).
 func StackChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-	var s sim.Schedule
 	pick := func(names []string) string { return names[rng.IntN(len(names))] }
-	at := stackChaosStart + time.Duration(rng.Int64N(int64(5*time.Second)))
-	for {
-		dur := time.Second + time.Duration(rng.Int64N(int64(29*time.Second)))
-		if at+dur > end {
-			break
-		}
-		f := sim.Fault{At: at, For: dur}
-		switch r := rng.IntN(100); {
+	start, dur, gap := span{stackChaosStart, 5 * time.Second}, span{time.Second, 29 * time.Second}, span{2 * time.Second, 12 * time.Second}
+	s := drawFaults(rng, start, dur, gap, end, func(f *sim.Fault, r int) {
+		switch {
 		case r < 10:
 			f.Kind, f.Targets = sim.FaultCrash, [][]string{{pick(c.Members)}}
 		case r < 18:
 			f.Kind, f.Targets = sim.FaultIsolate, [][]string{{"etcd-leader"}}
 		case r < 22:
-			f.Kind, f.Targets, f.For = sim.FaultPause, [][]string{{pick(c.Members)}}, dur/3
+			f.Kind, f.Targets, f.For = sim.FaultPause, [][]string{{pick(c.Members)}}, f.For/3
 		case r < 32:
 			f.Kind, f.Targets = sim.FaultCrash, [][]string{{pick(c.Servers)}}
 		case r < 38:
@@ -57,17 +50,13 @@ func StackChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Sche
 		case r < 82:
 			f.Kind, f.Targets = sim.FaultPartition, [][]string{{pick(c.Nodes)}, {"apiservers"}}
 		case r < 88:
-			f.Kind, f.Targets, f.For = sim.FaultPause, [][]string{{pick(c.Nodes)}}, dur/3
+			f.Kind, f.Targets, f.For = sim.FaultPause, [][]string{{pick(c.Nodes)}}, f.For/3
 		default:
 			f.Kind, f.Targets = sim.FaultFlaky, [][]string{{"nodes"}}
-			drawFlaky(&f, rng, 20, 5, 20, 20)
+			drawFlaky(f, rng, 20, 5, 20, 20)
 		}
-		s = append(s, f)
-		at += 2*time.Second + time.Duration(rng.Int64N(int64(12*time.Second)))
-	}
-	s = append(s, kubeletRestarts(c, end)...)
-	slices.SortStableFunc(s, func(a, b sim.Fault) int { return int(a.At - b.At) })
-	return s
+	})
+	return Merge(s, kubeletRestarts(c, end))
 }
 
 // kubeletRestarts draws stack-chaos's second nemesis: every 20 to 40 s,

@@ -3,7 +3,7 @@
 // cannot matter.
 package clean
 
-import "slices"
+import "github.com/kubesim/kubesim/sim"
 
 // Reconciler counts reconciles.
 type Reconciler struct{ n int }
@@ -21,13 +21,6 @@ func Sum(m map[string]int) int {
 	return n
 }
 
-// Keys returns the keys sorted.
-func Keys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	// determinism: sorted below.
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
+// Keys returns the keys sorted, as the guard asks a map's keys to be
+// iterated: sim.SortedKeys.
+func Keys(m map[string]int) []string { return sim.SortedKeys(m) }
