@@ -336,7 +336,7 @@ func shortSeriesNames(ss [][]*Group) []string {
 			}
 			params = strings.Join(kv, ",")
 		}
-		parts[i] = []string{g.Scenario, profileKind(g), params, ablationsName(g)}
+		parts[i] = []string{g.Scenario, profileKind(g), params, ablationsName(g), g.variantName()}
 	}
 	return distinguishing(parts)
 }
@@ -347,7 +347,7 @@ func familyNames(fams []*rateFamily) []string {
 	parts := make([][]string, len(fams))
 	for i, fam := range fams {
 		g := fam.groups[0]
-		parts[i] = []string{g.Scenario, profileKind(g), ablationsName(g)}
+		parts[i] = []string{g.Scenario, profileKind(g), ablationsName(g), g.variantName()}
 	}
 	return distinguishing(parts)
 }
@@ -410,12 +410,15 @@ func rateFamilies(groups []*Group) []*rateFamily {
 		if !g.HasRate {
 			continue
 		}
-		k := g.Scenario + "|" + g.Profile.Name + "|" + strings.Join(g.Ablations, ",")
+		k := g.Scenario + "|" + g.Profile.Name + "|" + strings.Join(g.Ablations, ",") + "|" + g.runKind()
 		fam := idx[k]
 		if fam == nil {
 			name := g.Scenario + " / " + g.Profile.Name
 			if len(g.Ablations) > 0 {
 				name += " / ablate " + strings.Join(g.Ablations, ",")
+			}
+			if v := g.variantName(); v != "" {
+				name += " / " + v
 			}
 			fam = &rateFamily{name: name, unit: g.RateUnit}
 			idx[k] = fam
