@@ -200,7 +200,7 @@ func RenderHTML(set *Set) ([]byte, error) {
 	}
 	d.CheckNames = sim.SortedKeys(names)
 	for _, g := range set.Groups() {
-		row := htmlCheckRow{Group: fmt.Sprintf("%s, %d members", g.SeriesName(), g.Members), Runs: len(g.Runs)}
+		row := htmlCheckRow{Group: g.SeriesName() + ", " + membersLabel(g.Members), Runs: len(g.Runs)}
 		for _, n := range d.CheckNames {
 			var cell htmlCheckCell
 			for _, c := range g.Checks {

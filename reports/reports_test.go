@@ -323,8 +323,9 @@ func TestReportFiles(t *testing.T) {
 
 	paths, err := WritePlots(dir, set)
 	require.NoError(t, err)
-	assert.Len(t, paths, 2*len(PlotNames))
-	for _, name := range PlotNames {
+	drawn := append([]string{PlotLatency}, PlotNames...) // the runs made writes
+	assert.Len(t, paths, 2*len(drawn))
+	for _, name := range drawn {
 		png, err := os.ReadFile(filepath.Join(dir, name+".png"))
 		require.NoError(t, err, name)
 		assert.True(t, bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")), "%s.png is a PNG", name)
@@ -338,8 +339,8 @@ func TestReportFiles(t *testing.T) {
 	html, err := os.ReadFile(filepath.Join(dir, ReportFile))
 	require.NoError(t, err)
 	page := string(html)
-	assert.Equal(t, len(PlotNames), strings.Count(page, "<svg "), "one inline SVG per plot")
-	for _, name := range PlotNames {
+	assert.Equal(t, len(drawn), strings.Count(page, "<svg "), "one inline SVG per plot")
+	for _, name := range drawn {
 		containsAll(t, page, `<figure id="`+name+`">`)
 	}
 	// Self-contained: no script, stylesheet, image or font from elsewhere;
@@ -386,7 +387,7 @@ func TestReportFailingRuns(t *testing.T) {
 		"kubesim run --scenario etcd-leader-crash --members 3 --seed 7 --ablate raft-ack-before-fsync --duration 50s",
 		"linearizability: not linearizable",
 		"differs from the recorded") // hand-made results have a made-up trace hash
-	assert.Equal(t, len(PlotNames), strings.Count(string(page), "<svg "))
+	assert.Equal(t, len(PlotNames)+1, strings.Count(string(page), "<svg "), "and the latency plot")
 }
 
 func TestReplayCommand(t *testing.T) {
