@@ -69,14 +69,23 @@ type CheckCount struct {
 	Passed, Failed int
 }
 
-// Group is the runs of one scenario, fault profile, set of ablations and
-// member count, summarised.
+// Group is the runs of one scenario, fault profile, set of ablations,
+// duration, schedule, build and member count, summarised.
 type Group struct {
 	Scenario  string
 	Profile   *nemesis.Profile // nil: the scenario's own faults
 	Ablations []string
 	Members   int
-	Runs      []*scenarios.Result
+	// Duration is the runs' virtual length; ScheduleHash names their
+	// explicit schedule ("" for none); Build the build that ran them (""
+	// for results that did not record it).
+	Duration     time.Duration
+	ScheduleHash string
+	Build        string
+	Runs         []*scenarios.Result
+	// variant names the duration, schedule and build in the series name
+	// when the results hold more than one of them (Aggregate).
+	variant []string
 
 	// Each Stat is over the runs that measured its metric: N is 0 when none
 	// did (full-stack and API runs have no etcd KV workload, so no write
@@ -140,16 +149,31 @@ func (g *Group) ProfileName() string {
 }
 
 // SeriesName names the group's series: everything but the member count.
+// The duration, schedule and build are named only when the results hold
+// runs of more than one of them, so that such runs are told apart.
 func (g *Group) SeriesName() string {
 	s := g.Scenario + " / " + g.ProfileName()
 	if len(g.Ablations) > 0 {
 		s += " / ablate " + strings.Join(g.Ablations, ",")
 	}
+	if v := g.variantName(); v != "" {
+		s += " / " + v
+	}
 	return s
 }
 
+// variantName names the group's duration, schedule and build as far as
+// they tell it apart from other groups, or "".
+func (g *Group) variantName() string { return strings.Join(g.variant, " / ") }
+
 func (g *Group) seriesKey() string {
-	return g.Scenario + "|" + g.ProfileName() + "|" + strings.Join(g.Ablations, ",")
+	return g.Scenario + "|" + g.ProfileName() + "|" + strings.Join(g.Ablations, ",") + "|" + g.runKind()
+}
+
+// runKind is what, beyond scenario, profile and ablations, the group's
+// runs share: duration, schedule and build.
+func (g *Group) runKind() string {
+	return fmt.Sprintf("%v|%s|%s", g.Duration, g.ScheduleHash, g.Build)
 }
 
 // Groups returns the set's runs grouped by scenario, profile, ablations and
@@ -169,20 +193,51 @@ func Aggregate(results []scenarios.Result) []*Group {
 	var groups []*Group
 	for i := range results {
 		r := &results[i]
-		k := fmt.Sprintf("%s|%s|%s|%d", r.Scenario, profileString(r), strings.Join(r.Ablations, ","), r.Members)
+		k := fmt.Sprintf("%s|%s|%s|%v|%s|%s|%d", r.Scenario, profileString(r), strings.Join(r.Ablations, ","),
+			r.RunDuration(), r.ScheduleHash, r.Build, r.Members)
 		g := byKey[k]
 		if g == nil {
-			g = &Group{Scenario: r.Scenario, Profile: r.Profile, Ablations: r.Ablations, Members: r.Members}
+			g = &Group{Scenario: r.Scenario, Profile: r.Profile, Ablations: r.Ablations, Members: r.Members,
+				Duration: r.RunDuration(), ScheduleHash: r.ScheduleHash, Build: r.Build}
 			byKey[k] = g
 			groups = append(groups, g)
 		}
 		g.Runs = append(g.Runs, r)
 	}
 	sort.SliceStable(groups, func(i, j int) bool { return lessResult(groups[i].Runs[0], groups[j].Runs[0]) })
+	nameVariants(groups)
 	for _, g := range groups {
 		g.summarise()
 	}
 	return groups
+}
+
+// nameVariants gives each group the names of its duration, schedule and
+// build, for each of them of which the groups hold more than one.
+func nameVariants(groups []*Group) {
+	durations, schedules, builds := map[time.Duration]bool{}, map[string]bool{}, map[string]bool{}
+	for _, g := range groups {
+		durations[g.Duration], schedules[g.ScheduleHash], builds[g.Build] = true, true, true
+	}
+	for _, g := range groups {
+		if len(durations) > 1 {
+			g.variant = append(g.variant, g.Duration.String())
+		}
+		if len(schedules) > 1 {
+			if g.ScheduleHash == "" {
+				g.variant = append(g.variant, "no schedule")
+			} else {
+				g.variant = append(g.variant, "schedule "+g.ScheduleHash)
+			}
+		}
+		if len(builds) > 1 {
+			if g.Build == "" {
+				g.variant = append(g.variant, "build unrecorded")
+			} else {
+				g.variant = append(g.variant, "build "+g.Build)
+			}
+		}
+	}
 }
 
 func (g *Group) summarise() {

@@ -129,6 +129,7 @@ type htmlProfile struct {
 
 type htmlData struct {
 	Runs, Groups, Duplicates int
+	Skipped                  int
 	Sources                  []string
 	Claims                   []Claim
 	Figures                  []htmlFigure
@@ -174,7 +175,7 @@ func RenderHTML(set *Set) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := htmlData{Runs: len(set.Results), Groups: len(set.Groups()), Duplicates: set.Duplicates, Claims: Claims(set), Table: set.Groups()}
+	d := htmlData{Runs: len(set.Results), Groups: len(set.Groups()), Duplicates: set.Duplicates, Skipped: set.Skipped, Claims: Claims(set), Table: set.Groups()}
 	for _, g := range set.Groups() {
 		if g.Stack.Runs > 0 {
 			d.Stack = append(d.Stack, g)
@@ -199,7 +200,7 @@ func RenderHTML(set *Set) ([]byte, error) {
 	}
 	d.CheckNames = sim.SortedKeys(names)
 	for _, g := range set.Groups() {
-		row := htmlCheckRow{Group: fmt.Sprintf("%s, %d members", g.SeriesName(), g.Members), Runs: len(g.Runs)}
+		row := htmlCheckRow{Group: g.SeriesName() + ", " + membersLabel(g.Members), Runs: len(g.Runs)}
 		for _, n := range d.CheckNames {
 			var cell htmlCheckCell
 			for _, c := range g.Checks {
@@ -324,7 +325,7 @@ svg.plot { width: 100%; max-width: 1000px; height: auto; display: block; }
 </head>
 <body>
 <h1>kubesim availability report</h1>
-<p class="muted">{{.Runs}} runs in {{.Groups}} groups{{if .Duplicates}}, {{.Duplicates}} duplicate lines dropped{{end}}; read from {{range $i, $s := .Sources}}{{if $i}}, {{end}}<code>{{$s}}</code>{{end}}.</p>
+<p class="muted">{{.Runs}} runs in {{.Groups}} groups{{if .Duplicates}}, {{.Duplicates}} duplicate lines dropped{{end}}{{if .Skipped}}, {{.Skipped}} lines skipped (not results, or impossible values){{end}}; read from {{range $i, $s := .Sources}}{{if $i}}, {{end}}<code>{{$s}}</code>{{end}}.</p>
 
 <h2>What the plots claim</h2>
 <p>An etcd cluster of <i>n</i> members commits only with a quorum of ⌊<i>n</i>/2⌋+1 members up and connected.

@@ -14,6 +14,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -35,11 +36,23 @@ const (
 )
 
 // PlotNames lists the plots WritePlots always draws.
-var PlotNames = []string{PlotAvailability, PlotFaultRate, PlotLatency, PlotTimeline}
+var PlotNames = []string{PlotAvailability, PlotFaultRate, PlotTimeline}
 
 // OptionalPlotNames lists the plots WritePlots draws only when the results
-// hold what they show.
-var OptionalPlotNames = []string{PlotRequestSuccess}
+// hold what they show: request success when runs measured it, write
+// latency when runs made a successful etcd KV write.
+var OptionalPlotNames = []string{PlotRequestSuccess, PlotLatency}
+
+// membersLabel is "1 member", "3 members".
+func membersLabel(n int) string { return plural(n, "member") }
+
+// plural is "1 write", "2 writes".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
 
 // Figure is one plot, with its legend drawn to the right of the data.
 type Figure struct {
@@ -64,6 +77,11 @@ func (f *Figure) Render(format string) ([]byte, error) {
 		r := f.Legend.Rectangle(dc)
 		lw = r.Max.X - r.Min.X + vg.Points(16)
 	}
+	// A title wider than the plot would be centred past its left edge:
+	// wrapped to the width it has instead.
+	title := f.Plot.Title.Text
+	defer func() { f.Plot.Title.Text = title }()
+	f.Plot.Title.Text = wrapText(f.Plot.Title.TextStyle, title, f.W-lw-vg.Points(8))
 	f.Plot.Draw(draw.Crop(dc, 0, -lw, 0, 0))
 	if lw > 0 {
 		lc := draw.Crop(dc, f.W-lw+vg.Points(8), -vg.Points(8), 0, -vg.Points(30))
@@ -74,6 +92,41 @@ func (f *Figure) Render(format string) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// wrapText breaks each line of text that is wider than width at its last
+// ", " that fits, or else its last space that fits (a word wider than
+// width stays whole).
+func wrapText(style text.Style, txt string, width vg.Length) string {
+	var out []string
+	for _, line := range strings.Split(txt, "\n") {
+		for style.Width(line) > width {
+			comma, space := -1, -1
+			for i := range line {
+				if line[i] != ' ' || i == 0 {
+					continue
+				}
+				if style.Width(strings.TrimRight(line[:i], " ")) > width {
+					break
+				}
+				space = i
+				if line[i-1] == ',' {
+					comma = i
+				}
+			}
+			cut := comma
+			if cut < 0 {
+				cut = space
+			}
+			if cut < 0 {
+				break
+			}
+			out = append(out, strings.TrimRight(line[:cut], " "))
+			line = strings.TrimLeft(line[cut:], " ")
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
 }
 
 // hasLegend reports whether the legend has entries (plot.Legend keeps
@@ -339,7 +392,7 @@ func shortSeriesNames(ss [][]*Group) []string {
 			}
 			params = strings.Join(kv, ",")
 		}
-		parts[i] = []string{g.Scenario, profileKind(g), params, ablationsName(g)}
+		parts[i] = []string{g.Scenario, profileKind(g), params, ablationsName(g), g.variantName()}
 	}
 	return distinguishing(parts)
 }
@@ -350,7 +403,7 @@ func familyNames(fams []*rateFamily) []string {
 	parts := make([][]string, len(fams))
 	for i, fam := range fams {
 		g := fam.groups[0]
-		parts[i] = []string{g.Scenario, profileKind(g), ablationsName(g)}
+		parts[i] = []string{g.Scenario, profileKind(g), ablationsName(g), g.variantName()}
 	}
 	return distinguishing(parts)
 }
@@ -413,12 +466,15 @@ func rateFamilies(groups []*Group) []*rateFamily {
 		if !g.HasRate {
 			continue
 		}
-		k := g.Scenario + "|" + g.Profile.Name + "|" + strings.Join(g.Ablations, ",")
+		k := g.Scenario + "|" + g.Profile.Name + "|" + strings.Join(g.Ablations, ",") + "|" + g.runKind()
 		fam := idx[k]
 		if fam == nil {
 			name := g.Scenario + " / " + g.Profile.Name
 			if len(g.Ablations) > 0 {
 				name += " / ablate " + strings.Join(g.Ablations, ",")
+			}
+			if v := g.variantName(); v != "" {
+				name += " / " + v
 			}
 			fam = &rateFamily{name: name, unit: g.RateUnit}
 			idx[k] = fam
@@ -527,7 +583,7 @@ func FaultRateFigure(set *Set) (*Figure, error) {
 		fn.Dashes = nil
 		fn.Color = memberColor(n)
 		p.Add(fn)
-		f.Legend.Add(fmt.Sprintf("%d members", n), fn)
+		f.Legend.Add(membersLabel(n), fn)
 	}
 	vals = append(vals, analyticRate(1, hi, mttr), 1)
 	if fam != nil {
@@ -573,7 +629,7 @@ func rateLines(f *Figure, fams []*rateFamily, stat func(*Group) Stat) ([]float64
 					gs = append(gs, g)
 				}
 			}
-			name := fmt.Sprintf("%d members", n)
+			name := membersLabel(n)
 			if len(fams) > 1 {
 				name += " (" + short[fi] + ")"
 			}
@@ -660,8 +716,9 @@ func latencyByMembers(groups []*Group) map[int][]int {
 
 // LatencyFigure draws the distribution of successful write latencies,
 // merged over the runs of each member count, as grouped bars over the
-// histogram's (logarithmic) buckets; without any successful write, it
-// says so instead.
+// histogram's (logarithmic) buckets. It returns nil when no run made a
+// successful etcd KV write (full-stack and API scenarios run no KV
+// workload): no empty plot.
 func LatencyFigure(set *Set) (*Figure, error) {
 	f := newFigure(PlotLatency, "Write latency distribution (successful writes)",
 		"Share of successful writes per latency bucket (milliseconds, upper bounds growing roughly ×2–×2.5), merged over every run of each member count.",
@@ -684,8 +741,7 @@ func LatencyFigure(set *Set) (*Figure, error) {
 		}
 	}
 	if writes == 0 {
-		return messageFigure(PlotLatency, "Write latency distribution",
-			"no successful etcd KV write in these runs, so no latency to plot:\nfull-stack and API scenarios run no KV workload"), nil
+		return nil, nil
 	}
 	if len(series(set.Groups())) > 1 {
 		p.Title.Text += "\nall scenarios and profiles pooled"
@@ -709,7 +765,7 @@ func LatencyFigure(set *Set) (*Figure, error) {
 			top = max(top, v)
 		}
 		p.Add(r)
-		f.Legend.Add(fmt.Sprintf("%d members (%d writes)", n, total), &swatch{memberColor(n)})
+		f.Legend.Add(fmt.Sprintf("%s (%s)", membersLabel(n), plural(total, "write")), &swatch{memberColor(n)})
 	}
 	p.Y.Max = max(top*1.08, 0.05)
 	return f, nil
@@ -771,13 +827,13 @@ var (
 	colLeader    = rgb(0x1f, 0x77, 0xb4)
 	colPartition = color.NRGBA{0xff, 0x9f, 0x40, 0x60}
 	colWriteOK   = rgb(0x2c, 0xa0, 0x2c)
-	colWriteFail = rgb(0xd6, 0x27, 0x28)
+	colWriteFail = rgb(0x94, 0x67, 0xbd)
 )
 
 // TimelineFigure draws one run: a row per member (up in grey, down in red,
 // paused in yellow, leader in blue), partition windows shaded, and the
 // writes that ended in each small time slice, succeeded (green) or failed
-// or unknown (red).
+// or unknown (purple). A title too wide for the plot is wrapped.
 func TimelineFigure(tl *Timeline, r *scenarios.Result) (*Figure, error) {
 	title := fmt.Sprintf("Timeline of %s, %d members, seed %d", r.Scenario, r.Members, r.Seed)
 	if r.Profile != nil {
@@ -787,7 +843,7 @@ func TimelineFigure(tl *Timeline, r *scenarios.Result) (*Figure, error) {
 		title += " (FAILED)"
 	}
 	f := newFigure(PlotTimeline, title,
-		"One run, re-run from its seed: each member's row shows when it was down (red), paused (yellow) or the Raft leader (blue); orange bands are windows with a network partition; the bottom rows mark writes that ended in each slice of time, succeeded (green) or failed or timed out (red).",
+		"One run, re-run from its seed: each member's row shows when it was down (red), paused (yellow) or the Raft leader (blue); orange bands are windows with a network partition; the bottom rows mark writes that ended in each slice of time, succeeded (green) or failed or timed out (purple).",
 		"virtual seconds", "")
 	n := len(tl.Members)
 	f.H = vg.Length(6+0.9*float64(n)) * vg.Centimeter

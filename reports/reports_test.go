@@ -152,6 +152,8 @@ func TestLoadMergesShards(t *testing.T) {
 	otherProfile := result("etcd-profile", 3, 1, "crash-restart:mttf=2m0s,mttr=20s", 0.95, 0.95, true)
 	ablated := r1
 	ablated.Ablations = []string{"raft-ack-before-fsync"}
+	longer := r1 // the same run, only longer: not a duplicate
+	longer.Duration = 2 * time.Minute
 	half, err := json.Marshal(r4)
 	require.NoError(t, err)
 	// Shard 0 in dir a ends with a killed writer's half line.
@@ -159,13 +161,13 @@ func TestLoadMergesShards(t *testing.T) {
 	// Shard 1 in dir a overlaps with shard 0 on r2.
 	writeJSONL(t, filepath.Join(a, "results-shard-1-of-2.jsonl"), []scenarios.Result{dup, r4}, "")
 	// Another machine's directory repeats r1 and adds two distinct runs.
-	writeJSONL(t, filepath.Join(b, "results.jsonl"), []scenarios.Result{r1, otherProfile, ablated}, "")
+	writeJSONL(t, filepath.Join(b, "results.jsonl"), []scenarios.Result{r1, otherProfile, ablated, longer}, "")
 	require.NoError(t, os.WriteFile(filepath.Join(b, "other.jsonl"), []byte("not read\n"), 0o644))
 
 	set, warnings, err := Load(a, b)
 	require.NoError(t, err)
 	require.Len(t, warnings, 1)
-	assert.Contains(t, warnings[0], "results-shard-0-of-2.jsonl:4: skipped a truncated last line")
+	assert.Contains(t, warnings[0], "results-shard-0-of-2.jsonl: skipped 1 of 4 lines: a truncated last line at line 4 (a killed writer?)")
 	assert.Equal(t, 2, set.Duplicates)
 	assert.Len(t, set.Sources, 3)
 	var got []string
@@ -173,12 +175,13 @@ func TestLoadMergesShards(t *testing.T) {
 		got = append(got, r.Key())
 	}
 	assert.Equal(t, []string{
-		"etcd-profile|3|1|crash-restart:mttf=1m0s,mttr=20s|",
-		"etcd-profile|3|2|crash-restart:mttf=1m0s,mttr=20s|",
-		"etcd-profile|4|1|crash-restart:mttf=1m0s,mttr=20s|",
-		"etcd-profile|5|1|crash-restart:mttf=1m0s,mttr=20s|",
-		"etcd-profile|3|1|crash-restart:mttf=1m0s,mttr=20s|raft-ack-before-fsync",
-		"etcd-profile|3|1|crash-restart:mttf=2m0s,mttr=20s|",
+		"etcd-profile|3|1|50s|crash-restart:mttf=1m0s,mttr=20s|||",
+		"etcd-profile|3|2|50s|crash-restart:mttf=1m0s,mttr=20s|||",
+		"etcd-profile|4|1|50s|crash-restart:mttf=1m0s,mttr=20s|||",
+		"etcd-profile|5|1|50s|crash-restart:mttf=1m0s,mttr=20s|||",
+		"etcd-profile|3|1|2m0s|crash-restart:mttf=1m0s,mttr=20s|||",
+		"etcd-profile|3|1|50s|crash-restart:mttf=1m0s,mttr=20s||raft-ack-before-fsync|",
+		"etcd-profile|3|1|50s|crash-restart:mttf=2m0s,mttr=20s|||",
 	}, got)
 	assert.Equal(t, 0.8, set.Results[1].Metrics["quorum_up_fraction"], "the first copy of a run wins")
 
@@ -320,8 +323,9 @@ func TestReportFiles(t *testing.T) {
 
 	paths, err := WritePlots(dir, set)
 	require.NoError(t, err)
-	assert.Len(t, paths, 2*len(PlotNames))
-	for _, name := range PlotNames {
+	drawn := append([]string{PlotLatency}, PlotNames...) // the runs made writes
+	assert.Len(t, paths, 2*len(drawn))
+	for _, name := range drawn {
 		png, err := os.ReadFile(filepath.Join(dir, name+".png"))
 		require.NoError(t, err, name)
 		assert.True(t, bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")), "%s.png is a PNG", name)
@@ -335,8 +339,8 @@ func TestReportFiles(t *testing.T) {
 	html, err := os.ReadFile(filepath.Join(dir, ReportFile))
 	require.NoError(t, err)
 	page := string(html)
-	assert.Equal(t, len(PlotNames), strings.Count(page, "<svg "), "one inline SVG per plot")
-	for _, name := range PlotNames {
+	assert.Equal(t, len(drawn), strings.Count(page, "<svg "), "one inline SVG per plot")
+	for _, name := range drawn {
 		containsAll(t, page, `<figure id="`+name+`">`)
 	}
 	// Self-contained: no script, stylesheet, image or font from elsewhere;
@@ -383,7 +387,7 @@ func TestReportFailingRuns(t *testing.T) {
 		"kubesim run --scenario etcd-leader-crash --members 3 --seed 7 --ablate raft-ack-before-fsync --duration 50s",
 		"linearizability: not linearizable",
 		"differs from the recorded") // hand-made results have a made-up trace hash
-	assert.Equal(t, len(PlotNames), strings.Count(string(page), "<svg "))
+	assert.Equal(t, len(PlotNames)+1, strings.Count(string(page), "<svg "), "and the latency plot")
 }
 
 func TestReplayCommand(t *testing.T) {

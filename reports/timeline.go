@@ -2,9 +2,7 @@ package reports
 
 import (
 	"fmt"
-	"math"
 	"sync"
-	"time"
 
 	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/scenarios/nemesis"
@@ -198,16 +196,18 @@ func (t *TimelineRecorder) Finish(end sim.Time) *Timeline {
 }
 
 // ReplayOptions are the options that re-run r: its scenario, member count,
-// seed, ablations, fault profile (parsed back from its text form) and
-// virtual duration. Without a profile the scenario draws its own faults
-// from the same seed, so the schedule is the same.
+// seed, ablations, fault profile (parsed back from its text form), virtual
+// duration and, for a run with an explicit schedule, that schedule (parsed
+// back from the result's text form, which must have the recorded hash).
+// Without either the scenario draws its own faults from the same seed, so
+// the schedule is the same.
 func ReplayOptions(r scenarios.Result) (scenarios.Options, error) {
 	o := scenarios.Options{
 		Scenario:  r.Scenario,
 		Members:   r.Members,
 		Seed:      r.Seed,
 		Ablations: r.Ablations,
-		Duration:  time.Duration(math.Round(r.VirtualSeconds * 1e9)),
+		Duration:  r.RunDuration(),
 	}
 	if r.Profile != nil {
 		p, err := nemesis.ParseProfile(r.Profile.String())
@@ -215,6 +215,19 @@ func ReplayOptions(r scenarios.Result) (scenarios.Options, error) {
 			return o, err
 		}
 		o.Profile = &p
+	}
+	if r.ScheduleHash != "" {
+		s, err := sim.ParseSchedule("the result's schedule", r.Schedule)
+		if err != nil {
+			return o, err
+		}
+		if s == nil {
+			s = sim.Schedule{}
+		}
+		if h := scenarios.ScheduleHash(s); h != r.ScheduleHash {
+			return o, fmt.Errorf("the result's schedule has hash %s, not the recorded %s", h, r.ScheduleHash)
+		}
+		o.Schedule = s
 	}
 	return o, nil
 }

@@ -138,7 +138,7 @@ func TestRequestSuccessPlot(t *testing.T) {
 			dir := t.TempDir()
 			paths, err := WritePlots(dir, set)
 			require.NoError(t, err)
-			want := 2 * len(PlotNames)
+			want := 2 * (len(PlotNames) + 1) // and the latency plot: the runs made writes
 			if c.drawn {
 				want += 2
 			}

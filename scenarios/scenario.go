@@ -164,6 +164,15 @@ type Result struct {
 	WriteLatencyHist []int            `json:"write_latency_hist"`
 	Profile          *nemesis.Profile `json:"profile,omitempty"`
 	Schedule         string           `json:"schedule,omitempty"`
+	// Duration is the run's virtual length as asked (Options.RunDuration),
+	// in nanoseconds in JSON.
+	Duration time.Duration `json:"duration_ns,omitempty"`
+	// ScheduleHash is ScheduleHash of the explicit schedule the run had
+	// (Options.Schedule), or "" when its faults were the scenario's or a
+	// profile's.
+	ScheduleHash string `json:"schedule_hash,omitempty"`
+	// Build names the kubesim build that ran it (Build).
+	Build string `json:"build,omitempty"`
 }
 
 // Failed returns the results of the checks that failed.
@@ -381,6 +390,9 @@ func (p *Prepared) Run() (Result, error) {
 		WriteLatencyHist: p.Metrics.LatencyHistogram(),
 		Profile:          p.Options.Profile,
 		Schedule:         p.Schedule.String(),
+		Duration:         p.duration,
+		ScheduleHash:     ScheduleHash(p.Options.Schedule),
+		Build:            Build(),
 	}
 	res.Metrics["quorum_up_fraction"] = p.Quorum.Fraction()
 	more := checks.MeasuresOf(p.Checks...)

@@ -2,8 +2,7 @@ package sweep
 
 import (
 	"fmt"
-
-	"github.com/kubesim/kubesim/scenarios"
+	"iter"
 )
 
 // Shard is "i/n": this machine runs the jobs whose position modulo n is i.
@@ -18,18 +17,41 @@ func ParseShard(s string) (Shard, error) {
 	return sh, nil
 }
 
-// Pick returns the jobs of this shard.
-func (s Shard) Pick(jobs []scenarios.Options) []scenarios.Options {
+// norm is the shard with the zero Shard read as the whole grid, 0/1.
+func (s Shard) norm() Shard {
 	if s.N <= 1 {
-		return jobs
+		return Shard{0, 1}
 	}
-	var out []scenarios.Options
-	for i, j := range jobs {
-		if i%s.N == s.I {
-			out = append(out, j)
+	return s
+}
+
+// Len is the number of runs of a grid of total runs that this shard runs:
+// those whose position modulo N is I.
+func (s Shard) Len(total int) int {
+	s = s.norm()
+	if total <= s.I {
+		return 0
+	}
+	return (total-s.I-1)/s.N + 1
+}
+
+// Owns reports whether this shard runs the run at position i.
+func (s Shard) Owns(i int) bool { s = s.norm(); return i%s.N == s.I }
+
+// Local is the rank of position i among this shard's positions.
+func (s Shard) Local(i int) int { s = s.norm(); return i / s.N }
+
+// Positions yields the positions of this shard's runs in a grid of total
+// runs, in order, by arithmetic: nothing is listed.
+func (s Shard) Positions(total int) iter.Seq[int] {
+	s = s.norm()
+	return func(yield func(int) bool) {
+		for i := s.I; i < total; i += s.N {
+			if !yield(i) {
+				return
+			}
 		}
 	}
-	return out
 }
 
 // ResultsFile is the name of the JSONL file a sweep (or one shard of it)

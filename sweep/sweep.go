@@ -2,16 +2,17 @@ package sweep
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/kubesim/kubesim/scenarios"
@@ -34,37 +35,45 @@ type Config struct {
 // Summary says what a sweep did.
 type Summary struct {
 	Total, Skipped, Ran, Failed int
-	ResultsPath                 string
-	Interrupted                 bool
+	// Other counts the results in the file that are not runs of this
+	// grid: runs of another build, duration, profile or seed range, kept
+	// in the file but not reused.
+	Other       int
+	ResultsPath string
+	Interrupted bool
 }
 
 // Run runs the grid's runs that the output directory does not hold yet,
-// in parallel, one world per goroutine. Each finished run is appended as one
-// JSON line to the results file at once (and synced at least every second),
-// so a killed sweep loses only the runs in flight and resumes where it stopped; a finished sweep run again
-// changes nothing. A failing run is also written as a corpus entry under
-// Out/corpus/.
+// in parallel, one world per goroutine. The grid is validated first
+// (Grid.Validate) and never materialised: the runs of this shard are
+// computed from their positions as workers take them, so the first run
+// starts at once whatever the grid's size, and memory does not depend on
+// it; the only thing that grows with the sweep is the index of finished
+// runs read from the results file (one bit per run of the shard, in
+// blocks). Each finished run is appended as one JSON line to the results
+// file at once (and synced at least every second), so a killed sweep loses
+// only the runs in flight and resumes where it stopped; a finished sweep
+// run again changes nothing. A result in the file counts as done only if
+// it has the key of a run of the grid (Grid.Index): a run of another
+// duration, profile or build is run again. A failing run is also written
+// as a corpus entry under Out/corpus/.
 func Run(cfg Config) (Summary, error) {
 	sum := Summary{}
+	if err := cfg.Grid.Validate(); err != nil {
+		return sum, err
+	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return sum, err
 	}
-	jobs := cfg.Shard.Pick(cfg.Grid.Jobs())
-	sum.Total = len(jobs)
+	total := cfg.Grid.Len()
+	sum.Total = cfg.Shard.Len(total)
 	path := filepath.Join(cfg.Out, cfg.Shard.ResultsFile())
 	sum.ResultsPath = path
-	done, err := repairAndIndex(path)
+	done, other, err := repairAndIndex(path, cfg.Grid, cfg.Shard)
 	if err != nil {
 		return sum, err
 	}
-	var todo []scenarios.Options
-	for _, j := range jobs {
-		if done[j.Key()] {
-			sum.Skipped++
-		} else {
-			todo = append(todo, j)
-		}
-	}
+	sum.Skipped, sum.Other = done.n, other
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return sum, err
@@ -100,15 +109,17 @@ func Run(cfg Config) (Summary, error) {
 	}
 	go func() {
 		defer close(next)
-		for _, o := range todo {
+		for i := range cfg.Shard.Positions(total) {
+			if done.has(cfg.Shard.Local(i)) {
+				continue
+			}
 			if cfg.Stop != nil && cfg.Stop() {
 				return
 			}
-			next <- o
+			next <- cfg.Grid.At(i)
 		}
 	}()
 	go func() { wg.Wait(); close(results) }()
-
 	var firstErr error
 	lastSync := time.Now()
 	finished := sum.Skipped
@@ -156,35 +167,122 @@ func Run(cfg Config) (Summary, error) {
 	return sum, firstErr
 }
 
+// MaxLineBytes bounds one line of a results file: a result is a few
+// kilobytes, so a longer line is not one (a binary file, a stream of zeros).
+const MaxLineBytes = 16 << 20
+
 // repairAndIndex reads the results file, cuts off a truncated last line
-// left by a killed writer, and returns the keys of the runs it holds.
-func repairAndIndex(path string) (map[string]bool, error) {
-	done := map[string]bool{}
-	data, err := os.ReadFile(path)
+// left by a killed writer, and returns the index of the shard's runs it
+// holds and the number of results that are not runs of the grid. It reads
+// one line at a time: only the index grows with the file. Its errors wrap
+// an *fs.PathError: the file cannot be read as results.
+func repairAndIndex(path string, g Grid, sh Shard) (*doneSet, int, error) {
+	done := &doneSet{}
+	// Stat first: opening a FIFO in the file's place would block.
+	st, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return done, nil
+		return done, 0, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	good := 0
-	r := bufio.NewReader(bytes.NewReader(data))
+	if st.IsDir() {
+		return nil, 0, fmt.Errorf("%w: move it aside, or choose another --out", &fs.PathError{Op: "open results", Path: path, Err: syscall.EISDIR})
+	}
+	if !st.Mode().IsRegular() {
+		return nil, 0, fmt.Errorf("%w: move it aside, or choose another --out", &fs.PathError{Op: "open results", Path: path, Err: errors.New("not a regular file")})
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	other := 0
+	good := int64(0)
+	r := bufio.NewReaderSize(f, 64<<10)
+	var line []byte
 	for {
-		line, err := r.ReadBytes('\n')
-		if err == io.EOF {
+		var complete bool
+		line, complete, err = readLine(r, line[:0], MaxLineBytes)
+		if err != nil && err != io.EOF {
+			return nil, 0, err
+		}
+		if len(line) > MaxLineBytes {
+			return nil, 0, fmt.Errorf("%w: move the file aside to start over", &fs.PathError{Op: "read results", Path: path,
+				Err: fmt.Errorf("the line at byte %d is longer than %d bytes, so not a result", good, MaxLineBytes)})
+		}
+		if !complete {
 			break // a last line without newline is incomplete: cut it
 		}
 		var res scenarios.Result
 		if json.Unmarshal(line, &res) != nil {
-			return nil, fmt.Errorf("%s: line at byte %d is not a result; move the file aside to start over", path, good)
+			return nil, 0, fmt.Errorf("%w: move the file aside to start over", &fs.PathError{Op: "read results", Path: path,
+				Err: fmt.Errorf("the line at byte %d is not a result", good)})
 		}
-		done[res.Key()] = true
-		good += len(line)
+		if i, ok := g.Index(&res); ok && sh.Owns(i) {
+			done.add(sh.Local(i))
+		} else {
+			other++
+		}
+		good += int64(len(line)) + 1
 	}
-	if good < len(data) {
-		if err := os.Truncate(path, int64(good)); err != nil {
-			return nil, err
+	if good < st.Size() {
+		if err := os.Truncate(path, good); err != nil {
+			return nil, 0, err
 		}
 	}
-	return done, nil
+	return done, other, nil
+}
+
+// readLine appends the next line of r to buf, without its newline, and
+// reports whether it ended with one. A line longer than limit is not kept
+// past limit+1 bytes: it is read to its end and returned cut, longer than
+// limit, so that the caller can tell.
+func readLine(r *bufio.Reader, buf []byte, limit int) ([]byte, bool, error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(buf) <= limit {
+			buf = append(buf, chunk[:min(len(chunk), limit+1-len(buf))]...)
+		}
+		switch err {
+		case nil:
+			if len(buf) <= limit {
+				buf = buf[:len(buf)-1] // the newline
+			}
+			return buf, true, nil
+		case bufio.ErrBufferFull:
+			continue
+		default:
+			return buf, false, err
+		}
+	}
+}
+
+// doneSet is a set of non-negative ints as a bitmap in blocks of 2^16, so
+// that the finished runs of a shard, which come mostly in order, cost a
+// bit each.
+type doneSet struct {
+	blocks map[int]*[1024]uint64
+	n      int
+}
+
+func (d *doneSet) add(i int) {
+	if d.blocks == nil {
+		d.blocks = map[int]*[1024]uint64{}
+	}
+	b := d.blocks[i>>16]
+	if b == nil {
+		b = new([1024]uint64)
+		d.blocks[i>>16] = b
+	}
+	w, bit := (i&0xffff)>>6, uint64(1)<<(i&63)
+	if b[w]&bit == 0 {
+		b[w] |= bit
+		d.n++
+	}
+}
+
+func (d *doneSet) has(i int) bool {
+	b := d.blocks[i>>16]
+	return b != nil && b[(i&0xffff)>>6]&(1<<(i&63)) != 0
 }

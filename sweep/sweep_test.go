@@ -76,19 +76,30 @@ func TestSweepResumes(t *testing.T) {
 	require.Equal(t, before, after, "a finished sweep run again changes nothing")
 }
 
-// TestShardsPartitionTheGrid: the shards of a grid are disjoint and cover it.
+// TestShardsPartitionTheGrid: the shards of a grid are disjoint and cover
+// it, and each shard's Len, Owns and Local agree with its positions.
 func TestShardsPartitionTheGrid(t *testing.T) {
-	jobs := smallGrid().Jobs()
-	seen := map[string]int{}
-	for i := 0; i < 4; i++ {
-		for _, j := range (Shard{I: i, N: 4}).Pick(jobs) {
-			seen[j.Key()]++
+	g := smallGrid()
+	total := g.Len()
+	for _, n := range []int{1, 2, 4, 5, 7, 13} {
+		seen := map[string]int{}
+		for i := 0; i < n; i++ {
+			sh := Shard{I: i, N: n}
+			count := 0
+			for p := range sh.Positions(total) {
+				require.True(t, sh.Owns(p))
+				require.Equal(t, count, sh.Local(p))
+				seen[g.At(p).Key()]++
+				count++
+			}
+			require.Equal(t, count, sh.Len(total), "shard %d/%d", i, n)
+		}
+		require.Len(t, seen, total)
+		for k, c := range seen {
+			require.Equal(t, 1, c, k)
 		}
 	}
-	require.Len(t, seen, len(jobs))
-	for k, n := range seen {
-		require.Equal(t, 1, n, k)
-	}
+	require.Equal(t, total, Shard{}.Len(total), "the zero shard is the whole grid")
 	require.Equal(t, "results-shard-2-of-4.jsonl", Shard{I: 2, N: 4}.ResultsFile())
 	require.Equal(t, "results.jsonl", Shard{I: 0, N: 1}.ResultsFile())
 }

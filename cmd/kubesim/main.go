@@ -29,6 +29,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // usageError is bad input: the message is printed on one line and the exit
@@ -198,6 +199,9 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 // mainJobSeeds sizes the main job to a minute or two on 2 cores.
 const mainJobSeeds = 200
 
+// mainJobDuration is the virtual length of the main job's runs (docs/results.md).
+const mainJobDuration = 5 * time.Minute
+
 // mainJob is `kubesim` with no arguments: the default sweep, sized to finish
 // in a minute or two on 2 cores, then its report.
 func mainJob(stdout, stderr io.Writer) error {
@@ -205,6 +209,7 @@ func mainJob(stdout, stderr io.Writer) error {
 	var f sweepFlags
 	f.register(fs)
 	f.seeds = mainJobSeeds
+	f.duration = mainJobDuration
 	f.out = "kubesim-report"
 	cfg, err := f.config()
 	if err != nil {

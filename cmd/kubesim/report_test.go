@@ -45,7 +45,7 @@ func TestReportBadInput(t *testing.T) {
 	}
 	// The truncated line is reported as a warning before the error.
 	_, _, stderr := run("report", truncated)
-	assert.Contains(t, stderr, "skipped a truncated last line")
+	assert.Contains(t, stderr, "skipped 1 of 1 lines: a truncated last line at line 1")
 }
 
 func TestReportWritesFiles(t *testing.T) {

@@ -45,6 +45,7 @@ type sweepFlags struct {
 	seedBase                      uint64
 	duration                      time.Duration
 	allowLong                     bool
+	durationSet                   bool // --duration given: 0 is then refused
 	faults, ablate                stringList
 }
 
@@ -54,7 +55,7 @@ func (f *sweepFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.seeds, "seeds", 200, "seeds per member count and profile")
 	fs.Uint64Var(&f.seedBase, "seed-base", 1, "the first seed")
 	fs.Var(&f.faults, "faults", "fault profile NAME[:key=value,...] (repeatable); profiles: "+strings.Join(profileNames(), ", "))
-	fs.DurationVar(&f.duration, "duration", 5*time.Minute, "virtual length of each run")
+	fs.DurationVar(&f.duration, "duration", 0, "virtual length of each run (default: the scenario's own length)")
 	fs.BoolVar(&f.allowLong, "allow-long", false, "allow a --duration over "+maxDuration.String()+" (virtual)")
 	fs.IntVar(&f.parallel, "parallel", 0, "worlds at once (default: all cores)")
 	fs.StringVar(&f.shard, "shard", "0/1", "run only shard i of n of the grid, e.g. 2/8")
@@ -91,7 +92,7 @@ func (f *sweepFlags) config() (sweep.Config, error) {
 	if last := f.seedBase + uint64(f.seeds-1); last < f.seedBase {
 		return cfg, usagef("sweep: --seed-base %d with --seeds %d runs past the largest seed, %d: lower --seed-base", f.seedBase, f.seeds, uint64(math.MaxUint64))
 	}
-	if f.duration <= 0 {
+	if f.duration < 0 || f.durationSet && f.duration == 0 {
 		return cfg, usagef("sweep: --duration must be positive, got %v", f.duration)
 	}
 	if err := checkLong("sweep", f.duration, f.allowLong); err != nil {
@@ -125,12 +126,15 @@ func (f *sweepFlags) config() (sweep.Config, error) {
 			Profiles: profiles, Duration: f.duration, Ablations: f.ablate},
 		Shard: shard, Parallel: f.parallel, Out: f.out,
 	}
-	// The grid is checked whole before anything runs: a bad scenario and
-	// duration pair is reported once, not per run.
-	if jobs := cfg.Grid.Jobs(); len(jobs) > 0 {
-		if _, err := scenarios.Prepare(jobs[0]); err != nil {
-			return cfg, usagef("sweep: %v", err)
-		}
+	// The grid is checked whole before anything runs (duplicate member
+	// counts, seeds that wrap, a grid too large to be meant), and its first
+	// run prepared: a bad scenario and duration pair is reported once, not
+	// per run.
+	if err := cfg.Grid.Validate(); err != nil {
+		return cfg, usagef("sweep: %v", err)
+	}
+	if _, err := scenarios.Prepare(cfg.Grid.At(0)); err != nil {
+		return cfg, usagef("sweep: %v", err)
 	}
 	// Last, as it creates the directory: an unwritable place is reported
 	// before any run, not after the first result cannot be saved.
@@ -153,9 +157,13 @@ func cmdSweep(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
+	f.durationSet = flagSet(fs, "duration")
 	cfg, err := f.config()
 	if err != nil {
 		return err
+	}
+	if f.duration == 0 {
+		fmt.Fprintf(stderr, "sweep: each run lasts %v (virtual), %s's own length; --duration sets another\n", cfg.Grid.At(0).RunDuration(), f.scenario)
 	}
 	return runSweep(cfg, stdout, stderr)
 }
@@ -202,6 +210,9 @@ func runSweep(cfg sweep.Config, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "sweep: %d runs in the grid, %d already done, %d run now, %d failed%s\n",
 		sum.Total, sum.Skipped, sum.Ran, sum.Failed, where)
+	if sum.Other > 0 {
+		fmt.Fprintf(stderr, "sweep: %d results in the file are runs of another grid (another duration, profile, seed range or build): kept, not reused\n", sum.Other)
+	}
 	if err != nil {
 		return err
 	}
