@@ -191,7 +191,7 @@ func readResults(name string, visit func(scenarios.Result)) (*fileStats, error) 
 	var line []byte
 	for {
 		var complete bool
-		line, complete, err = readLine(r, line[:0], MaxLineBytes)
+		line, complete, err = scenarios.ReadLine(r, line[:0], MaxLineBytes)
 		if lr.N <= 0 {
 			return nil, tooLarge(name)
 		}
@@ -244,30 +244,6 @@ var maxFileBytes int64 = MaxFileBytes
 
 func tooLarge(name string) error {
 	return fmt.Errorf("%s: more than %d bytes, more than a report reads: report fewer results at once (the shards of a sweep apart)", name, maxFileBytes)
-}
-
-// readLine appends the next line of r to buf, without its newline, and
-// reports whether it ended with one. A line longer than limit is not kept
-// past limit+1 bytes: it is read to its end and returned cut, longer than
-// limit, so that the caller can tell.
-func readLine(r *bufio.Reader, buf []byte, limit int) ([]byte, bool, error) {
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if len(buf) <= limit {
-			buf = append(buf, chunk[:min(len(chunk), limit+1-len(buf))]...)
-		}
-		switch err {
-		case nil:
-			if len(buf) <= limit {
-				buf = buf[:len(buf)-1] // the newline
-			}
-			return buf, true, nil
-		case bufio.ErrBufferFull:
-			continue
-		default:
-			return buf, false, err
-		}
-	}
 }
 
 // profileString is the result's profile as the --faults flag takes it, or

@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"bufio"
 	"encoding/json"
 	"io/fs"
 	"math"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -285,24 +283,6 @@ func TestDoneSet(t *testing.T) {
 		big.add(i)
 	}
 	require.Len(t, big.blocks, 16)
-}
-
-func TestReadLine(t *testing.T) {
-	const limit = 8
-	r := bufio.NewReaderSize(strings.NewReader("short\n1234567\n123456789012\nlast"), 16)
-	cases := []struct {
-		line     string
-		complete bool
-		tooLong  bool
-	}{{"short", true, false}, {"1234567", true, false}, {"", true, true}, {"last", false, false}}
-	for _, c := range cases {
-		line, complete, _ := readLine(r, nil, limit)
-		require.Equal(t, c.complete, complete, c.line)
-		require.Equal(t, c.tooLong, len(line) > limit, c.line)
-		if !c.tooLong {
-			require.Equal(t, c.line, string(line))
-		}
-	}
 }
 
 // TestResultsFileLineTooLong: a results file with a line too long to be a

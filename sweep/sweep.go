@@ -203,7 +203,7 @@ func repairAndIndex(path string, g Grid, sh Shard) (*doneSet, int, error) {
 	var line []byte
 	for {
 		var complete bool
-		line, complete, err = readLine(r, line[:0], MaxLineBytes)
+		line, complete, err = scenarios.ReadLine(r, line[:0], MaxLineBytes)
 		if err != nil && err != io.EOF {
 			return nil, 0, err
 		}
@@ -232,30 +232,6 @@ func repairAndIndex(path string, g Grid, sh Shard) (*doneSet, int, error) {
 		}
 	}
 	return done, other, nil
-}
-
-// readLine appends the next line of r to buf, without its newline, and
-// reports whether it ended with one. A line longer than limit is not kept
-// past limit+1 bytes: it is read to its end and returned cut, longer than
-// limit, so that the caller can tell.
-func readLine(r *bufio.Reader, buf []byte, limit int) ([]byte, bool, error) {
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if len(buf) <= limit {
-			buf = append(buf, chunk[:min(len(chunk), limit+1-len(buf))]...)
-		}
-		switch err {
-		case nil:
-			if len(buf) <= limit {
-				buf = buf[:len(buf)-1] // the newline
-			}
-			return buf, true, nil
-		case bufio.ErrBufferFull:
-			continue
-		default:
-			return buf, false, err
-		}
-	}
 }
 
 // doneSet is a set of non-negative ints as a bitmap in blocks of 2^16, so
