@@ -26,6 +26,9 @@ type Kubelet struct {
 	// forward is the client of the application requests the node
 	// forwards (netstack.go).
 	forward *sim.RPC
+	// traced is the node's readiness ledger (readyLedger), shared by
+	// every incarnation of the host.
+	traced readyLedger
 }
 
 // Boot returns the Boot of a kubelet host: it builds an empty container
@@ -34,9 +37,10 @@ type Kubelet struct {
 // the node's application traffic (AppPort) and exposes the Kubelet under
 // ExposeName.
 func Boot(cfg Config) func(*sim.Host) {
+	traced := readyLedger{}
 	return func(h *sim.Host) {
 		c := cfg.withDefaults(h)
-		k := &Kubelet{h: h, inc: h.Incarnation(), cfg: c, rt: newRuntime(h, c.Node)}
+		k := &Kubelet{h: h, inc: h.Incarnation(), cfg: c, rt: newRuntime(h, c.Node), traced: traced}
 		k.startNetstack()
 		k.procs.New = func() *process { return newProcess(k) }
 		k.procs.Restart()

@@ -15,7 +15,7 @@ type podState struct {
 	uid       model.UID
 	pod       *model.Pod // the informer's latest (shared: never modify)
 	firstSeen sim.Time   // the wall clock when first seen: the pod's startTime
-	readyView bool       // the readiness last traced (PodReady)
+	readyView bool       // the readiness this process reports (readiness.go)
 
 	probes       map[string]*containerProbes // by container name
 	backoffTimer *sim.Timer
@@ -46,9 +46,9 @@ func (p *process) handlePodAdd(obj model.Object) {
 		return
 	}
 	if ps == nil {
-		ps = &podState{uid: pod.UID, firstSeen: p.h.WallClock(), readyView: model.IsPodReady(pod),
-			probes: make(map[string]*containerProbes)}
+		ps = &podState{uid: pod.UID, firstSeen: p.h.WallClock(), probes: make(map[string]*containerProbes)}
 		p.tracked[pod.UID] = ps
+		p.startReadyView(ps, pod)
 	}
 	ps.pod = pod
 	p.enqueue(pod.UID)
@@ -90,7 +90,7 @@ func (p *process) removePod(uid model.UID) {
 		}
 		p.backoff.forget(keys)
 		if ps.readyView {
-			p.h.Emit(&spoketrace.PodReady{Node: p.cfg.Node, Pod: model.KeyOf(ps.pod).String(), UID: string(uid), Ready: false})
+			p.traceReady(ps, ps.pod, false)
 		}
 	}
 	p.rt.removeSandbox(uid)

@@ -1,6 +1,7 @@
 package kubelet
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -121,4 +122,38 @@ func TestDeterminism(t *testing.T) {
 	}
 	require.Equal(t, run(21), run(21))
 	require.NotEqual(t, run(21), run(22))
+}
+
+// TestRestartReportsReadinessItActsOn: a kubelet process that reported a
+// pod not ready (its containers gone with the host) and stopped before
+// its status reached the API server leaves the API's stale Ready behind.
+// The next process takes that Ready as its view, as the prober keeps an
+// adopted container's; it must say so in the trace, or a reader of the
+// trace keeps the old "not ready" while the kubelet serves the pod as
+// ready (the stack-chaos seed of catalogue's stack-chaos-m5-s1 corpus
+// entry).
+func TestRestartReportsReadinessItActsOn(t *testing.T) {
+	e := newEnv(t, 13, 1, Config{})
+	e.create(newPod("web", nil))
+	e.runUntil(20*time.Second, "ready", func() bool { return e.podReadyInAPI("web") })
+
+	e.node.Crash()
+	e.Run(time.Second)
+	e.node.Restart()
+	from := e.W.Now()
+	for !slices.Contains(e.rec.since(from).readiness("default/web"), false) {
+		require.True(t, e.W.Step(), "the restarted host's kubelet reports the pod not ready")
+	}
+	// Its status post is lost: the node is cut off from the API server
+	// in the same instant, and the kubelet restarts.
+	e.W.Inject(sim.Fault{Kind: sim.FaultPartition, Targets: [][]string{{"node-1"}, {"apiserver-1"}}, For: 3 * time.Second})
+	e.restartKubelet()
+	e.Run(time.Minute)
+
+	reported := e.rec.readiness("default/web")
+	require.True(t, e.podReadyInAPI("web"))
+	require.True(t, reported[len(reported)-1], "the trace's last word on the pod is its kubelet's view: ready (reported %v)", reported)
+	sb := e.kubelet().rt.sandbox(e.getPod("web").UID)
+	require.NotNil(t, sb)
+	require.True(t, e.kubelet().readyView(sb))
 }

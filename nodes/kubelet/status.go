@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/model"
-	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // Condition reasons the kubelet sets.
@@ -25,8 +24,7 @@ func (p *process) updatePodStatus(ps *podState, sb *sandbox) {
 		ready = c.Status == model.ConditionTrue
 	}
 	if ready != ps.readyView {
-		ps.readyView = ready
-		p.h.Emit(&spoketrace.PodReady{Node: p.cfg.Node, Pod: model.KeyOf(ps.pod).String(), UID: string(ps.uid), Ready: ready})
+		p.traceReady(ps, ps.pod, ready)
 	}
 	p.setPodStatus(ps, st)
 }
