@@ -101,7 +101,7 @@ func Run(cfg Config) (Summary, error) {
 			defer wg.Done()
 			for o := range next {
 				start := time.Now()
-				res, err := scenarios.Run(o)
+				res, err := runRecovered(o)
 				res.WallSeconds = time.Since(start).Seconds()
 				results <- outcome{res, o, err}
 			}
@@ -165,6 +165,32 @@ func Run(cfg Config) (Summary, error) {
 	}
 	sum.Interrupted = finished < sum.Total
 	return sum, firstErr
+}
+
+// runWorld runs one world; a variable only so that a test can make it
+// panic, as a bug would.
+var runWorld = scenarios.Run
+
+// PanicError is a run that panicked: a bug in kubesim, not a failed check.
+// The sweep records every other run and returns the first such error;
+// Stack is the panicking goroutine's, for the bug report.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// runRecovered runs one world and turns its panic into a *PanicError, so
+// that one bug ends neither the other workers nor the recording of their
+// results.
+func runRecovered(o scenarios.Options) (res scenarios.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &PanicError{Value: r, Stack: debug.Stack()}
+		}
+	}()
+	return runWorld(o)
 }
 
 // MaxLineBytes bounds one line of a results file: a result is a few

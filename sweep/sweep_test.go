@@ -130,3 +130,24 @@ func TestSweepWritesFailuresToCorpus(t *testing.T) {
 	require.False(t, entry.Expect["linearizability"])
 	require.True(t, strings.HasPrefix(entry.Note, "found by sweep: kubesim run --scenario etcd-flaky-network"))
 }
+
+// TestSweepRecordsAroundAPanic: a run that panics (a bug) is returned as a
+// *PanicError with its stack, while every other run of the sweep is run
+// and recorded.
+func TestSweepRecordsAroundAPanic(t *testing.T) {
+	defer func(f func(scenarios.Options) (scenarios.Result, error)) { runWorld = f }(runWorld)
+	runWorld = func(o scenarios.Options) (scenarios.Result, error) {
+		if o.Members == 3 && o.Seed == 2 {
+			var s []int
+			_ = s[o.Seed] // index out of range, as a bug would
+		}
+		return scenarios.Run(o)
+	}
+	sum, err := Run(Config{Grid: smallGrid(), Out: t.TempDir(), Parallel: 2})
+	var pe *PanicError
+	require.ErrorAs(t, err, &pe)
+	require.Contains(t, err.Error(), "panic: runtime error: index out of range [2] with length 0")
+	require.Contains(t, string(pe.Stack), "sweep_test.go")
+	require.Equal(t, 5, sum.Ran)
+	require.Len(t, lines(t, sum.ResultsPath), 5)
+}

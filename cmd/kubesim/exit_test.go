@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/sweep"
 )
 
 // TestPanicIsAnInternalError: a panic anywhere below a command exits 3,
@@ -67,6 +69,26 @@ func TestExitStatuses(t *testing.T) {
 		assert.False(t, seen[code], "status %d means two things", code)
 		seen[code] = true
 	}
+}
+
+// TestSweepPanicIsAnInternalError: a run that panics in a sweep's
+// worker is reported as a panic of the command is: status 3, one line
+// naming the run, the panic and its place, then the stack.
+func TestSweepPanicIsAnInternalError(t *testing.T) {
+	pe := func() (pe *sweep.PanicError) {
+		defer func() { pe = &sweep.PanicError{Value: recover(), Stack: debug.Stack()} }()
+		var m map[string]int
+		m["x"] = 1 // assignment to a nil map, as a bug would
+		return nil
+	}()
+	var errb bytes.Buffer
+	code := exitStatus(fmt.Errorf("etcd-chaos/m3/s7: %w", pe), &errb)
+	require.Equal(t, exitInternal, code)
+	first, rest, _ := strings.Cut(errb.String(), "\n")
+	assert.Contains(t, first, "kubesim: internal error (a bug in kubesim")
+	assert.Contains(t, first, "etcd-chaos/m3/s7: panic: assignment to entry in nil map")
+	assert.Regexp(t, `at /.*/cmd/kubesim/exit_test\.go:\d+$`, first)
+	assert.Contains(t, rest, "goroutine ")
 }
 
 // TestShellQuote: a quoted word is read back by a shell as exactly the

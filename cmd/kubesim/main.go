@@ -30,6 +30,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kubesim/kubesim/sweep"
 )
 
 // usageError is bad input: the message is printed on one line and the exit
@@ -107,6 +109,7 @@ var commands = dispatch
 func exitStatus(err error, stderr io.Writer) int {
 	var ue usageError
 	var ie interruptedError
+	var pe *sweep.PanicError
 	switch {
 	case err == nil:
 		return exitOK
@@ -122,6 +125,12 @@ func exitStatus(err error, stderr io.Writer) int {
 	case errors.As(err, &ie):
 		fmt.Fprintln(stderr, "kubesim: "+ie.msg)
 		return exitInterrupted
+	case errors.As(err, &pe):
+		// A run of a sweep panicked in its worker: the same one line as
+		// a panic of the command itself, naming the run.
+		fmt.Fprintf(stderr, "kubesim: internal error (a bug in kubesim; please report it with the command that ran): %v at %s\n", err, panicSite(pe.Stack))
+		stderr.Write(pe.Stack)
+		return exitInternal
 	case isIOError(err):
 		fmt.Fprintln(stderr, "kubesim: "+err.Error())
 		return exitIO
