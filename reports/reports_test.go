@@ -395,6 +395,11 @@ func TestReplayCommand(t *testing.T) {
 	r.VirtualSeconds = 120 // the scenario's default: no --duration
 	r.Ablations = []string{"a", "b"}
 	assert.Equal(t, "kubesim run --scenario etcd-leader-crash --members 5 --seed 9 --ablate a --ablate b --faults "+crash, ReplayCommand(r))
+
+	// A run asked for 5 minutes and cut short (its reader went away) is
+	// replayed at the length asked for, not the length it reached.
+	r.Duration, r.VirtualSeconds = 5*time.Minute, 61.5
+	assert.Contains(t, ReplayCommand(r), " --duration 5m0s ")
 }
 
 func TestTimelineRecorder(t *testing.T) {

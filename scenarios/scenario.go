@@ -437,7 +437,7 @@ func replayFlags(r Result, dash string) string {
 	for _, a := range r.Ablations {
 		cmd += " " + dash + "ablate " + ShellQuote(a)
 	}
-	d := time.Duration(r.VirtualSeconds * float64(time.Second)).Round(time.Millisecond)
+	d := r.RunDuration()
 	if spec, err := Lookup(r.Scenario); err == nil && d > 0 && d != spec.Duration {
 		cmd += " " + dash + "duration " + d.String()
 	}
