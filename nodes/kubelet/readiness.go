@@ -8,22 +8,24 @@ import (
 // readyLedger is what the node's trace last said of each pod's readiness
 // (spoketrace.PodReady), by UID. It belongs to the trace, not to the
 // kubelet: it outlives kubelet processes and host incarnations, and no
-// simulated behaviour reads it. A process that starts tracking a pod takes
-// the API server's readiness as its view, as the prober keeps an adopted
-// container's Ready (KEP-4781); when that view is not what the node last
-// reported (a process stopped after reporting "not ready", before its
-// status reached the API server), the new process reports it, so that a
-// reader of the trace sees the view the kubelet acts on.
+// decision of the kubelet reads it. It keeps the trace's word and the
+// kubelet's view one: a process that starts tracking a pod starts from
+// the node's last report, so that its first sync reports any difference.
+// Starting from the API server's Ready instead, a process that follows
+// one stopped after reporting "not ready" but before its status reached
+// the API server would find the stale Ready there, compute Ready, see no
+// change and say nothing, and the trace would keep "not ready" for good.
 type readyLedger map[model.UID]bool
 
-// startReadyView sets ps's readiness view to pod's readiness in the API
-// server, reporting it when the node's last report differs.
+// startReadyView sets ps's reported readiness when the process starts
+// tracking pod: the node's last report of it, or, for a pod this node
+// never reported, the API server's Ready.
 func (p *process) startReadyView(ps *podState, pod *model.Pod) {
-	view := model.IsPodReady(pod)
-	ps.readyView = view
-	if last, ok := p.k.traced[ps.uid]; ok && last != view {
-		p.traceReady(ps, pod, view)
+	if last, ok := p.k.traced[ps.uid]; ok {
+		ps.readyView = last
+		return
 	}
+	ps.readyView = model.IsPodReady(pod)
 }
 
 // traceReady reports ps's readiness as ready, and keeps it as the view.

@@ -157,3 +157,40 @@ func TestRestartReportsReadinessItActsOn(t *testing.T) {
 	require.NotNil(t, sb)
 	require.True(t, e.kubelet().readyView(sb))
 }
+
+// TestRebootReportsReadyOnlyWithARun: a host that reboots again before its
+// kubelet's "not ready" reached the API server finds the API's stale Ready
+// there. Its kubelet reports the pod ready again only once a container of
+// it runs: the stale Ready is not its view of a pod with nothing running.
+func TestRebootReportsReadyOnlyWithARun(t *testing.T) {
+	e := newEnv(t, 13, 1, Config{})
+	e.create(newPod("web", nil))
+	e.runUntil(20*time.Second, "ready", func() bool { return e.podReadyInAPI("web") })
+
+	e.node.Crash()
+	e.Run(time.Second)
+	e.node.Restart()
+	from := e.W.Now()
+	for !slices.Contains(e.rec.since(from).readiness("default/web"), false) {
+		require.True(t, e.W.Step(), "the restarted host's kubelet reports the pod not ready")
+	}
+	e.W.Inject(sim.Fault{Kind: sim.FaultPartition, Targets: [][]string{{"node-1"}, {"apiserver-1"}}, For: 3 * time.Second})
+	e.node.Crash()
+	e.Run(100 * time.Millisecond)
+	e.node.Restart()
+	rebooted := e.W.Now()
+	e.Run(time.Minute)
+
+	require.True(t, e.podReadyInAPI("web"))
+	var started bool
+	for _, ev := range e.rec.since(rebooted).events {
+		switch d := ev.data.(type) {
+		case *spoketrace.ContainerStart:
+			started = true
+		case *spoketrace.PodReady:
+			require.False(t, d.Ready && !started, "reported ready at %v with no container started since the reboot", ev.at)
+		}
+	}
+	reported := e.rec.readiness("default/web")
+	require.True(t, reported[len(reported)-1], "the last report is ready (reported %v)", reported)
+}
