@@ -32,6 +32,22 @@ func BenchmarkStackChaosHeap(b *testing.B) {
 	b.ReportMetric(peak60/peak10, "live_60m/10m")
 }
 
+// BenchmarkStackChaosHeapDay is BenchmarkStackChaosHeap over a virtual
+// day: the peak live heap of the first hour (live_MB_1h), of 24 hours
+// (live_MB_24h) and their ratio (live_24h/1h), sampled every virtual
+// minute. It takes minutes; docs/benchmarks.md records its figures.
+func BenchmarkStackChaosHeapDay(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(scenarios.GCPercent))
+	var peak1, peak24 float64
+	for b.Loop() {
+		peak1 = stackChaosPeakLive(b, time.Hour)
+		peak24 = stackChaosPeakLive(b, 24*time.Hour)
+	}
+	b.ReportMetric(peak1, "live_MB_1h")
+	b.ReportMetric(peak24, "live_MB_24h")
+	b.ReportMetric(peak24/peak1, "live_24h/1h")
+}
+
 // stackChaosPeakLive runs the benchmark's stack-chaos world for virtual
 // and returns its peak live heap in MB, sampled every virtual minute.
 func stackChaosPeakLive(b *testing.B, virtual time.Duration) float64 {
