@@ -16,10 +16,10 @@ func Divergences() []Divergence {
 	return []Divergence{
 		{
 			Name:        "How the API server finds a failed etcd watch",
-			Kubesim:     fmt.Sprintf("a cache asks its etcd member for progress after %s without a response; a member without a leader then ends the watch (\"etcdserver: no leader\") and the cache closes every client watch it serves and relists, as the real Cacher does; a member silent for %s is left for the next one, resuming from the cache's revision", Format(progress), Format(3*progress)),
-			Real:        "etcd's monitorLeader ends the watches that require a leader after 3 election timeouts without one; a silent member is found by the etcd client's gRPC keepalive (30 s, then 10 s for the answer: k8s.io/apiserver pkg/storage/storagebackend/factory/etcd3.go keepaliveTime, keepaliveTimeout), and clientv3 resumes the watch on another member",
-			Consequence: "after an etcd leader loss the relist storm starts a few seconds sooner than on a real cluster, and an API server leaves a silent etcd member within seconds rather than about 40 s",
-			Where:       "nodes/apiserver DefaultCacheProgressInterval, cache.handleResp, cache.handleTick",
+			Kubesim:     fmt.Sprintf("a cache asks its etcd member for progress after %s without a response; a member without a leader then ends the watch (\"etcdserver: no leader\"), and the cache watches again from its revision on the next member, %s apart, keeping its client watches, until 30 s of such errors make it close them and relist, as the real Cacher does; a member silent for %s is left for the next one, resuming from the cache's revision", Format(progress), Format(apiserver.RewatchBackoff), Format(3*progress)),
+			Real:        "etcd's monitorLeader ends the watches that require a leader after 3 election timeouts without one, and a member without a leader refuses new ones at once (server/etcdserver/api/v3rpc/interceptor.go); the Cacher's reflector watches again at once after such an internal error, for up to 30 s (MaxInternalErrorRetryDuration); a silent member is found by the etcd client's gRPC keepalive (30 s, then 10 s for the answer: k8s.io/apiserver pkg/storage/storagebackend/factory/etcd3.go keepaliveTime, keepaliveTimeout), and clientv3 resumes the watch on another member",
+			Consequence: "after an etcd leader loss a cache notices a few seconds sooner than on a real cluster, and while no member has a leader it retries ten times a second rather than as fast as round trips allow; an API server leaves a silent etcd member within seconds rather than about 40 s",
+			Where:       "nodes/apiserver DefaultCacheProgressInterval, cache.handleResp, cache.handleTick, retry.go",
 		},
 		{
 			Name:        "Lists from the cache's snapshots, and WatchList",

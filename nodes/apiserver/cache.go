@@ -43,6 +43,7 @@ type cache struct {
 	stream    uint64
 	wh        *etcd.WatchHandle
 	lastHeard sim.Time
+	retry     internalErrorRetry // of the watch's "no leader" errors
 
 	waiters  []*waiter
 	progress *sim.Timer // asks etcd for progress while readers wait (fresh.go)

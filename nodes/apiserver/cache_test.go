@@ -120,7 +120,7 @@ func (tw *world) startWatch(i int, rv, selector string, bookmarks bool) uint64 {
 func kinds(evs []*apiwire.WatchEvent) []string {
 	var out []string
 	for _, e := range evs {
-		if e.Type == apiwire.Bookmark || e.Type == apiwire.Error {
+		if e.Type == apiwire.Bookmark || e.Type == apiwire.Error || e.Type == apiwire.Closed {
 			out = append(out, string(e.Type))
 			continue
 		}

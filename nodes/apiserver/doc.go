@@ -62,7 +62,10 @@
 //     the cache reinitializes as the real Cacher does: unready at once,
 //     then a second later it closes every watch it serves cleanly
 //     (apiwire.Closed) and relists; a client resuming from before that
-//     list gets 410 Gone.
+//     list gets 410 Gone. An etcd watch ended by "etcdserver: no leader"
+//     is watched again from the cache's revision, the cache staying ready,
+//     until 30 s of such errors make it reinitialize the same way
+//     (retry.go).
 //   - Bind does not bump generation; it sets spec.nodeName and a True
 //     PodScheduled condition.
 //   - Lists and gets from the cache (resourceVersion "0" or N) ignore Limit

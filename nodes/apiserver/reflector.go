@@ -15,8 +15,9 @@ import (
 const (
 	// relistBackoff is the pause before listing again after a failed list.
 	relistBackoff = time.Second
-	// rewatchBackoff is the pause before re-watching after a broken stream.
-	rewatchBackoff = 100 * time.Millisecond
+	// RewatchBackoff is the pause before re-watching after a broken stream,
+	// or after "no leader" (the real reflector re-watches at once).
+	RewatchBackoff = 100 * time.Millisecond
 	// silentIntervals is how many progress intervals without any response
 	// make the cache give up on its etcd member.
 	silentIntervals = 3
@@ -54,6 +55,7 @@ func (c *cache) list() {
 			}
 		}
 		c.store = store
+		c.retry = internalErrorRetry{} // a new ListAndWatch
 		c.events.clear()
 		c.listRev, c.removed = r.Revision, false
 		c.rev = r.Revision
@@ -81,12 +83,21 @@ func (c *cache) handleResp(stream uint64, r etcd.WatchResponse) {
 	switch {
 	case r.Err != nil && errors.Is(r.Err, etcd.ErrNoLeader):
 		// The API server's etcd watches require a leader: a member that
-		// lost its leader ends them with "etcdserver: no leader", the
-		// watch's result carries the error, and the Cacher's reflector
-		// returns, so the cache starts over as after a compaction
+		// lost its leader ends them with "etcdserver: no leader"
 		// (k8s.io/apiserver, pkg/storage/etcd3/watcher.go, startWatching:
-		// clientv3.WithRequireLeader and sendError; client-go,
-		// tools/cache/reflector.go, watch: an error ends ListAndWatch).
+		// clientv3.WithRequireLeader and sendError), which reaches the
+		// Cacher's reflector as an internal error. It watches again from
+		// its last revision, the cache staying ready and its watches
+		// open, for up to 30 s of such errors (retry.go); only then does
+		// ListAndWatch return and the cache start over as after a
+		// compaction. The real reflector re-watches at once; kubesim
+		// pauses RewatchBackoff between attempts on leaderless members.
+		now := c.s.h.Now()
+		c.retry.after(now)
+		if c.retry.shouldRetry(now) {
+			c.rewatchLater()
+			return
+		}
 		c.client.NextEndpoint()
 		c.reinit(0)
 		return
@@ -151,7 +162,7 @@ func (c *cache) rewatchLater() {
 	c.stream++
 	stream := c.stream
 	c.client.NextEndpoint()
-	c.s.h.After(rewatchBackoff, "apiserver-rewatch", func() {
+	c.s.h.After(RewatchBackoff, "apiserver-rewatch", func() {
 		if stream == c.stream {
 			c.open(c.rev + 1)
 		}
