@@ -23,6 +23,10 @@ type Fault struct {
 	By time.Duration
 	// Fsync is a slow-disk's fsync latency.
 	Fsync time.Duration
+	// On, when set, makes the fault wait for a moment: from At, it fires
+	// after each trace event the trigger matches, as often as it allows
+	// (see Trigger). Nil: the fault fires at At.
+	On *Trigger
 	// Pos is where the fault was written ("FILE:LINE") when ParseSchedule
 	// read it, so that errors about it can say; "" for a generated fault.
 	// It is not part of the text form.
@@ -66,6 +70,11 @@ func (f Fault) check() (field string, err error) {
 	}
 	if err := f.checkTargets(info); err != nil {
 		return "targets", err
+	}
+	if f.On != nil {
+		if field, err := f.On.check(f.At); err != nil {
+			return field, err
+		}
 	}
 	for _, p := range faultParams {
 		if !p.isSet(&f) {

@@ -79,6 +79,11 @@ func (w *World) CheckTargets(s Schedule) error {
 }
 
 func (w *World) checkFault(f Fault) error {
+	if f.On != nil && len(f.On.Hosts) > 0 {
+		if _, err := w.resolveGroup(f.On.Hosts); err != nil {
+			return fmt.Errorf("trigger: %v", err)
+		}
+	}
 	var earlier []HostID // the hosts of the groups before
 	for _, g := range f.Targets {
 		ids, err := w.resolveGroup(g)
@@ -160,9 +165,14 @@ func coversAll(hosts, sub []HostID) bool {
 	return true
 }
 
-// Apply schedules every fault of s on the world.
+// Apply schedules every fault of s on the world: at its time, or, for a
+// fault with a trigger (Fault.On), after each event that fires it.
 func (w *World) Apply(s Schedule) {
 	for _, f := range s {
+		if f.On != nil {
+			w.arm(f)
+			continue
+		}
 		f := f
 		w.At(Time(f.At), string(f.Kind), func() { w.Inject(f) })
 	}

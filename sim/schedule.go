@@ -37,14 +37,25 @@ import (
 //	70s slow-disk etcd-3 for 20s fsync=200ms
 //	90s heal
 //
+// A fault may wait for a moment instead (see Trigger): "on", the event
+// that fires it and how, then a colon and the fault without its time. Its
+// <at> is when the trigger is armed, 0s if left out:
+//
+//	[<at>] on <event> [<hosts>] [<field>=<value> ...] [until <time>] [within <duration>] [times <n>]: <fault>
+//	0s on raft.state role=leader within 500ms: crash etcd-leader for 5s
+//
 // String and ParseSchedule are exact inverses (but for Pos, which the text
-// form does not carry).
+// form does not carry, and a trigger's <at>, which always prints).
 
 // String prints the fault in the text form.
 func (f Fault) String() string {
 	var b strings.Builder
 	b.WriteString(f.At.String())
 	b.WriteByte(' ')
+	if f.On != nil {
+		b.WriteString(f.On.String())
+		b.WriteByte(' ')
+	}
 	b.WriteString(string(f.Kind))
 	if len(f.Targets) > 0 {
 		sep := kindInfos[f.Kind].sep
@@ -123,8 +134,35 @@ func ParseFault(line string) (Fault, error) {
 }
 
 func parseFault(line string) (Fault, string, error) {
-	var f Fault
 	fields := strings.Fields(line)
+	if len(fields) > 0 && strings.TrimSuffix(fields[0], ":") == "on" {
+		fields = append([]string{"0s"}, fields...) // a trigger armed from the start
+	}
+	if len(fields) > 1 && fields[1] == "on:" {
+		return Fault{}, "on", fmt.Errorf("missing event after \"on\"")
+	}
+	if len(fields) < 2 || fields[1] != "on" {
+		return parseFields(line, fields, nil)
+	}
+	end := slices.IndexFunc(fields, func(s string) bool { return strings.HasSuffix(s, ":") })
+	if end < 0 {
+		return Fault{}, "on", fmt.Errorf("a trigger ends with a colon before its fault (want e.g. \"on raft.state role=leader within 500ms: crash etcd-leader for 5s\")")
+	}
+	on := slices.Clone(fields[2:end])
+	if last := strings.TrimSuffix(fields[end], ":"); last != "" {
+		on = append(on, last)
+	}
+	t, field, err := parseTrigger(on)
+	if err != nil {
+		return Fault{}, field, err
+	}
+	return parseFields(line, append([]string{fields[0]}, fields[end+1:]...), t)
+}
+
+// parseFields parses the fields of a fault line (its trigger, if any,
+// parsed already into on).
+func parseFields(line string, fields []string, on *Trigger) (Fault, string, error) {
+	f := Fault{On: on}
 	if len(fields) < 2 {
 		return f, "kind", fmt.Errorf("want \"<at> <kind> [targets] [for <duration>]\", got %q", line)
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -162,6 +163,46 @@ func (fb *FaultBuilder) Reorder(p float64) *FaultBuilder { fb.fault().Reorder = 
 
 // Delay sets a flaky link's extra delay (and jitter).
 func (fb *FaultBuilder) Delay(d time.Duration) *FaultBuilder { fb.fault().Delay = d; return fb }
+
+// On makes the fault wait for a moment (Fault.On): armed from its time, it
+// fires after a trace event of kind event (as the timeline names it: raft.state,
+// api.call, timer, ...) on one of hosts (any host without them). Refine
+// the trigger with Match, Until, Within and Times:
+//
+//	sim.NewScheduleBuilder().
+//		Crash(0, "etcd-leader").For(5*time.Second).
+//		On("raft.state").Match("role", "leader").Within(500*time.Millisecond).Times(3)
+func (fb *FaultBuilder) On(event string, hosts ...string) *FaultBuilder {
+	fb.fault().On = &Trigger{Event: event, Hosts: slices.Clone(hosts)}
+	return fb
+}
+
+// trigger is the fault's trigger, made empty if On was not called (which
+// Schedule then refuses: it names no event).
+func (fb *FaultBuilder) trigger() *Trigger {
+	f := fb.fault()
+	if f.On == nil {
+		f.On = &Trigger{}
+	}
+	return f.On
+}
+
+// Match makes the trigger fire only on an event that shows key=value (see
+// Trigger.Match).
+func (fb *FaultBuilder) Match(key, value string) *FaultBuilder {
+	t := fb.trigger()
+	t.Match = append(t.Match, FieldMatch{Key: key, Value: value})
+	return fb
+}
+
+// Until disarms the trigger at virtual time at.
+func (fb *FaultBuilder) Until(at time.Duration) *FaultBuilder { fb.trigger().Until = at; return fb }
+
+// Within lands the fault at a draw in [0, d] after the event.
+func (fb *FaultBuilder) Within(d time.Duration) *FaultBuilder { fb.trigger().Within = d; return fb }
+
+// Times lets the trigger fire n times (once without it).
+func (fb *FaultBuilder) Times(n int) *FaultBuilder { fb.trigger().Times = n; return fb }
 
 // Schedule returns the faults built, in the order written, or the first
 // one that is wrong (Fault.Validate), named by its number, kind and time.

@@ -85,7 +85,33 @@ func genFault(t *rapid.T) sim.Fault {
 		f.Loss, f.Dup, f.Reorder = prob.Draw(t, "loss"), prob.Draw(t, "dup"), prob.Draw(t, "reorder")
 		f.Delay = genLatency(t, "delay")
 	}
+	if rapid.Bool().Draw(t, "triggered") {
+		f.On = genTrigger(t, f.At)
+	}
 	return f
+}
+
+// genTrigger draws a trigger armed at at: an event kind (a glob at times),
+// hosts or none, fields with values that hold '=', ':' and '*', and each
+// of until, within and times or not.
+func genTrigger(t *rapid.T, at time.Duration) *sim.Trigger {
+	tr := &sim.Trigger{Event: rapid.StringMatching(`[a-z][a-z0-9-]{0,6}(\.[a-z*][a-z0-9-]{0,6})?`).Draw(t, "event")}
+	if rapid.Bool().Draw(t, "hosts") {
+		tr.Hosts = genNames(t, "hosts")
+	}
+	keys := rapid.SliceOfNDistinct(rapid.StringMatching(`[a-z][a-z0-9-]{0,6}`), 0, 3, rapid.ID[string]).Draw(t, "keys")
+	for _, k := range keys {
+		tr.Match = append(tr.Match, sim.FieldMatch{Key: k, Value: rapid.StringMatching(`[a-z0-9*/][a-z0-9=:*/.-]{0,8}[a-z0-9*]`).Draw(t, "value")})
+	}
+	tr.Edge = rapid.Bool().Draw(t, "edge")
+	if rapid.Bool().Draw(t, "until") {
+		tr.Until = at + genDur(t, "until") + 1
+	}
+	if rapid.Bool().Draw(t, "within") {
+		tr.Within = max(genDur(t, "within"), 1)
+	}
+	tr.Times = rapid.SampledFrom([]int{0, 1, 2, 1000}).Draw(t, "times")
+	return tr
 }
 
 // TestScheduleRoundTrip: every schedule prints to its text form and parses
@@ -188,6 +214,27 @@ func TestParseScheduleErrors(t *testing.T) {
 		{"1s flaky a delay=11s", `sched.txt:1: field "delay": delay=11s is longer than 10s`},
 		{"1s slow-disk a fsync=1000h", `sched.txt:1: field "fsync": fsync=1000h0m0s is longer than 10s`},
 		{"1s clock-jump a by=-25h", `sched.txt:1: field "by": by=-25h0m0s steps the clock by more than 24h0m0s`},
+		{"1s on raft.state role=leader crash a", `sched.txt:1: field "on": a trigger ends with a colon before its fault`},
+		{"1s on: crash a", `sched.txt:1: field "on": missing event after "on"`},
+		{"on", `sched.txt:1: field "on": a trigger ends with a colon`},
+		{"1s on raft.state:", `sched.txt:1: field "kind": want "<at> <kind> [targets] [for <duration>]"`},
+		{"1s on Raft.State: crash a", `sched.txt:1: field "on": invalid event kind "Raft.State"`},
+		{"1s on raft.state role=leader bogus: crash a", `sched.txt:1: field "on": unexpected "bogus" (want <field>=<value>, edge, until, within or times)`},
+		{"1s on raft.state within soon: crash a", `sched.txt:1: field "within": invalid duration "soon"`},
+		{"1s on raft.state within 0s: crash a", `sched.txt:1: field "within": "within 0s" is no time: leave "within" out`},
+		{"1s on raft.state within 2h: crash a", `sched.txt:1: field "within": within 2h0m0s is longer than 1h0m0s`},
+		{"1s on raft.state within 1s within 2s: crash a", `sched.txt:1: field "within": "within" is given twice`},
+		{"1s on raft.state edge role=leader edge: crash a", `sched.txt:1: field "edge": "edge" is given twice`},
+		{"1s on raft.state times 0: crash a", `sched.txt:1: field "times": invalid count "0" (want a whole number from 1 to 1000)`},
+		{"1s on raft.state times 1001: crash a", `sched.txt:1: field "times": times 1001 outside [1, 1000]`},
+		{"1s on raft.state times: crash a", `sched.txt:1: field "times": missing value after "times"`},
+		{"5s on raft.state until 5s: crash a", `sched.txt:1: field "until": until 5s is not after the trigger is armed (5s): it would never fire`},
+		{"1s on raft.state role=leader role=follower: crash a", `sched.txt:1: field "match": field role is matched twice`},
+		{"1s on raft.state role=: crash a", `sched.txt:1: field "match": invalid value "" for field role`},
+		{"1s on raft.state =leader: crash a", `sched.txt:1: field "match": invalid field name ""`},
+		{"1s on raft.state etcd|1: crash a", `sched.txt:1: field "on": invalid host name "etcd|1"`},
+		{"1s on raft.state: crash a for soon", `sched.txt:1: field "for": invalid duration "soon"`},
+		{"1s on raft.state: explode a", `sched.txt:1: field "kind": unknown fault "explode"`},
 	}
 	for _, c := range cases {
 		_, err := sim.ParseSchedule("sched.txt", c.text)

@@ -25,6 +25,7 @@ type World struct {
 
 	resolvers []Resolver
 	within    [][2]string // role, the target it always lies within (DeclareWithin)
+	triggers  *triggers   // the armed triggered faults; nil until one is
 
 	freeDeliveries []*delivery // recycled message deliveries
 	freeFsyncs     []*fsyncOp  // recycled fsync completions

@@ -43,6 +43,11 @@ func hostileFiles(t *testing.T, dir string) map[string]string {
 		"binary":         "\x00\xff\xfe\x01garbage\n",
 		"instant-for":    "10s restart-process etcd-1 process=etcd for 5s\n",
 		"no-kind":        "10s\n",
+		"trigger-colon":  "on raft.state role=leader crash etcd-leader\n",
+		"trigger-times":  "on raft.state role=leader times 0: crash etcd-leader\n",
+		"trigger-until":  "10s on raft.state until 5s: crash etcd-leader\n",
+		"trigger-host":   "on raft.state etcd-9 role=leader: crash etcd-leader\n",
+		"trigger-after":  "1000h on raft.state: crash etcd-1\n",
 	}
 	paths := map[string]string{}
 	for name, text := range files {
@@ -132,6 +137,11 @@ func TestHostileInput(t *testing.T) {
 		{sched("binary"), 2, `binary.txt:1: field "kind": want "<at> <kind>`},
 		{sched("instant-for"), 2, `restart-process acts at once: drop "for 5s"`},
 		{sched("no-kind"), 2, `field "kind"`},
+		{sched("trigger-colon"), 2, `trigger-colon.txt:1: field "on": a trigger ends with a colon before its fault`},
+		{sched("trigger-times"), 2, `trigger-times.txt:1: field "times": invalid count "0"`},
+		{sched("trigger-until"), 2, `trigger-until.txt:1: field "until": until 5s is not after the trigger is armed (10s)`},
+		{sched("trigger-host"), 2, `trigger-host.txt:1: crash at 0s: trigger: unknown fault target "etcd-9"`},
+		{sched("trigger-after"), 2, "so this fault would never happen"},
 		// Fault profiles.
 		{runArgs("--faults", "nope"), 2, `unknown fault profile "nope"`},
 		{runArgs("--faults", "crash-restart:mttf=1ns"), 2, `mttf="1ns" is not a duration from 1s to 720h0m0s`},

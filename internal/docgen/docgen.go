@@ -18,6 +18,7 @@ import (
 	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/metrics"
 	"github.com/kubesim/kubesim/scenarios"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
 	"github.com/kubesim/kubesim/sim"
 )
 
@@ -235,6 +236,21 @@ func faultsPage() Page {
 			lasts = "for, or to the end"
 		}
 		b.row("`"+string(k.Kind)+"`", cell(k.Does), lasts, strings.Join(params, ", "), "`"+cell(k.Example)+"`")
+	}
+	b.WriteString("\n## Triggered faults\n\n")
+	b.WriteString("Faults at random times rarely land inside the few hundred milliseconds where a bug matters. A triggered fault waits for a moment instead: ")
+	b.WriteString("`[<at>] on <event> [<hosts>] [<field>=<value> ...] [edge] [until <time>] [within <duration>] [times <n>]: <fault>`, where `<fault>` is a fault line without its time, ")
+	b.WriteString("e.g. `on raft.state role=leader edge within 500ms: crash etcd-leader for 5s` (`sim.Trigger`; in Go, `FaultBuilder.On`).\n\n")
+	b.WriteString("- `<at>` arms the trigger (0s if left out; it always prints), `until` disarms it.\n")
+	b.WriteString("- `<event>` is an event kind as `kubesim run --timeline` prints it: a node event's (`raft.state`, `etcd.apply`, `etcd.member`, `api.admit`, `informer.relist`, `kubelet.pod-ready`, ...) or the kernel's (`send`, `deliver`, `drop`, `refuse`, `timer`, `fault`); `*` matches any run of characters.\n")
+	b.WriteString("- `<hosts>`, resolved when the event happens, are where it must happen: host names, `*` or role names (below).\n")
+	b.WriteString("- Each `<field>=<value>` must appear as a word of the event's timeline text (a node event's fields; a kernel event's `peer=`, `port=` and `name=`, the timer's or fault's name or the drop's reason); `*` in a value matches any run of characters.\n")
+	b.WriteString("- `edge` fires only when the event starts to match on its host (a member that becomes leader, not each later state it reports as leader).\n")
+	b.WriteString("- The fault lands at a uniform draw in `[0, within]` after the event (at once without `within`), from a random stream of the trigger's own, so adding a trigger shifts nothing else; it fires for the first `times` matching events (once without it), each a copy of the fault.\n\n")
+	b.WriteString("A trigger that never sees its event injects nothing. Named moments (`nemesis.Moments`), each reached in a catalogue scenario (`TestMomentsFire`):\n\n")
+	b.tableHead("moment", "layer", "what is vulnerable", "example")
+	for _, m := range nemesis.Moments() {
+		b.row("`"+m.Name+"`", m.Layer, cell(m.Means), "`"+cell(m.Example)+"`")
 	}
 	b.WriteString("\n## Role names\n\nResolved when the fault fires. A name of a layer is known in the worlds of that layer and above.\n\n")
 	b.tableHead("target", "layer", "means")

@@ -66,6 +66,12 @@ var profileSpecs = []profileSpec{
 		generate: genFlaky,
 	},
 	{
+		name:     "moments",
+		doc:      "no fault at a random time: the fault of a named moment's example (see docs/faults.md, Triggered faults) aimed at it, for the first times events that mark it, while it can end before the settle window",
+		defaults: map[string]string{"moment": "leader-elected", "times": "3"},
+		generate: genMoments,
+	},
+	{
 		name: "mixed",
 		doc:  "crash-restart, partitions and a flaky network at once, each at its own parameters",
 		defaults: map[string]string{"mttf": "120s", "mttr": "20s", "rate": "1", "duration": "10s", "kind": "random",
@@ -163,6 +169,16 @@ func normalizeParams(p Profile) error {
 				return fmt.Errorf("%s=%q is not a probability in [0,1]", k, v)
 			}
 			p.Params[k] = strconv.FormatFloat(f, 'g', -1, 64)
+		case "moment":
+			if _, err := LookupMoment(v); err != nil {
+				return err
+			}
+		case "times":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || n > maxMomentTimes {
+				return fmt.Errorf("times=%q is not a whole number from 1 to %d", v, maxMomentTimes)
+			}
+			p.Params[k] = strconv.Itoa(n)
 		case "kind":
 			switch v {
 			case "minority", "majority", "leader", "random":
