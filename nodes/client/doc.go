@@ -18,10 +18,11 @@
 // drawn from its host's seeded stream and stays there until its connection
 // dies, a call to it times out (Config.Timeout), or it answers 503
 // ServiceUnavailable; the next call then goes to
-// the next replica in the list. A failed call is not retried by the client
-// (like client-go, which retries only on a Retry-After header): callers
-// decide, usually through RetryOnConflict, a workqueue or a reflector's
-// backoff.
+// the next replica in the list. A failed call is not retried by the client,
+// except that, like client-go, it sends a request again when the answer
+// carries a Retry-After (a watch cache's 429 while it initializes), up to
+// MaxRetries times: callers decide, usually through RetryOnConflict, a
+// workqueue or a reflector's backoff.
 //
 // # Connections
 //

@@ -44,7 +44,7 @@ func (r *ResourceClient) Watch(opts ListOptions, handler WatchHandler) *Watcher 
 	req := &apiwire.Request{Verb: apiwire.VerbWatch, Resource: r.resource, Namespace: r.namespace,
 		ResourceVersion: opts.ResourceVersion, LabelSelector: opts.LabelSelector,
 		WatchPort: c.cfg.WatchPort, WatchID: w.id, AllowWatchBookmarks: opts.AllowWatchBookmarks}
-	c.Do(req, func(_ *apiwire.Response, err error) {
+	c.doRetrying(req, w.Ended, func(_ *apiwire.Response, err error) {
 		if err != nil {
 			w.end(err)
 		}
