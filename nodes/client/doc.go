@@ -38,7 +38,7 @@
 // frame read the client sends a PING, and when no acknowledgement comes
 // within DefaultPingTimeout (15 s) it closes the connection: every call on
 // it fails with ErrConnectionLost, every watch on it ends with
-// ErrWatchIdle, and the balancer moves on. A server whose host restarted
+// ErrWatchIdle (wrapping ErrConnectionLost), and the balancer moves on. A server whose host restarted
 // resets the connection at its next segment (ErrConnectionReset). A call
 // that fails that way has an unknown outcome (IsUnknownOutcome).
 //

@@ -9,8 +9,9 @@ import (
 // the stream ends other than by Stop, it is called one last time with
 // ev == nil and err set: a *StatusError for an ERROR event or a refused
 // watch (IsGone: resume is impossible, relist), ErrWatchBroken for a lost
-// message, ErrWatchIdle when the stream's connection died (failed its
-// health check or was reset), ErrWatchClosed for a stream the server closed
+// message, ErrWatchIdle when the stream's connection died (wrapping
+// ErrConnectionLost when it failed its health check, ErrConnectionReset
+// when it was reset), ErrWatchClosed for a stream the server closed
 // cleanly, an error for which IsNoAnswer is true when the watch request got
 // no answer. Nothing follows.
 type WatchHandler func(ev *apiwire.WatchEvent, err error)
