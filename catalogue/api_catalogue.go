@@ -31,7 +31,7 @@ func apiCatalogue() []scenarios.Spec {
 			},
 		},
 		{Name: "api-watch-disconnects",
-			Description: "an API server loses its clients for 46 to 50 s (at 7 s), longer than their connections' HTTP/2 health check (a PING after 30 s without a frame, given up 15 s later), so their connections to it close, their watches end and they fail over to the next replica, which has lost etcd meanwhile and stays cut from it for 10 s more (its cache lags, and its lists and watches at their resourceVersions time out: the informers list afresh from it); the informers' links lose 3% of messages throughout",
+			Description: "an API server loses its clients for 46 to 50 s (at 7 s), longer than their connections' HTTP/2 health check (a PING after 30 s without a frame, given up 15 s later), so their connections to it close, and they fail over to the next replica, which has lost etcd meanwhile and stays cut from it for 10 s more; the informers' watches end with client-go's \"http2: client connection lost\" error, so they relist from their resourceVersions on that replica, whose cache lags behind them (the lists wait for it, time out, and the informers list afresh); the informers' links lose 3% of messages throughout",
 			API:         compacting(base, 20*time.Second),
 			Faults: func(c *nemesis.Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 				s := sim.Schedule{{At: 5 * time.Second, Kind: sim.FaultFlaky, Targets: [][]string{{"api-informers"}}, For: end - 5*time.Second,

@@ -65,7 +65,8 @@
 //     list gets 410 Gone. An etcd watch ended by "etcdserver: no leader"
 //     is watched again from the cache's revision, the cache staying ready,
 //     until 30 s of such errors make it reinitialize the same way
-//     (retry.go).
+//     (retry.go). While it is unready, the cache answers 429 with a
+//     Retry-After of one second.
 //   - Bind does not bump generation; it sets spec.nodeName and a True
 //     PodScheduled condition.
 //   - Lists and gets from the cache (resourceVersion "0" or N) ignore Limit

@@ -37,7 +37,7 @@ func (c *cache) waitFresh(rev int64, fn func(*apiwire.Status)) {
 			return
 		}
 		if !c.ready {
-			fn(errStatus(429, apiwire.ReasonTooManyRequests, "storage is (re)initializing"))
+			fn(cacheNotReady())
 			return
 		}
 		fn(tooLargeRV(rev))

@@ -130,9 +130,13 @@ func validateListOptions(req *apiwire.Request) *apiwire.Status {
 }
 
 // cacheNotReady is the 429 of a cache that is (re)initializing
-// (cacher.go, GetList and Watch: errors.NewTooManyRequests).
+// (cacher.go, GetList and Watch: errors.NewTooManyRequests), with a
+// Retry-After of one second (calculateRetryAfterForUnreadyCache), which
+// client-go obeys by sending the request again (nodes/client, Do).
 func cacheNotReady() *apiwire.Status {
-	return errStatus(429, apiwire.ReasonTooManyRequests, "storage is (re)initializing")
+	st := errStatus(429, apiwire.ReasonTooManyRequests, "storage is (re)initializing")
+	st.RetryAfterSeconds = 1
+	return st
 }
 
 // currentRevision reads etcd's current revision with a quorum read of one

@@ -78,14 +78,10 @@ func shouldFailover(err error) bool {
 	return IsNoAnswer(err) || IsServiceUnavailable(err)
 }
 
-// Do sends one raw request to the current replica, on the client's
-// connection to it, and calls done with its response, or with an error: a
-// *StatusError for a non-2xx answer, ErrConnectionLost or
-// ErrConnectionReset when the connection died under it, ErrNoAnswer after
-// Config.Timeout (when set). The request is retransmitted until answered,
-// as TCP would; the API server serves it once (see apiserver's conn.go).
-// The typed verbs are built on it.
-func (c *Client) Do(req *apiwire.Request, done func(*apiwire.Response, error)) {
+// send sends one attempt of a request to the current replica, on the
+// client's connection to it, and calls done with its response or error,
+// as Do describes.
+func (c *Client) send(req *apiwire.Request, done func(*apiwire.Response, error)) {
 	server := c.Server()
 	if server == sim.NoHost {
 		c.h.After(0, "api-no-servers", func() { done(nil, ErrNoServers) })

@@ -2,6 +2,7 @@ package client
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"time"
 
@@ -91,9 +92,9 @@ func (cn *conn) healthCheck() {
 }
 
 // close ends the connection: every call in flight on it fails with err
-// (its outcome unknown), every watch stream on it ends with ErrWatchIdle,
-// and the
-// load balancer moves past its server. The server is told, best effort,
+// (its outcome unknown), every watch stream on it ends with ErrWatchIdle
+// wrapping err (errors.Is tells a lost connection from a reset one), and
+// the load balancer moves past its server. The server is told, best effort,
 // to drop the streams (a real server learns it from the closed socket).
 func (cn *conn) close(err error) {
 	if cn.dead {
@@ -122,6 +123,6 @@ func (cn *conn) close(err error) {
 	}
 	c.rpc.Abort(cn.id, err)
 	for _, w := range ws {
-		w.end(ErrWatchIdle)
+		w.end(fmt.Errorf("%w: %w", ErrWatchIdle, err))
 	}
 }

@@ -18,10 +18,11 @@
 // drawn from its host's seeded stream and stays there until its connection
 // dies, a call to it times out (Config.Timeout), or it answers 503
 // ServiceUnavailable; the next call then goes to
-// the next replica in the list. A failed call is not retried by the client
-// (like client-go, which retries only on a Retry-After header): callers
-// decide, usually through RetryOnConflict, a workqueue or a reflector's
-// backoff.
+// the next replica in the list. A failed call is not retried by the client,
+// except that, like client-go, it sends a request again when the answer
+// carries a Retry-After (a watch cache's 429 while it initializes), up to
+// MaxRetries times: callers decide, usually through RetryOnConflict, a
+// workqueue or a reflector's backoff.
 //
 // # Connections
 //
@@ -37,7 +38,7 @@
 // frame read the client sends a PING, and when no acknowledgement comes
 // within DefaultPingTimeout (15 s) it closes the connection: every call on
 // it fails with ErrConnectionLost, every watch on it ends with
-// ErrWatchIdle, and the balancer moves on. A server whose host restarted
+// ErrWatchIdle (wrapping ErrConnectionLost), and the balancer moves on. A server whose host restarted
 // resets the connection at its next segment (ErrConnectionReset). A call
 // that fails that way has an unknown outcome (IsUnknownOutcome).
 //

@@ -57,9 +57,13 @@ var (
 	// dropped connection would lose it.
 	ErrWatchBroken = errors.New("client: watch stream broken (lost message)")
 	// ErrWatchIdle: the stream's connection died: it failed its health
-	// check (ErrConnectionLost) or was reset (ErrConnectionReset). The
-	// name is historical (a silent-stream timer once stood in for the
-	// health check); a reflector resumes after it.
+	// check or was reset. The error wraps ErrConnectionLost or
+	// ErrConnectionReset, which client-go's watch stream tells apart: a
+	// reset ("connection reset by peer", net.IsProbableEOF) closes the
+	// result channel, and a reflector resumes; a lost connection ("http2:
+	// client connection lost") is an ERROR event, and a reflector relists
+	// (see nodes/client/cache). The name is historical (a silent-stream
+	// timer once stood in for the health check).
 	ErrWatchIdle = errors.New("client: watch stream's connection lost")
 	// ErrWatchClosed: the server ended the stream cleanly (the end of the
 	// watch response, apiwire.Closed), as client-go's result channel

@@ -9,8 +9,9 @@ import (
 // the stream ends other than by Stop, it is called one last time with
 // ev == nil and err set: a *StatusError for an ERROR event or a refused
 // watch (IsGone: resume is impossible, relist), ErrWatchBroken for a lost
-// message, ErrWatchIdle when the stream's connection died (failed its
-// health check or was reset), ErrWatchClosed for a stream the server closed
+// message, ErrWatchIdle when the stream's connection died (wrapping
+// ErrConnectionLost when it failed its health check, ErrConnectionReset
+// when it was reset), ErrWatchClosed for a stream the server closed
 // cleanly, an error for which IsNoAnswer is true when the watch request got
 // no answer. Nothing follows.
 type WatchHandler func(ev *apiwire.WatchEvent, err error)
@@ -44,7 +45,7 @@ func (r *ResourceClient) Watch(opts ListOptions, handler WatchHandler) *Watcher 
 	req := &apiwire.Request{Verb: apiwire.VerbWatch, Resource: r.resource, Namespace: r.namespace,
 		ResourceVersion: opts.ResourceVersion, LabelSelector: opts.LabelSelector,
 		WatchPort: c.cfg.WatchPort, WatchID: w.id, AllowWatchBookmarks: opts.AllowWatchBookmarks}
-	c.Do(req, func(_ *apiwire.Response, err error) {
+	c.doRetrying(req, w.Ended, func(_ *apiwire.Response, err error) {
 		if err != nil {
 			w.end(err)
 		}

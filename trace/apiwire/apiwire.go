@@ -119,6 +119,10 @@ type Status struct {
 	Code    int
 	Reason  StatusReason
 	Message string
+	// RetryAfterSeconds, when positive, is the Retry-After the answer
+	// carries (metav1.StatusDetails.RetryAfterSeconds): the client may
+	// send the request again after that many seconds.
+	RetryAfterSeconds int
 }
 
 // OK reports a 2xx status.

@@ -15,15 +15,17 @@
 //     client-go's relistResourceVersion.
 //   - The watch starts from the list's resourceVersion, with bookmarks; every
 //     event and bookmark advances the last resourceVersion.
-//   - A stream that ends without an error event (a lost message, a silent
-//     server, or the watch's own timeout, drawn like client-go's in
+//   - A stream that ends without an error event (a lost message, a reset
+//     connection, or the watch's own timeout, drawn like client-go's in
 //     [5 min, 10 min)) is resumed from the last resourceVersion at once,
 //     without a list. A stream that ends within a second with no event, an
-//     ERROR event (410 Gone above all) or a failed watch request leads to a
-//     relist after the backoff (a 503 answer too: client-go's
-//     isWatchErrorRetriable accepts only connection refused and 429); a
-//     watch request that got no answer (kubesim's connection refused) or a
-//     429 is retried after the backoff without a list.
+//     ERROR event (410 Gone above all; client-go's watch stream turns a
+//     connection that failed its HTTP/2 health check into one) or a failed
+//     watch request leads to a relist after the backoff (a 503 answer
+//     too: client-go's isWatchErrorRetriable accepts only connection
+//     refused and 429); a watch request that got no answer (a timeout or
+//     a reset: kubesim's connection refused) or a 429 is retried after
+//     the backoff without a list.
 //   - Backoff is client-go's: an exponential backoff manager starting at
 //     800 ms, factor 2, jitter 1.0, capped at 30 s (so waits end in
 //     [30 s, 60 s)), reset after 2 min without a backoff. Like

@@ -129,22 +129,30 @@ func TestNoResumeAblationMissesEvents(t *testing.T) {
 	require.True(t, ok, "the re-watch from now still sees the present")
 }
 
+// TestFailoverWhenWatchServerCrashes: the server of the watch crashes
+// and stays down; the connection fails its health check, which client-go's
+// watch stream reports as an ERROR event (TestLostConnectionRelists), so
+// the reflector relists from its last resourceVersion on the other replica
+// and converges.
 func TestFailoverWhenWatchServerCrashes(t *testing.T) {
 	e := newEnv(5, 2, cache.InformerConfig{})
 	e.do(func() { e.create("a", nil) })
 	e.do(e.inf.Run)
-	var serving sim.HostID = -1
-	for i, id := range e.Servers {
+	serving, other := -1, -1
+	for i := range e.Servers {
 		if e.Server(i).Requests[apiwire.VerbWatch] > 0 {
-			serving = id
+			serving, other = i, 1-i
 		}
 	}
-	require.NotEqual(t, sim.HostID(-1), serving)
-	e.World.Host(serving).Crash()
+	require.NotEqual(t, -1, serving)
+	lastRV := e.inf.Reflector().LastSyncResourceVersion()
+	e.World.Host(e.Servers[serving]).Crash()
 	e.do(func() { e.create("b", nil); e.del("a") })
 	e.World.RunFor(2 * time.Minute)
 	e.requireConverged(t)
-	require.Len(t, e.relists, 1, "resumed on the other replica from the last RV")
+	require.Len(t, e.relists, 2)
+	require.Equal(t, cache.RelistWatchError, e.relists[1].Reason)
+	require.Equal(t, []string{lastRV}, e.Server(other).ListRVs, "relisted on the other replica from the last RV")
 }
 
 func TestResyncAndLister(t *testing.T) {

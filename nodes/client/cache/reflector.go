@@ -318,8 +318,25 @@ func (r *Reflector) resume() {
 // watchEnded decides between resuming, retrying the watch and relisting.
 func (r *Reflector) watchEnded(err error) {
 	switch {
+	case errors.Is(err, client.ErrConnectionLost):
+		// The connection failed its HTTP/2 health check under the
+		// stream or under the watch request: "http2: client connection
+		// lost" (golang.org/x/net/http2, closeForLostPing). It is not
+		// EOF, and net.IsProbableEOF does not know it, so client-go's
+		// StreamWatcher.receive sends an ERROR event, "unable to decode
+		// an event from the watch stream", a 500 from the client's error
+		// reporter (k8s.io/apimachinery, pkg/watch/streamwatcher.go), and
+		// the reflector's watch ends with "watch ended with error" (an
+		// informer's MaxInternalErrorRetryDuration is 0), so ListAndWatch
+		// lists again from the last resourceVersion after the backoff
+		// (k8s.io/client-go, tools/cache/reflector.go, watch). A watch
+		// request that fails so is not retried either (rest.Request's
+		// Watch retries only net.IsProbableEOF and timeouts; not
+		// isWatchErrorRetriable): ListAndWatch returns it.
+		r.restart(RelistWatchError)
 	case errors.Is(err, client.ErrWatchBroken), errors.Is(err, client.ErrWatchIdle), errors.Is(err, client.ErrWatchClosed):
-		// The connection dropped, or the server ended the response:
+		// A lost message, a reset connection ("connection reset by
+		// peer", net.IsProbableEOF), or the server ended the response:
 		// client-go sees the result channel close.
 		if r.watchEvents == 0 && r.h.Now().Sub(r.watchStart) < time.Second {
 			r.restart(RelistWatchError) // "very short watch"

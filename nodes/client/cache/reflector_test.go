@@ -64,3 +64,51 @@ func TestWatchTimeout(t *testing.T) {
 	e.do(func() { e.create("b", nil) })
 	e.requireConverged(t)
 }
+
+// TestLostConnectionRelists: a watch whose connection fails its HTTP/2
+// health check ends, in client-go, with an ERROR event ("unable to decode
+// an event from the watch stream: http2: client connection lost", which
+// net.IsProbableEOF does not know; apimachinery's StreamWatcher.receive),
+// so the reflector lists again from its last resourceVersion, after its
+// backoff, on the next replica. A connection reset by a restarted server
+// ("connection reset by peer", IsProbableEOF) closes the stream cleanly:
+// the reflector resumes its watch there, without a list.
+func TestLostConnectionRelists(t *testing.T) {
+	for _, lost := range []bool{true, false} {
+		t.Run(map[bool]string{true: "lost", false: "reset"}[lost], func(t *testing.T) {
+			e := newEnv(4, 2, cache.InformerConfig{})
+			e.do(func() { e.create("a", nil) })
+			e.do(e.inf.Run)
+			e.do(func() { e.create("b", nil) })
+			first := 0
+			if e.Server(1).Requests[apiwire.VerbWatch] > 0 {
+				first = 1
+			}
+			other := e.Server(1 - first)
+			lastRV := e.inf.Reflector().LastSyncResourceVersion()
+			h := e.World.Host(e.Servers[first])
+			e.do(func() {
+				if lost {
+					e.World.Network().Isolate(h.ID())
+					return
+				}
+				h.Crash()
+			})
+			if !lost {
+				e.do(h.Restart)
+			}
+			e.World.RunFor(time.Minute)
+			if lost {
+				require.Len(t, e.relists, 2)
+				require.Equal(t, cache.RelistWatchError, e.relists[1].Reason)
+				require.Equal(t, []string{lastRV}, other.ListRVs, "a list from the last resourceVersion, on the other replica")
+			} else {
+				require.Len(t, e.relists, 1, "resumed, no relist")
+				require.Empty(t, other.ListRVs)
+				require.Equal(t, 1, other.Requests[apiwire.VerbWatch], "the watch resumed on the other replica")
+			}
+			e.do(func() { e.create("c", nil) })
+			e.requireConverged(t)
+		})
+	}
+}

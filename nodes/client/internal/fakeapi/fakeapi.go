@@ -77,6 +77,9 @@ type Server struct {
 	watches []*watch
 	// Unavailable answers every request with 503.
 	Unavailable bool
+	// Initializing answers the next n requests with the 429 of a watch
+	// cache that is (re)initializing, which carries a Retry-After of 1 s.
+	Initializing int
 	// Silent never answers requests (its process still acknowledges
 	// PINGs: a live server that does not answer).
 	Silent bool
@@ -139,6 +142,13 @@ func (s *Server) serveNow(q *sim.Request) {
 	resp := &apiwire.Response{Server: s.h.Name(), Status: status(200, "", "")}
 	if s.Unavailable {
 		resp.Status = status(503, apiwire.ReasonServiceUnavailable, "unavailable")
+		q.Reply(resp)
+		return
+	}
+	if s.Initializing > 0 {
+		s.Initializing--
+		resp.Status = status(429, apiwire.ReasonTooManyRequests, "storage is (re)initializing")
+		resp.Status.RetryAfterSeconds = 1
 		q.Reply(resp)
 		return
 	}
