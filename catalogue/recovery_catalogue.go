@@ -56,7 +56,7 @@ func recoveryLoss(rng *sim.Stream) time.Duration {
 func recoveryCatalogue() []scenarios.Spec {
 	dr := DisasterRecoveryEvery(recoveryBackupInterval)
 	dr.BugHunt = []scenarios.BugHuntRun{
-		{Rank: 34, Members: 3, Seed: 1, Reaches: "a quorum lost for good under the full stack: periodic backups, restore with --bump-revision and --mark-compacted onto fresh hosts, informers' 410 and relists (this seed catches restore-without-bump and restore-last-by-name)"},
+		{Rank: 34, Members: 3, Seed: 4, Reaches: "a quorum lost for good under the full stack: periodic backups, restore with --bump-revision and --mark-compacted onto fresh hosts, informers' 410 and relists (this seed catches restore-without-bump and restore-last-by-name)"},
 	}
 	return []scenarios.Spec{dr, {
 		Name: "etcd-amnesia",
