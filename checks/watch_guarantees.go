@@ -45,7 +45,8 @@ import (
 // a revision no Apply has reached yet waits, and is checked at Finish with
 // what is then known. Changes skipped by a stream are reported at Finish,
 // unless they arrive late (then as Ordered or Bookmarkable). Memory: the
-// committed changes of every revision, plus per-stream counters.
+// committed changes of every revision above the fold (see fold), each
+// key's latest version below it, plus per-stream counters.
 type WatchGuarantees struct {
 	hist    committedHistory
 	offs    earliestOffenses
@@ -83,6 +84,9 @@ func (c *WatchGuarantees) Observe(e *sim.Event) {
 		c.hist.apply(d)
 		if c.hist.maxRev > before && len(c.waiting) > 0 {
 			c.drain(false)
+		}
+		if d.Compact > 0 {
+			c.fold()
 		}
 	case *etcdtrace.WatchOpen:
 		s := &watchStream{
@@ -171,6 +175,33 @@ func (c *WatchGuarantees) Finish() Result {
 	ok := fmt.Sprintf("%d streams, %d responses with %d events, %d progress notifications, %d cancellations, over %d revisions with changes: ordered, unique, atomic, reliable, resumable, bookmarkable",
 		len(c.order), resps, events, progress, canceled, c.hist.known)
 	return c.offs.result(c.Name(), ok)
+}
+
+// fold folds the history, at a compaction, below every revision a
+// response can still be judged at: the lowest compaction of the members
+// (a watch opened below its member's compaction must be canceled, an
+// offense otherwise, see watchStream.mustCancel) and the next revision of
+// every stream not canceled (its gaps and events start there). A stream
+// not yet anchored could start anywhere its member serves, so none is
+// folded while one is open; nor while a response waits, whose stream may
+// anchor on it. A stream is live until canceled, even once its watcher
+// has moved to another one, so that a late response on it is judged as
+// before; the folds then wait for it.
+func (c *WatchGuarantees) fold() {
+	if len(c.waiting) > 0 {
+		return
+	}
+	f := c.hist.minCompact()
+	for _, s := range c.order {
+		if s.canceled || c.streams[watchKey{s.open.Watcher, s.open.Stream}] != s {
+			continue // no response can reach it any more
+		}
+		if !s.anchored {
+			return
+		}
+		f = min(f, s.next-1)
+	}
+	c.hist.fold(f)
 }
 
 var _ Check = (*WatchGuarantees)(nil)

@@ -30,24 +30,36 @@ func (r keyRange) single() bool { return r.end == "" }
 // it: the first Apply seen with changes at a revision defines that
 // revision's changes (all members apply the same entries when Raft is
 // safe, which the raft-safety check verifies).
+//
+// Its owner may fold it (fold) up to a revision no question can go below
+// any more: from then on it keeps, of the revisions at or below the fold,
+// only each key's latest version there (as etcd keeps after a compaction),
+// so that what it holds follows the live keys and the history above the
+// fold rather than the run's length.
 type committedHistory struct {
-	revs   [][]etcdtrace.Change // indexed by revision; nil: no change known
-	byKey  map[string][]int64   // ascending revisions at which a key changed
-	maxRev int64                // highest revision any member reached
-	// compact is each member's latest compaction revision.
+	// revs[i] are the changes at revision base+1+i; nil: no change known.
+	revs   [][]etcdtrace.Change
+	byKey  map[string][]int64 // ascending revisions above base at which a key changed
+	maxRev int64              // highest revision any member reached
+	// compact is each member's latest compaction revision, for every
+	// member that applied an entry (0: none yet).
 	compact map[string]int64
-	known   int      // revisions with changes
-	keys    []string // every key that ever changed, sorted
+	known   int      // revisions with changes, folded ones included
+	keys    []string // every key in floor or in byKey, sorted
+	// base is the revision folded to (0: none); floor is each key's
+	// latest version at base, for the keys that existed there.
+	base  int64
+	floor map[string]etcdtrace.Change
 }
 
 func newCommittedHistory() committedHistory {
-	return committedHistory{byKey: map[string][]int64{}, compact: map[string]int64{}}
+	return committedHistory{byKey: map[string][]int64{}, compact: map[string]int64{}, floor: map[string]etcdtrace.Change{}}
 }
 
 // apply records an Apply event.
 func (h *committedHistory) apply(d *etcdtrace.Apply) {
 	h.maxRev = max(h.maxRev, d.Rev)
-	if d.Compact > h.compact[d.Member] {
+	if c, ok := h.compact[d.Member]; !ok || d.Compact > c {
 		h.compact[d.Member] = d.Compact
 	}
 	if len(d.Changes) == 0 || d.Rev <= 0 {
@@ -66,20 +78,22 @@ func (h *committedHistory) apply(d *etcdtrace.Apply) {
 	}
 }
 
-// record defines revision r's changes, unless an earlier Apply did.
+// record defines revision r's changes, unless an earlier Apply did (or r
+// is folded).
 func (h *committedHistory) record(r int64, cs []etcdtrace.Change) {
-	if r <= 0 {
+	if r <= h.base {
 		return
 	}
-	if r >= int64(len(h.revs)) {
-		grown := make([][]etcdtrace.Change, max(2*int64(len(h.revs)), r+1, 64))
+	i := r - h.base - 1
+	if i >= int64(len(h.revs)) {
+		grown := make([][]etcdtrace.Change, max(2*int64(len(h.revs)), i+1, 64))
 		copy(grown, h.revs)
 		h.revs = grown
 	}
-	if h.revs[r] != nil {
+	if h.revs[i] != nil {
 		return
 	}
-	h.revs[r] = append([]etcdtrace.Change(nil), cs...)
+	h.revs[i] = append([]etcdtrace.Change(nil), cs...)
 	h.known++
 	for i := range cs {
 		k := cs[i].Key
@@ -93,12 +107,16 @@ func (h *committedHistory) record(r int64, cs []etcdtrace.Change) {
 	}
 }
 
-// at returns the changes at revision r (nil when none are known).
+// top is the highest revision revs can hold.
+func (h *committedHistory) top() int64 { return h.base + int64(len(h.revs)) }
+
+// at returns the changes at revision r (nil when none are known, or r is
+// folded).
 func (h *committedHistory) at(r int64) []etcdtrace.Change {
-	if r <= 0 || r >= int64(len(h.revs)) {
+	if r <= h.base || r > h.top() {
 		return nil
 	}
-	return h.revs[r]
+	return h.revs[r-h.base-1]
 }
 
 // matching appends to dst the changes at revision r whose key is in kr.
@@ -112,10 +130,10 @@ func (h *committedHistory) matching(dst []etcdtrace.Change, r int64, kr keyRange
 }
 
 // eachMatching calls fn for every revision in [from, to] with changes in
-// kr, in ascending order, with those changes.
+// kr, in ascending order, with those changes (none at or below base).
 func (h *committedHistory) eachMatching(from, to int64, kr keyRange, fn func(r int64, cs []etcdtrace.Change)) {
-	from = max(from, 1)
-	to = min(to, int64(len(h.revs))-1)
+	from = max(from, h.base+1)
+	to = min(to, h.top())
 	if from > to {
 		return
 	}

@@ -38,7 +38,7 @@ type Traffic struct {
 	ready      map[string][]readyAt
 	requests   int
 	ok         int
-	latencies  []float64 // milliseconds, successful requests
+	latencies  latencies // of successful requests, slow ones included
 	toUnready  int
 	toTerminal int
 }
@@ -69,9 +69,9 @@ func (m *Traffic) request(at sim.Time, d *apptrace.Request) {
 	switch d.Outcome {
 	case apptrace.OutcomeOK:
 		m.ok++
-		m.latencies = append(m.latencies, float64(d.Latency)/1e6)
+		m.latencies.add(d.Latency)
 	case apptrace.OutcomeSlow:
-		m.latencies = append(m.latencies, float64(d.Latency)/1e6)
+		m.latencies.add(d.Latency)
 	case apptrace.OutcomeRefused:
 		switch d.Reason {
 		case apptrace.RefusedNoPod, apptrace.RefusedNotRunning, apptrace.RefusedShutdown, apptrace.RefusedReset:
@@ -114,9 +114,9 @@ func (m *Traffic) Values() map[string]float64 {
 	if m.requests > 0 {
 		v["request_success"] = float64(m.ok) / float64(m.requests)
 	}
-	if len(m.latencies) > 0 {
-		v["request_latency_p50_ms"] = percentile(m.latencies, 0.50)
-		v["request_latency_p99_ms"] = percentile(m.latencies, 0.99)
+	if m.latencies.len() > 0 {
+		v["request_latency_p50_ms"] = m.latencies.percentileMs(0.50)
+		v["request_latency_p99_ms"] = m.latencies.percentileMs(0.99)
 	}
 	return v
 }

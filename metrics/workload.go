@@ -198,12 +198,12 @@ func percentile(xs []float64, q float64) float64 {
 	}
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
-	i := int(q*float64(len(s))+0.999999) - 1
-	if i < 0 {
-		i = 0
-	}
-	if i >= len(s) {
-		i = len(s) - 1
-	}
-	return s[i]
+	return s[rank(len(s), q)]
+}
+
+// rank is the index, in ascending order, of the nearest-rank q-quantile
+// of n > 0 values.
+func rank(n int, q float64) int {
+	i := int(q*float64(n)+0.999999) - 1
+	return min(max(i, 0), n-1)
 }
