@@ -144,7 +144,12 @@ func parseFault(line string) (Fault, string, error) {
 	if len(fields) < 2 || fields[1] != "on" {
 		return parseFields(line, fields, nil)
 	}
-	end := slices.IndexFunc(fields, func(s string) bool { return strings.HasSuffix(s, ":") })
+	// The colon that ends the trigger comes after "on" (an earlier one,
+	// as in ": on", is no trigger's).
+	end := slices.IndexFunc(fields[2:], func(s string) bool { return strings.HasSuffix(s, ":") })
+	if end >= 0 {
+		end += 2
+	}
 	if end < 0 {
 		return Fault{}, "on", fmt.Errorf("a trigger ends with a colon before its fault (want e.g. \"on raft.state role=leader within 500ms: crash etcd-leader for 5s\")")
 	}
