@@ -125,6 +125,11 @@ func apiCatalogue() []scenarios.Spec {
 				{Rank: 35, Members: 3, Seed: 1, Reaches: "API servers compact etcd: the watch cache reinitializes, exact-RV lists, 410 after an etcd compaction"},
 			},
 		},
+		{Name: "api-swarm",
+			Description: "swarm testing of api-chaos: each seed switches each of api-chaos's kinds of fault (etcd-chaos's and the API layer's) on with probability 1/2 (at least one) and draws about as many faults of those kinds only (when only one layer's kinds are on, they come twice as often), under api-chaos's workload; the run prints and records which kinds were on",
+			API:         compacting(moreWriters(base, 2, 1, 2), 20*time.Second),
+			Faults:      nemesis.APIChaos.Swarm,
+		},
 	}
 }
 

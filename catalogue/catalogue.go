@@ -223,6 +223,17 @@ func specs() []scenarios.Spec {
 				{Rank: 16, Members: 3, Seed: 1, Reaches: "snapshots saved from members under faults and uploaded to a store that is cut off: point-in-time reads (this seed catches snapshot-not-point-in-time)"},
 			},
 		},
+		{
+			Name: "etcd-swarm",
+			Description: "swarm testing of etcd-chaos: each seed switches each of etcd-chaos's kinds of fault on with probability 1/2 (at least one) and draws about as many faults of those kinds only, and each of the KV clients' kinds of operation likewise (gets, range reads, historical reads, puts, compare-and-swaps, deletes, txns), so that rare mixes happen: partitions and drifting clocks with no crash to mask them, a workload of deletes and txns alone; " +
+				"the run prints and records which kinds were on",
+			Topology: func(members int) scenarios.Topology {
+				t := scenarios.CompactEvery(20 * time.Second)(members)
+				t.SwarmOps = true
+				return t
+			},
+			Faults: nemesis.EtcdChaos.Swarm,
+		},
 	}
 	specs = append(specs, membershipCatalogue()...)
 	specs = append(specs, apiCatalogue()...)

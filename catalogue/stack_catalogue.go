@@ -155,7 +155,12 @@ func stackCatalogue() []scenarios.Spec {
 		{Rank: 44, Members: 3, Seed: 2, Reaches: "everything at once, another schedule"},
 		{Rank: 45, Members: 5, Seed: 3, Reaches: "everything at once at five members"},
 	}
-	return append(append(append([]scenarios.Spec{nodeDeath, liveness, apiDown, cmFailover, eviction, splitBrain, watchLag, chaos}, spokeCatalogue()...), leaderCatalogue()...), trafficCatalogue()...)
+	swarm := stackChaos("stack-swarm", 5, 6, 4, stackChaosDuration)
+	swarm.Description = "swarm testing of stack-chaos, with its workload and its operator's script: each seed switches each of stack-chaos's kinds of fault (the kubelet restarts among them) on with probability 1/2 (at least one) and draws about as many faults of those kinds only (kubelet restarts alone come four times as often); the run prints and records which kinds were on; " +
+		"after the faults every ReplicaSet has its pods running and ready, the rollout is complete, no pod was bound twice, and web's Service lists exactly its pods"
+	swarm.Faults = nemesis.StackChaos.Swarm
+	specs := append(append(append([]scenarios.Spec{nodeDeath, liveness, apiDown, cmFailover, eviction, splitBrain, watchLag, chaos}, spokeCatalogue()...), leaderCatalogue()...), trafficCatalogue()...)
+	return append(specs, swarm)
 }
 
 // deleteDeadNodes deletes the Node objects of the nodes a nemesis killed.

@@ -39,6 +39,11 @@ type Topology struct {
 	// kube-apiserver at its local etcd member: a client then keeps reading
 	// through its member however slow it is, instead of failing over.
 	PinClients bool
+	// SwarmOps, when set, has the KV clients run a random subset of the
+	// kinds of operation (kvload.OpKinds), drawn per seed from its own
+	// stream (SwarmOpsStream) and recorded in Cluster.SwarmOps: a swarm
+	// run's workload.
+	SwarmOps bool
 }
 
 // DefaultTopology is the etcd cluster most scenarios run: three clients, two
@@ -78,6 +83,9 @@ type Cluster struct {
 	// Stack is the full control plane built on it, nil unless a full-stack
 	// scenario built it.
 	Stack *StackLayer
+	// SwarmOps are the kinds of operation the KV clients run when
+	// Topology.SwarmOps drew them; nil when they run every kind.
+	SwarmOps []string
 }
 
 // MaxMembers is the largest etcd cluster a scenario may ask for.
@@ -121,13 +129,16 @@ func BuildCluster(w *sim.World, top Topology, abl ablation.Set) (*Cluster, error
 		}
 		return out
 	}
+	if top.SwarmOps {
+		c.SwarmOps = swarmOps(w)
+	}
 	for i := 1; i <= top.Clients; i++ {
 		name := fmt.Sprintf("client-%d", i)
 		eps := rotate(i - 1)
 		if top.PinClients {
 			eps = eps[:1]
 		}
-		if err := add(name, kvload.BootClient(kvload.ClientConfig{Name: name, Endpoints: eps, Think: top.Think, Until: top.QuietAt})); err != nil {
+		if err := add(name, kvload.BootClient(kvload.ClientConfig{Name: name, Endpoints: eps, Think: top.Think, Until: top.QuietAt, Ops: c.SwarmOps})); err != nil {
 			return nil, err
 		}
 	}

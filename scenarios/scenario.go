@@ -173,6 +173,8 @@ type Result struct {
 	ScheduleHash string `json:"schedule_hash,omitempty"`
 	// Build names the kubesim build that ran it (Build).
 	Build string `json:"build,omitempty"`
+	// Swarm is what a swarm run switched on, nil for any other run.
+	Swarm *Swarm `json:"swarm,omitempty"`
 }
 
 // Failed returns the results of the checks that failed.
@@ -226,6 +228,8 @@ type Prepared struct {
 	Checks   []checks.Check
 	Metrics  *metrics.Workload
 	Quorum   *metrics.QuorumTracker
+	// Swarm is what the run switched on if it is a swarm run.
+	Swarm    *Swarm
 	duration time.Duration
 	flush    []func() error
 }
@@ -324,6 +328,7 @@ func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
 	if spec.Driver != nil && opts.Schedule == nil && opts.Profile == nil {
 		spec.Driver(view, w.Rand("scenario/driver"), faultEnd)
 	}
+	p.Swarm = swarmOf(view, c)
 	return p, nil
 }
 
@@ -393,6 +398,7 @@ func (p *Prepared) Run() (Result, error) {
 		Duration:         p.duration,
 		ScheduleHash:     ScheduleHash(p.Options.Schedule),
 		Build:            Build(),
+		Swarm:            p.Swarm,
 	}
 	res.Metrics["quorum_up_fraction"] = p.Quorum.Fraction()
 	more := checks.MeasuresOf(p.Checks...)

@@ -301,6 +301,14 @@ func Serve(h *Host, port string, fn func(q *Request)) {
 				}
 				return
 			}
+			if req.ServerInc == 0 {
+				// The connection was made with this incarnation (its
+				// handshake came here first): the caller's copies of
+				// the request, retransmitted, carry it from now on, so
+				// that a later incarnation resets them instead of
+				// serving the request again.
+				req.ServerInc = h.incarnation
+			}
 			fn(&Request{Body: req.Body, From: m.From, h: h, inc: h.incarnation, msg: req, to: m.FromInc})
 		case *rpcPing:
 			reset := req.ServerInc != 0 && req.ServerInc != h.incarnation

@@ -113,6 +113,9 @@ func printResult(w io.Writer, r scenarios.Result) {
 	if len(r.Ablations) > 0 {
 		fmt.Fprintf(w, ", ablations %s", strings.Join(r.Ablations, ","))
 	}
+	if r.Swarm != nil {
+		fmt.Fprintf(w, "\nswarm: %s", r.Swarm)
+	}
 	fmt.Fprintf(w, "\n%.0f virtual seconds in %.2f wall seconds (%.0fx), %d events, trace hash %s\n\n",
 		r.VirtualSeconds, r.WallSeconds, r.VirtualSeconds/max(r.WallSeconds, 1e-9), r.Events, r.TraceHash)
 	fmt.Fprintln(w, "checks:")

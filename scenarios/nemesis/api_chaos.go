@@ -1,6 +1,7 @@
 package nemesis
 
 import (
+	"slices"
 	"time"
 
 	"github.com/kubesim/kubesim/sim"
@@ -17,21 +18,43 @@ func PickServer(c *Cluster, rng *sim.Stream) string {
 // server cut off from its clients or from etcd, the informers cut off from
 // the API servers, or flaky links to the API clients. All end by end.
 func APIChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-	s := ChaosSchedule(c, rng, end)
+	return APIChaos.Schedule(c, rng, end)
+}
+
+// APIChaos is APIChaosSchedule's generator: EtcdChaos's kinds, then the
+// API layer's. When a swarm run leaves one of the two with no kind on, the
+// other draws twice as often, so that a run has about as many faults.
+var APIChaos = Chaos{kinds: slices.Concat(EtcdChaos.Kinds(), kindNames(apiKinds(nil, nil))), draw: drawAPIChaos}
+
+// drawAPIChaos draws APIChaosSchedule's faults of the kinds on.
+func drawAPIChaos(c *Cluster, rng *sim.Stream, end time.Duration, on []bool) sim.Schedule {
+	n := len(EtcdChaos.Kinds())
+	busy := 1
+	if !anyOn(on[:n]) || !anyOn(on[n:]) {
+		busy = 2
+	}
+	s := drawEtcdChaos(c, rng, end, on[:n], busy)
 	start, dur, gap := span{3 * time.Second, 5 * time.Second}, span{time.Second, 14 * time.Second}, span{3 * time.Second, 14 * time.Second}
-	return Merge(s, drawFaults(rng, start, dur, gap, end, func(f *sim.Fault, r int) {
-		switch {
-		case r < 25:
-			f.Kind, f.Targets = sim.FaultCrash, [][]string{{PickServer(c, rng)}}
-		case r < 45:
+	return Merge(s, drawKinds(rng, start, dur, gap.div(busy), end, apiKinds(c, rng), on[n:]))
+}
+
+// apiKinds are the kinds of fault of the API layer in APIChaosSchedule,
+// drawing from rng.
+func apiKinds(c *Cluster, rng *sim.Stream) []chaosKind {
+	return []chaosKind{
+		{"apiserver-crash", 25, func(f *sim.Fault) { f.Kind, f.Targets = sim.FaultCrash, [][]string{{PickServer(c, rng)}} }},
+		{"apiserver-clients-cut", 20, func(f *sim.Fault) {
 			f.Kind, f.Targets = sim.FaultPartition, [][]string{{PickServer(c, rng)}, {"api-clients"}}
-		case r < 65:
+		}},
+		{"apiserver-etcd-cut", 20, func(f *sim.Fault) {
 			f.Kind, f.Targets = sim.FaultPartition, [][]string{{PickServer(c, rng)}, {"etcd"}}
-		case r < 80:
+		}},
+		{"informers-cut", 15, func(f *sim.Fault) {
 			f.Kind, f.Targets = sim.FaultPartition, [][]string{{"api-informers"}, {"apiservers"}}
-		default:
+		}},
+		{"clients-flaky", 20, func(f *sim.Fault) {
 			f.Kind, f.Targets = sim.FaultFlaky, [][]string{{"api-clients"}}
 			drawFlaky(f, rng, 20, 10, 20, 10)
-		}
-	}))
+		}},
+	}
 }

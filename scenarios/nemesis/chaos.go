@@ -15,43 +15,58 @@ import (
 // disk and rejoins under its old identity breaks Raft by design (the etcd
 // amnesia case), which is a lesson of its own, not chaos to survive.
 func ChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-	members := c.Members
-	pick := func() string { return members[rng.IntN(len(members))] }
+	return EtcdChaos.Schedule(c, rng, end)
+}
+
+// EtcdChaos is ChaosSchedule's generator, whose kinds a swarm run
+// switches on and off.
+var EtcdChaos = Chaos{kinds: kindNames(etcdKinds(nil, nil)), draw: func(c *Cluster, rng *sim.Stream, end time.Duration, on []bool) sim.Schedule {
+	return drawEtcdChaos(c, rng, end, on, 1)
+}}
+
+// drawEtcdChaos draws ChaosSchedule's faults of the kinds on, busy times
+// as often.
+func drawEtcdChaos(c *Cluster, rng *sim.Stream, end time.Duration, on []bool, busy int) sim.Schedule {
 	start, dur, gap := span{5 * time.Second, 5 * time.Second}, span{time.Second, 14 * time.Second}, span{3 * time.Second, 14 * time.Second}
-	return drawFaults(rng, start, dur, gap, end, func(f *sim.Fault, r int) {
-		switch {
-		case r < 25:
-			f.Kind, f.Targets = sim.FaultCrash, [][]string{{pick()}}
-		case r < 30:
-			f.Kind, f.Targets = sim.FaultTorn, [][]string{{pick()}}
-		case r < 50:
-			f.Kind, f.Targets = sim.FaultPartition, randomSplit(c, rng)
-		case r < 58:
+	return drawKinds(rng, start, dur, gap.div(busy), end, etcdKinds(c, rng), on)
+}
+
+// etcdKinds are the kinds of fault of ChaosSchedule, drawing from rng.
+func etcdKinds(c *Cluster, rng *sim.Stream) []chaosKind {
+	pick := func() string { return c.Members[rng.IntN(len(c.Members))] }
+	return []chaosKind{
+		{"crash", 25, func(f *sim.Fault) { f.Kind, f.Targets = sim.FaultCrash, [][]string{{pick()}} }},
+		{"torn", 5, func(f *sim.Fault) { f.Kind, f.Targets = sim.FaultTorn, [][]string{{pick()}} }},
+		{"partition", 20, func(f *sim.Fault) { f.Kind, f.Targets = sim.FaultPartition, randomSplit(c, rng) }},
+		{"oneway", 8, func(f *sim.Fault) {
 			a, b := pick(), pick()
 			if a == b {
 				f.Kind, f.Targets = sim.FaultIsolate, [][]string{{a}}
 			} else {
 				f.Kind, f.Targets = sim.FaultOneWay, [][]string{{a}, {b}}
 			}
-		case r < 68:
-			f.Kind, f.Targets = sim.FaultIsolate, [][]string{{"etcd-leader"}}
-		case r < 80:
+		}},
+		{"isolate-leader", 10, func(f *sim.Fault) { f.Kind, f.Targets = sim.FaultIsolate, [][]string{{"etcd-leader"}} }},
+		{"pause", 12, func(f *sim.Fault) {
 			f.Kind, f.Targets = sim.FaultPause, [][]string{{pick()}}
 			f.For = f.For / 3
-		case r < 90:
+		}},
+		{"flaky", 10, func(f *sim.Fault) {
 			f.Kind, f.Targets = sim.FaultFlaky, [][]string{{pick()}}
 			drawFlaky(f, rng, 30, 10, 20, 20)
-		case r < 95:
+		}},
+		{"clock-drift", 5, func(f *sim.Fault) {
 			// A clock 20% fast or slow at most: Raft's ticks, and so its
 			// heartbeats and election timeouts, run at that rate.
 			f.Kind, f.Targets = sim.FaultClockDrift, [][]string{{pick()}}
 			f.Rate = float64(80+rng.IntN(41)) / 100
-		default:
+		}},
+		{"slow-disk", 5, func(f *sim.Fault) {
 			// fsyncs of 50 to 500 ms: etcd warns of slow fdatasync at 1 s.
 			f.Kind, f.Targets = sim.FaultSlowDisk, [][]string{{pick()}}
 			f.Fsync = time.Duration(50+rng.IntN(451)) * time.Millisecond
-		}
-	})
+		}},
+	}
 }
 
 // randomSplit splits the members in two non-empty groups (when there are

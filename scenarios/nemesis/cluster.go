@@ -24,4 +24,8 @@ type Cluster struct {
 	// Leaders follows which replica of each leader-elected component
 	// leads; nil below the full stack.
 	Leaders *SpokeLeaders
+	// SwarmKinds are the fault kinds a swarm generator switched on for
+	// the run (Chaos.Swarm, or a profile's swarm=true), nil when none
+	// did: package scenarios records them in the run's result.
+	SwarmKinds []string
 }

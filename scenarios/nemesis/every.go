@@ -62,18 +62,35 @@ func (s span) draw(rng *sim.Stream) time.Duration {
 	return s.least + time.Duration(rng.Int64N(int64(s.spread)))
 }
 
+// div is s shrunk n times: a gap drawn from it is n times shorter, so
+// that faults come n times as often.
+func (s span) div(n int) span {
+	return span{s.least / time.Duration(n), s.spread / time.Duration(n)}
+}
+
 // drawFaults draws the faults of a chaos schedule: the first at a draw of
 // start, each lasting a draw of dur and the next a draw of gap after it,
 // while they end by end. choose sets each fault's kind and targets (and
-// may shorten it) from a roll in [0, 100).
-func drawFaults(rng *sim.Stream, start, dur, gap span, end time.Duration, choose func(f *sim.Fault, roll int)) sim.Schedule {
+// may shorten it) from a roll in [0, rolls); with no rolls there is
+// nothing to choose from, and no fault.
+func drawFaults(rng *sim.Stream, start, dur, gap span, end time.Duration, rolls int, choose func(f *sim.Fault, roll int)) sim.Schedule {
 	var s sim.Schedule
+	if rolls <= 0 {
+		return s
+	}
 	for at := start.draw(rng); ; at += gap.draw(rng) {
 		f := sim.Fault{At: at, For: dur.draw(rng)}
 		if at+f.For > end {
 			return s
 		}
-		choose(&f, rng.IntN(100))
+		choose(&f, rng.IntN(rolls))
 		s = append(s, f)
 	}
+}
+
+// drawKinds is drawFaults choosing among the kinds that are on, each in
+// proportion to its weight.
+func drawKinds(rng *sim.Stream, start, dur, gap span, end time.Duration, kinds []chaosKind, on []bool) sim.Schedule {
+	total, choose := chooser(kinds, on)
+	return drawFaults(rng, start, dur, gap, end, total, choose)
 }

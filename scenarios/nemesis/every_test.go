@@ -45,7 +45,7 @@ func TestPickMember(t *testing.T) {
 func TestDrawFaults(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	end := 5 * time.Minute
-	s := drawFaults(rng, span{10 * time.Second, 5 * time.Second}, span{time.Second, 9 * time.Second}, span{2 * time.Second, 3 * time.Second}, end,
+	s := drawFaults(rng, span{10 * time.Second, 5 * time.Second}, span{time.Second, 9 * time.Second}, span{2 * time.Second, 3 * time.Second}, end, 100,
 		func(f *sim.Fault, roll int) { f.Kind = sim.FaultCrash })
 	require.NotEmpty(t, s)
 	require.GreaterOrEqual(t, s[0].At, 10*time.Second)

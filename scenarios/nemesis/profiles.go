@@ -2,6 +2,7 @@ package nemesis
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,6 +38,10 @@ type profileSpec struct {
 	name     string
 	doc      string
 	defaults map[string]string
+	// switches are parameters that are off unless given (key=true), so
+	// that a profile without them prints, and keys its results, as before
+	// they existed.
+	switches []string
 	generate func(p params, c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule
 }
 
@@ -73,14 +78,11 @@ var profileSpecs = []profileSpec{
 	},
 	{
 		name: "mixed",
-		doc:  "crash-restart, partitions and a flaky network at once, each at its own parameters",
+		doc:  "crash-restart, partitions and a flaky network at once, each at its own parameters; with swarm=true, each of the three is on with probability 1/2 (at least one) per seed, and crashes or partitions alone come twice as often",
 		defaults: map[string]string{"mttf": "120s", "mttr": "20s", "rate": "1", "duration": "10s", "kind": "random",
 			"loss": "0.02", "dup": "0.01", "reorder": "0.02", "delay": "2ms"},
-		generate: func(p params, c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-			s := genCrashRestart(p, c, rng, end)
-			s = append(s, genPartitions(p, c, rng, end)...)
-			return append(s, genFlaky(p, c, rng, end)...)
-		},
+		switches: []string{"swarm"},
+		generate: genMixed,
 	},
 }
 
@@ -115,8 +117,9 @@ func ParseProfile(text string) (Profile, error) {
 	if rest != "" {
 		for _, kv := range strings.Split(rest, ",") {
 			k, v, ok := strings.Cut(kv, "=")
-			if _, known := spec.defaults[k]; !ok || !known {
-				return Profile{}, fmt.Errorf("fault profile %s: bad parameter %q (want key=value with key one of %s)", name, kv, strings.Join(sim.SortedKeys(spec.defaults), ", "))
+			if _, known := spec.defaults[k]; !ok || !(known || slices.Contains(spec.switches, k)) {
+				keys := append(sim.SortedKeys(spec.defaults), spec.switches...)
+				return Profile{}, fmt.Errorf("fault profile %s: bad parameter %q (want key=value with key one of %s)", name, kv, strings.Join(keys, ", "))
 			}
 			p.Params[k] = v
 		}
@@ -179,6 +182,16 @@ func normalizeParams(p Profile) error {
 				return fmt.Errorf("times=%q is not a whole number from 1 to %d", v, maxMomentTimes)
 			}
 			p.Params[k] = strconv.Itoa(n)
+		case "swarm":
+			on, err := strconv.ParseBool(v)
+			if err != nil {
+				return fmt.Errorf("swarm=%q: want true or false", v)
+			}
+			if !on {
+				delete(p.Params, k)
+			} else {
+				p.Params[k] = "true"
+			}
 		case "kind":
 			switch v {
 			case "minority", "majority", "leader", "random":

@@ -20,43 +20,65 @@ const stackChaosStart = 30 * time.Second
 // off from the control plane or paused, and flaky links to the nodes;
 // besides, a kubelet process restarts every 20 to 40 s (kubeletRestarts).
 func StackChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
-	pick := func(names []string) string { return names[rng.IntN(len(names))] }
+	return StackChaos.Schedule(c, rng, end)
+}
+
+// StackChaos is StackChaosSchedule's generator: its kinds of fault, then
+// the kubelet restarts ("kubelet-restart"). When a swarm run leaves only
+// the restarts on, they come four times as often, so that a run has about
+// as many faults.
+var StackChaos = Chaos{kinds: append(kindNames(stackKinds(nil, nil)), "kubelet-restart"), draw: drawStackChaos}
+
+// drawStackChaos draws StackChaosSchedule's faults of the kinds on.
+func drawStackChaos(c *Cluster, rng *sim.Stream, end time.Duration, on []bool) sim.Schedule {
+	n := len(on) - 1
 	start, dur, gap := span{stackChaosStart, 5 * time.Second}, span{time.Second, 29 * time.Second}, span{2 * time.Second, 12 * time.Second}
-	s := drawFaults(rng, start, dur, gap, end, func(f *sim.Fault, r int) {
-		switch {
-		case r < 10:
-			f.Kind, f.Targets = sim.FaultCrash, [][]string{{pick(c.Members)}}
-		case r < 18:
-			f.Kind, f.Targets = sim.FaultIsolate, [][]string{{"etcd-leader"}}
-		case r < 22:
-			f.Kind, f.Targets, f.For = sim.FaultPause, [][]string{{pick(c.Members)}}, f.For/3
-		case r < 32:
-			f.Kind, f.Targets = sim.FaultCrash, [][]string{{pick(c.Servers)}}
-		case r < 38:
-			f.Kind, f.Targets = sim.FaultPartition, [][]string{{pick(c.Servers)}, {"etcd"}}
-		case r < 42:
-			f.Kind, f.Targets = sim.FaultCrash, [][]string{{"scheduler-leader"}}
-		case r < 46:
-			// An asymmetric failure: the leading scheduler's requests reach
-			// the API servers, but nothing comes back, neither answers nor
-			// watch events.
+	s := drawKinds(rng, start, dur, gap, end, stackKinds(c, rng), on[:n])
+	switch {
+	case !on[n]:
+		return s
+	case !anyOn(on[:n]):
+		return kubeletRestarts(c, end, 4)
+	}
+	return Merge(s, kubeletRestarts(c, end, 1))
+}
+
+// stackKinds are the kinds of fault of StackChaosSchedule but the kubelet
+// restarts, drawing from rng.
+func stackKinds(c *Cluster, rng *sim.Stream) []chaosKind {
+	pick := func(names []string) string { return names[rng.IntN(len(names))] }
+	fault := func(kind sim.FaultKind, target func() string) func(f *sim.Fault) {
+		return func(f *sim.Fault) { f.Kind, f.Targets = kind, [][]string{{target()}} }
+	}
+	role := func(name string) func() string { return func() string { return name } }
+	members := func() string { return pick(c.Members) }
+	servers := func() string { return pick(c.Servers) }
+	nodes := func() string { return pick(c.Nodes) }
+	return []chaosKind{
+		{"member-crash", 10, fault(sim.FaultCrash, members)},
+		{"leader-isolate", 8, fault(sim.FaultIsolate, role("etcd-leader"))},
+		{"member-pause", 4, func(f *sim.Fault) { f.Kind, f.Targets, f.For = sim.FaultPause, [][]string{{pick(c.Members)}}, f.For/3 }},
+		{"apiserver-crash", 10, fault(sim.FaultCrash, servers)},
+		{"apiserver-etcd-cut", 6, func(f *sim.Fault) { f.Kind, f.Targets = sim.FaultPartition, [][]string{{pick(c.Servers)}, {"etcd"}} }},
+		{"scheduler-crash", 4, fault(sim.FaultCrash, role("scheduler-leader"))},
+		// An asymmetric failure: the leading scheduler's requests reach
+		// the API servers, but nothing comes back, neither answers nor
+		// watch events.
+		{"scheduler-deaf", 4, func(f *sim.Fault) {
 			f.Kind, f.Targets = sim.FaultOneWay, [][]string{{"apiservers"}, {"scheduler-leader"}}
-		case r < 56:
-			f.Kind, f.Targets = sim.FaultIsolate, [][]string{{"controller-manager-leader"}}
-		case r < 62:
-			f.Kind, f.Targets = sim.FaultCrash, [][]string{{"controller-manager-leader"}}
-		case r < 72:
-			f.Kind, f.Targets = sim.FaultCrash, [][]string{{pick(c.Nodes)}}
-		case r < 82:
+		}},
+		{"controller-manager-isolate", 10, fault(sim.FaultIsolate, role("controller-manager-leader"))},
+		{"controller-manager-crash", 6, fault(sim.FaultCrash, role("controller-manager-leader"))},
+		{"node-crash", 10, fault(sim.FaultCrash, nodes)},
+		{"node-cut", 10, func(f *sim.Fault) {
 			f.Kind, f.Targets = sim.FaultPartition, [][]string{{pick(c.Nodes)}, {"apiservers"}}
-		case r < 88:
-			f.Kind, f.Targets, f.For = sim.FaultPause, [][]string{{pick(c.Nodes)}}, f.For/3
-		default:
+		}},
+		{"node-pause", 6, func(f *sim.Fault) { f.Kind, f.Targets, f.For = sim.FaultPause, [][]string{{pick(c.Nodes)}}, f.For/3 }},
+		{"nodes-flaky", 12, func(f *sim.Fault) {
 			f.Kind, f.Targets = sim.FaultFlaky, [][]string{{"nodes"}}
 			drawFlaky(f, rng, 20, 5, 20, 20)
-		}
-	})
-	return Merge(s, kubeletRestarts(c, end))
+		}},
+	}
 }
 
 // kubeletRestarts draws stack-chaos's second nemesis: every 20 to 40 s,
@@ -65,11 +87,13 @@ func StackChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Sche
 // draws from its own stream, so that the other faults do not shift it; the
 // stream keeps the name of the driver that drew these restarts before they
 // were faults, so that every seed restarts the same kubelets at the same
-// times as it did then.
-func kubeletRestarts(c *Cluster, end time.Duration) sim.Schedule {
+// times as it did then. busy times as often, they come every 20/busy to
+// 40/busy s.
+func kubeletRestarts(c *Cluster, end time.Duration, busy int) sim.Schedule {
 	rng := c.World.Rand("scenario/driver")
+	period := 20 * time.Second / time.Duration(busy)
 	var s sim.Schedule
-	for at := stackChaosStart + time.Duration(rng.Int64N(int64(20*time.Second))); at < end; at += 20*time.Second + time.Duration(rng.Int64N(int64(20*time.Second))) {
+	for at := stackChaosStart + time.Duration(rng.Int64N(int64(period))); at < end; at += period + time.Duration(rng.Int64N(int64(period))) {
 		node := c.Nodes[rng.IntN(len(c.Nodes))]
 		s = append(s, sim.Fault{At: at, Kind: sim.FaultRestartProcess, Targets: [][]string{{node}}, Process: kubelet.Process})
 	}

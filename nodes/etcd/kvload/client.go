@@ -1,6 +1,7 @@
 package kvload
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -34,6 +35,10 @@ type ClientConfig struct {
 	// new operation, so that a scenario can let the cluster go quiet before
 	// comparing members.
 	Until time.Duration
+	// Ops, when set, names the kinds of operation the client runs (of
+	// OpKinds), each as often relative to the others as in the full mix;
+	// default (or none known) every kind. A swarm run switches some off.
+	Ops []string
 }
 
 // known is what a client last learned about a key: its value and mod
@@ -48,12 +53,43 @@ type known struct {
 
 // The operation mix, in percent (after etcd's robustness traffic: gets,
 // ranges and stale reads, puts, deletes, compare-and-sets, multi-op txns).
-var opMix = []struct {
+var opMix = []opShare{
+	{25, chooseGet, "get"}, {5, chooseRange, "range"}, {8, chooseHistorical, "historical"},
+	{25, choosePut, "put"}, {12, chooseCAS, "cas"}, {8, chooseDelete, "delete"}, {17, chooseTxn, "txn"},
+}
+
+// opShare is a kind of operation's share of the mix, in percent, and its
+// name (OpKinds).
+type opShare struct {
 	pct  int
 	kind opChoice
-}{
-	{25, chooseGet}, {5, chooseRange}, {8, chooseHistorical},
-	{25, choosePut}, {12, chooseCAS}, {8, chooseDelete}, {17, chooseTxn},
+	name string
+}
+
+// OpKinds names the kinds of operation a client runs, in the order of the
+// mix: linearizable gets of a key, range reads of a group, historical
+// reads, puts, compare-and-swaps, deletes and multi-op txns.
+func OpKinds() []string {
+	var out []string
+	for _, m := range opMix {
+		out = append(out, m.name)
+	}
+	return out
+}
+
+// mixOf is the part of opMix that ops names (all of it when ops names
+// none), and the sum of its shares.
+func mixOf(ops []string) (mix []opShare, total int) {
+	for _, m := range opMix {
+		if slices.Contains(ops, m.name) {
+			mix = append(mix, m)
+			total += m.pct
+		}
+	}
+	if len(mix) == 0 {
+		return opMix, 100
+	}
+	return mix, total
 }
 
 type opChoice uint8
@@ -78,6 +114,8 @@ type kvClient struct {
 	name  string
 	c     *etcd.Client
 	rand  *sim.Stream
+	mix   []opShare
+	rolls int // the sum of mix's shares
 	ks    keyspace
 	op    uint64
 	known map[string]known
@@ -97,6 +135,7 @@ func BootClient(cfg ClientConfig) func(h *sim.Host) {
 			ks:    newKeyspace(cfg.Keys),
 			known: make(map[string]known),
 		}
+		k.mix, k.rolls = mixOf(cfg.Ops)
 		k.c = etcd.NewClient(h, etcd.ClientConfig{Name: k.name, Endpoints: cfg.Endpoints, RequestTimeout: cfg.RequestTimeout})
 		k.scheduleNext()
 	}
@@ -117,9 +156,9 @@ func (k *kvClient) stepOp() {
 	ki := k.rand.IntN(k.cfg.Keys)
 	key := k.ks.keys[ki]
 	call := &etcdtrace.Call{Client: k.name, Op: k.op, Key: key}
-	r := k.rand.IntN(100)
-	choice := opMix[len(opMix)-1].kind
-	for _, m := range opMix {
+	r := k.rand.IntN(k.rolls)
+	choice := k.mix[len(k.mix)-1].kind
+	for _, m := range k.mix {
 		if r < m.pct {
 			choice = m.kind
 			break
