@@ -34,7 +34,7 @@ func TestAblations(t *testing.T) {
 			}
 			for seed := uint64(1); seed <= ablationSeeds; seed++ {
 				for _, members := range members {
-					res, err := scenarios.Run(scenarios.Options{Scenario: a.Scenario, Members: members, Seed: seed, Ablations: []string{a.Name}})
+					res, err := runAblated(a.Scenario, members, seed, a.Name)
 					require.NoError(t, err)
 					failed := map[string]bool{}
 					for _, c := range res.Checks {

@@ -70,7 +70,7 @@ func TestRejoinWipedMemberCaught(t *testing.T) {
 			if !*deepFlag && len(first) == len(want) {
 				break
 			}
-			r, err := scenarios.Run(scenarios.Options{Scenario: "etcd-replace-member", Members: members, Seed: seed, Ablations: []string{"rejoin-wiped-member"}})
+			r, err := runAblated("etcd-replace-member", members, seed, "rejoin-wiped-member")
 			require.NoError(t, err)
 			ran = seed
 			for _, c := range r.Failed() {
