@@ -23,7 +23,7 @@ var (
 // Seeds of the default (not deep) run.
 const (
 	quickCatalogueSeeds = 3
-	quickRapidChecks    = "20"
+	quickRapidChecks    = "10"
 )
 
 func TestMain(m *testing.M) {
