@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # mutation.sh: mutation testing of the node packages with gremlins, each
-# mutant judged by its package's unit tests plus the bug-hunt set.
+# mutant judged by its package's unit tests plus the bug-hunt set, or (-s)
+# by the bug-hunt set's scenario runs alone.
 #
 # A measuring tool, not part of CI nor of `go test ./...`. See
 # docs/mutation.md for what it measures and the last figures.
@@ -16,6 +17,13 @@
 #   -o DIR   results directory (default out/mutation)
 #   -n       dry run: list the mutants and whether they are covered, test none
 #   -u       judge by the unit tests alone (no bughunt build tag)
+#   -s       judge by scenario runs alone: the bug-hunt set, no unit test
+#            (what a user's world has); results in out/mutation-scenarios
+#   -m N     judge a uniform random sample of N of each package's mutants
+#            (covered or not) instead of all of them; summary with the 95%
+#            interval (scripts/mutationsample.go)
+#   -r SEED  the sample's seed (default 1): the same seed on the same
+#            source draws the same mutants, so two builds compare
 #   -c N     gremlins' timeout coefficient (default 3: a mutant's test run may
 #            take 3 times as long as the coverage run)
 #   -j N     gremlins workers (default 1; the machine is shared)
@@ -61,18 +69,35 @@ tags=bughunt
 coef=3
 workers=1
 budget=
-while getopts "o:nuc:j:t:h" opt; do
+scenarios=false
+sample=
+sampleseed=1
+while getopts "o:nusm:r:c:j:t:h" opt; do
   case $opt in
     o) out=$OPTARG ;;
     n) dry=true ;;
     u) tags= ;;
+    s) scenarios=true ;;
+    m) sample=$OPTARG ;;
+    r) sampleseed=$OPTARG ;;
     c) coef=$OPTARG ;;
     j) workers=$OPTARG ;;
     t) budget=$OPTARG ;;
-    *) sed -n '2,28p' "$0"; exit 2 ;;
+    *) sed -n '2,36p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
+if $scenarios; then
+  [ -n "$tags" ] || { echo "mutation.sh: -s judges by the bug-hunt set and -u by unit tests alone; give one of them" >&2; exit 2; }
+  # Only TestBugHunt runs in the mutant's test binary, in gremlins'
+  # coverage run too: a mutant no scenario reaches is NOT COVERED.
+  export GOFLAGS="$GOFLAGS -run=^TestBugHunt\$"
+  [ "$out" = out/mutation ] && out=out/mutation-scenarios
+fi
+case $sample in
+'' | [1-9] | [1-9][0-9]*) ;;
+*) echo "mutation.sh: -m $sample: give the sample size as a positive number, e.g. -m 200" >&2; exit 2 ;;
+esac
 
 command -v go >/dev/null || export PATH="$PATH:/usr/local/go/bin"
 
@@ -108,6 +133,37 @@ if [ -n "$tags" ] && [ ! -f "$out/bughunt.cover" ]; then
     -coverpkg=./nodes/... -coverprofile="$out/bughunt.cover" | tail -n 2
 fi
 
+# sample_repo PKG NAME TMP draws the package's sample and prints the path
+# of a git directory in which gremlins' --diff HEAD^ selects the sampled
+# mutants' lines and no other. gremlins has no sampling of its own; its
+# --diff REF tests only the mutants on lines that `git diff --merge-base
+# REF` shows changed, by names relative to the package directory it
+# walks. So the repository's work tree is the package directory (GIT_DIR
+# and GIT_WORK_TREE, for gremlins' run alone), its HEAD the package's
+# source as it is, and HEAD^ the same source with each sampled line
+# altered; with diff.context=0 every changed line is a hunk of its own.
+# gremlins then judges every covered mutant on a sampled line; the summary
+# reads the sampled ones.
+sample_repo() {
+  local pkg=$1 name=$2 tmp=$3 repo=$3/sample
+  echo "   dry run, then a sample of $sample (seed $sampleseed)" >&2
+  TMPDIR=$tmp nice -n 19 "$gremlins" unleash --dry-run --exclude-files / \
+    ${tags:+--tags "$tags"} --output "$out/$name.dry.json" "$pkg" >"$out/$name.dry.log" 2>&1
+  go run scripts/mutationsample.go -draw "$sample" -seed "$sampleseed" -pkg "$pkg" \
+    "$out/$name.dry.json" >"$out/$name.sample"
+  mkdir -p "$repo"
+  cp -R "$pkg/." "$repo/"
+  git -C "$repo" init -q
+  cut -d: -f1,2 "$out/$name.sample" | sort -u | while IFS=: read -r file line; do
+    sed -i "${line}s/.*/\/\/ sampled mutant line/" "$repo/${file#"$pkg"/}"
+  done
+  git -C "$repo" add -A
+  git -C "$repo" -c user.name=mutation -c user.email=mutation@kubesim commit -q -m "sampled lines altered"
+  cp -R "$pkg/." "$repo/"
+  git -C "$repo" -c user.name=mutation -c user.email=mutation@kubesim commit -q -a -m "the source under test"
+  echo "$repo/.git"
+}
+
 for pkg in "${pkgs[@]}"; do
   name=${pkg//\//_}
   args=(unleash --workers "$workers" --timeout-coefficient "$coef"
@@ -124,9 +180,16 @@ for pkg in "${pkgs[@]}"; do
   limit=()
   [ -n "$budget" ] && limit=(timeout --signal=INT --kill-after=30 "${budget}m")
   start=$(date +%s)
+  gitenv=()
+  if [ -n "$sample" ] && ! $dry; then
+    gitdir=$(sample_repo "$pkg" "$name" "$tmp")
+    args+=(--diff HEAD^)
+    gitenv=(GIT_DIR="$gitdir" GIT_WORK_TREE="$PWD/$pkg" GIT_CONFIG_COUNT=1
+      GIT_CONFIG_KEY_0=diff.context GIT_CONFIG_VALUE_0=0)
+  fi
   # gremlins logs each mutant's status as it goes (PKG.log).
   rc=0
-  TMPDIR=$tmp nice -n 19 "${limit[@]}" "$gremlins" "${args[@]}" "$pkg" >"$out/$name.log" 2>&1 || rc=$?
+  env TMPDIR="$tmp" "${gitenv[@]}" nice -n 19 "${limit[@]}" "$gremlins" "${args[@]}" "$pkg" >"$out/$name.log" 2>&1 || rc=$?
   rm -rf "$tmp"
   echo "$(($(date +%s) - start)) s" >"$out/$name.seconds"
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 130 ]; then
@@ -139,4 +202,8 @@ for pkg in "${pkgs[@]}"; do
   fi
 done
 
-go run scripts/mutationsummary.go -dir "$out" -cover "$out/bughunt.cover" "${pkgs[@]}" | tee "$out/summary.md"
+if [ -n "$sample" ] && ! $dry; then
+  go run scripts/mutationsample.go -dir "$out" "${pkgs[@]}" | tee "$out/summary.md"
+else
+  go run scripts/mutationsummary.go -dir "$out" -cover "$out/bughunt.cover" "${pkgs[@]}" | tee "$out/summary.md"
+fi
