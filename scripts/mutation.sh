@@ -112,7 +112,7 @@ fi
 gremlins=$gbin/gremlins
 
 if [ $# -eq 0 ]; then
-  set -- nodes/raft nodes/etcd/... nodes/apiserver nodes/client/... nodes/scheduler nodes/controllers/... nodes/kubelet
+  set -- nodes/raft nodes/etcd/... nodes/apiserver nodes/client/... nodes/scheduler nodes/controllers/... nodes/kubelet nodes/kubeproxy nodes/apptraffic
 fi
 module=$(go list -m)
 pkgs=()
