@@ -10,7 +10,8 @@
 #
 # PACKAGE is a package directory (nodes/raft) or a tree (nodes/etcd/...);
 # by default: nodes/raft nodes/etcd/... nodes/apiserver nodes/client/...
-# nodes/scheduler nodes/controllers/... nodes/kubelet (test helpers under
+# nodes/scheduler nodes/controllers/... nodes/kubelet nodes/kubeproxy
+# nodes/apptraffic (test helpers under
 # an internal/ directory are left out).
 #
 # Flags:
