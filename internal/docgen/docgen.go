@@ -252,6 +252,7 @@ func faultsPage() Page {
 	for _, m := range nemesis.Moments() {
 		b.row("`"+m.Name+"`", m.Layer, cell(m.Means), "`"+cell(m.Example)+"`")
 	}
+	b.WriteString("\nThe chaos generators aim too: among their kinds of fault, `etcd-chaos`, `api-chaos` and `stack-chaos` (and their swarm runs, which switch the kind on and off) draw `aimed-etcd`, `aimed-api` and `aimed-stack`, the example fault of one of their layer's moments, armed at a random time and fired by the moment's next event within the fault's drawn span (`TestChaosAimsFaults`).\n")
 	b.WriteString("\n## Role names\n\nResolved when the fault fires. A name of a layer is known in the worlds of that layer and above.\n\n")
 	b.tableHead("target", "layer", "means")
 	for _, t := range scenarios.TargetNames() {

@@ -16,7 +16,9 @@ func PickServer(c *Cluster, rng *sim.Stream) string {
 // of ChaosSchedule on the etcd members, and about one fault of the API
 // layer every 10 s, each lasting 1 to 15 s: an API server crash, an API
 // server cut off from its clients or from etcd, the informers cut off from
-// the API servers, or flaky links to the API clients. All end by end.
+// the API servers, flaky links to the API clients, or an etcd leader
+// paused just as a watch cache starts over (an aimed fault). All end by
+// end.
 func APIChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 	return APIChaos.Schedule(c, rng, end)
 }
@@ -56,5 +58,6 @@ func apiKinds(c *Cluster, rng *sim.Stream) []chaosKind {
 			f.Kind, f.Targets = sim.FaultFlaky, [][]string{{"api-clients"}}
 			drawFlaky(f, rng, 20, 10, 20, 10)
 		}},
+		aimedKind("api", 10, rng, "watch-cache-reinit"),
 	}
 }

@@ -10,7 +10,10 @@ import (
 // every 10 virtual seconds, each lasting 1 to 15 s, chosen among crashes,
 // torn-write crashes, partitions of the members (clients land on a random
 // side), one-way cuts, isolation, pauses, flaky links, a member's clock
-// drifting up to 20% fast or slow, and a member's disk slow to fsync. Faults may
+// drifting up to 20% fast or slow, a member's disk slow to fsync, and
+// faults aimed at a moment (a leader just elected, a learner present, a
+// snapshot being sent: the fault of the moment's example lands when the
+// trace shows it, within its drawn span). Faults may
 // overlap; all end by end. It never wipes a disk: a member that loses its
 // disk and rejoins under its old identity breaks Raft by design (the etcd
 // amnesia case), which is a lesson of its own, not chaos to survive.
@@ -66,6 +69,7 @@ func etcdKinds(c *Cluster, rng *sim.Stream) []chaosKind {
 			f.Kind, f.Targets = sim.FaultSlowDisk, [][]string{{pick()}}
 			f.Fsync = time.Duration(50+rng.IntN(451)) * time.Millisecond
 		}},
+		aimedKind("etcd", 8, rng, "leader-elected", "learner-present", "snapshot-sent"),
 	}
 }
 

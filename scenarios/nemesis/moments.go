@@ -101,3 +101,31 @@ func genMoments(p params, _ *Cluster, _ *sim.Stream, end time.Duration) sim.Sche
 	}
 	return sim.Schedule{f}
 }
+
+// aimedKind is a layer's chaos kind "aimed-LAYER": the example fault of one
+// of the named moments (drawn from rng), armed at the drawn fault's time
+// and aimed at the moment's next event, so that chaos runs put faults
+// inside the windows where bugs matter and not only at random times
+// (Jepsen's nemeses aim at the state the system is in). The trigger
+// disarms in time for the fault it fires to end within the drawn fault's
+// span; when the span is too short for the example's window and length,
+// the fault lands at the event itself, for at most half the span. A moment whose event does not come in the span
+// fires nothing: the run is, for that draw, quieter.
+func aimedKind(layer string, weight int, rng *sim.Stream, names ...string) chaosKind {
+	return chaosKind{"aimed-" + layer, weight, func(f *sim.Fault) {
+		m, err := LookupMoment(names[rng.IntN(len(names))])
+		if err != nil {
+			panic(fmt.Sprintf("nemesis: aimed: %v", err))
+		}
+		g, err := sim.ParseFault(m.Example)
+		if err != nil {
+			panic(fmt.Sprintf("nemesis: aimed: moment %s: %v", m.Name, err))
+		}
+		g.At = f.At
+		if g.On.Within+g.For >= f.For {
+			g.On.Within, g.For = 0, min(g.For, f.For/2)
+		}
+		g.On.Until = f.At + f.For - g.On.Within - g.For
+		*f = g
+	}}
+}

@@ -17,7 +17,9 @@ const stackChaosStart = 30 * time.Second
 // the scheduler's leader crashed or deaf (a one-way cut from the API
 // servers), the controller manager's leader crashed or isolated,
 // a node crashed (its containers die; they restart with its kubelet), cut
-// off from the control plane or paused, and flaky links to the nodes;
+// off from the control plane or paused, flaky links to the nodes, and
+// faults aimed at a moment (a leader just elected, a watch cache starting
+// over, a rollout started, an EndpointSlice update in flight);
 // besides, a kubelet process restarts every 20 to 40 s (kubeletRestarts).
 func StackChaosSchedule(c *Cluster, rng *sim.Stream, end time.Duration) sim.Schedule {
 	return StackChaos.Schedule(c, rng, end)
@@ -78,6 +80,7 @@ func stackKinds(c *Cluster, rng *sim.Stream) []chaosKind {
 			f.Kind, f.Targets = sim.FaultFlaky, [][]string{{"nodes"}}
 			drawFlaky(f, rng, 20, 5, 20, 20)
 		}},
+		aimedKind("stack", 10, rng, "leader-elected", "watch-cache-reinit", "rollout-started", "endpointslice-update"),
 	}
 }
 

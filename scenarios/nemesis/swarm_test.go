@@ -61,8 +61,8 @@ func TestSwarmKindsPerSeed(t *testing.T) {
 	}
 }
 
-// signature is what a fault's kind and targets say of it, host numbers
-// left out: the kind of chaos that drew it.
+// signature is what a fault's kind, targets and trigger event say of it,
+// host numbers left out: the kind of chaos that drew it.
 func signature(f sim.Fault) string {
 	var groups []string
 	for _, g := range f.Targets {
@@ -81,7 +81,11 @@ func signature(f sim.Fault) string {
 		slices.Sort(names)
 		groups = append(groups, strings.Join(names, ","))
 	}
-	return string(f.Kind) + " " + strings.Join(groups, "|")
+	sig := string(f.Kind) + " " + strings.Join(groups, "|")
+	if f.On != nil {
+		sig = "on " + f.On.Event + ": " + sig
+	}
+	return sig
 }
 
 // TestSwarmDrawsOnlyChosenKinds: a swarm run's schedule holds faults of
