@@ -4,7 +4,7 @@
 // tool, not part of CI nor of `go test ./...`; docs/exploration.md gives
 // the last figures.
 //
-//	go run ./internal/cmd/catchtimes [-cap 600s] [-explorers swarm,moments,fuzz] [-out FILE] [ABLATION...]
+//	go run ./internal/cmd/catchtimes [-cap 600s] [-explorers swarm,moments,fuzz,seeds] [-out FILE] [ABLATION...]
 //
 // The explorers, each tried from its first attempt, in turn, until one
 // catches the ablation (-all tries every one):
@@ -16,7 +16,10 @@
 //   - fuzz: its layer's world fuzz target (FuzzEtcd, FuzzAPI, FuzzStack)
 //     with -fuzz-ablate from an empty corpus, one worker, in a go test
 //     process of its own (its CPU time is the process's, the link of its
-//     test binary included).
+//     test binary included);
+//   - seeds: the ablation's own catalogue scenario as it is, seeds 1, 2,
+//     ..., 3 and 5 members in turn: the baseline the others are read
+//     against (the scenario was written for the mechanism).
 //
 // An attempt catches when any check fails: the explorers judge with every
 // check, as a user's run does; the row names the check and whether it is
@@ -94,8 +97,8 @@ func main() {
 	}
 	exps := strings.Split(*explorers, ",")
 	for _, e := range exps {
-		if e != "swarm" && e != "moments" && e != "fuzz" {
-			fail(fmt.Sprintf("catchtimes: -explorers %q: each is swarm, moments or fuzz", *explorers))
+		if e != "swarm" && e != "moments" && e != "fuzz" && e != "seeds" {
+			fail(fmt.Sprintf("catchtimes: -explorers %q: each is swarm, moments, fuzz or seeds", *explorers))
 		}
 	}
 	header := "| ablation | layer | " + strings.Join(exps, " | ") + " |\n|" + strings.Repeat(" --- |", 2+len(exps)) + "\n"
@@ -122,6 +125,8 @@ func main() {
 				o = explore(a, *capFlag, momentsAttempt(a))
 			case "fuzz":
 				o = fuzz(a, *capFlag)
+			case "seeds":
+				o = explore(a, *capFlag, seedsAttempt(a))
 			}
 			caught = caught || o.caught
 			cells = append(cells, o.String())
@@ -142,6 +147,13 @@ func swarmAttempt(a ablation.Ablation) func(i int) (scenarios.Options, bool) {
 	}
 	return func(i int) (scenarios.Options, bool) {
 		return scenarios.Options{Scenario: scenario, Members: 3 + 2*(i%2), Seed: uint64(1 + i/2), Ablations: []string{a.Name}}, true
+	}
+}
+
+// seedsAttempt returns the i-th attempt of the seeds explorer.
+func seedsAttempt(a ablation.Ablation) func(i int) (scenarios.Options, bool) {
+	return func(i int) (scenarios.Options, bool) {
+		return scenarios.Options{Scenario: a.Scenario, Members: 3 + 2*(i%2), Seed: uint64(1 + i/2), Ablations: []string{a.Name}}, true
 	}
 }
 
