@@ -9,7 +9,7 @@ var (
 	// AckBeforeFsync (nodes/etcd, the Ready loop) sends a Ready's messages
 	// (votes, append acknowledgements) before its entries and HardState
 	// are synced.
-	AckBeforeFsync = declare(Ablation{Layer: "etcd", Name: "raft-ack-before-fsync", Mechanism: "Raft sends votes and append acks before its log and hard state are fsynced", Check: "raft-safety", Scenario: "etcd-power-loss"})
+	AckBeforeFsync = declare(Ablation{Layer: "etcd", Name: "raft-ack-before-fsync", Mechanism: "Raft sends votes and append acks before its log and hard state are fsynced", Check: "raft-safety", Scenario: "etcd-power-loss", AlsoCaughtBy: []string{"commit-quorum"}})
 	// SkipEmptyEntry (nodes/raft, becomeLeader) makes a new leader append
 	// no empty entry of its own term. On its own it is harmless: the
 	// current-term commit rule still keeps older entries uncommitted until
@@ -27,7 +27,15 @@ var (
 	// rides in the same append as the older entries, so a quorum's match
 	// index practically never rests on an older-term entry), and Figure 8
 	// has no such entry.
-	CommitOldTerm = declare(Ablation{Layer: "etcd", Name: "raft-commit-old-term", Mechanism: "the current-term commit rule is gone (a leader commits entries of older terms by counting replicas) and so is the empty entry a new leader appends, which Figure 8 of the Raft paper does not have", Check: "raft-safety", Scenario: "raft-figure-8", AlsoCaughtBy: []string{"kv-agreement"}}, SkipEmptyEntry)
+	CommitOldTerm = declare(Ablation{Layer: "etcd", Name: "raft-commit-old-term", Mechanism: "the current-term commit rule is gone (a leader commits entries of older terms by counting replicas) and so is the empty entry a new leader appends, which Figure 8 of the Raft paper does not have", Check: "raft-safety", Scenario: "raft-figure-8", AlsoCaughtBy: []string{"kv-agreement", "commit-quorum"}}, SkipEmptyEntry)
+	// LearnerCountsInQuorum (nodes/raft, maybeCommit) counts the match
+	// index of every member, learners too, towards the voters' majority
+	// that commits an entry, instead of the voters' alone
+	// (go.etcd.io/raft/v3 tracker.ProgressTracker.Committed runs
+	// quorum.JointConfig.CommittedIndex over the voters; learners never
+	// count, thesis §4.2.1). A leader and a caught-up learner then commit
+	// an entry no other voter holds.
+	LearnerCountsInQuorum = declare(Ablation{Layer: "etcd", Name: "raft-learner-counts-in-quorum", Mechanism: "a leader counts learners' acknowledgements towards the voters' majority that commits an entry", Check: "commit-quorum", Scenario: "etcd-scale-out-in"})
 	// LocalReads (nodes/etcd, the Range handler) answers a linearizable
 	// Range from the member's local applied state, without ReadIndex.
 	LocalReads = declare(Ablation{Layer: "etcd", Name: "etcd-local-reads", Mechanism: "a linearizable read is answered from local state, without ReadIndex", Check: "linearizability", Scenario: "etcd-leader-partition"})
@@ -331,7 +339,7 @@ var (
 	// acknowledges as a voter that lost the entries it acknowledged: in
 	// etcd-replace-member it makes a quorum with members that lack
 	// committed writes, which elects a leader without them.
-	RejoinWipedMember = declare(Ablation{Layer: "etcd", Name: "rejoin-wiped-member", Mechanism: "a member whose disk was wiped restarts under its old ID with an empty disk, instead of being removed and replaced by a new member with a new ID", Check: "raft-safety", Scenario: "etcd-replace-member", AlsoCaughtBy: []string{"linearizability", "membership-safety"}})
+	RejoinWipedMember = declare(Ablation{Layer: "etcd", Name: "rejoin-wiped-member", Mechanism: "a member whose disk was wiped restarts under its old ID with an empty disk, instead of being removed and replaced by a new member with a new ID", Check: "raft-safety", Scenario: "etcd-replace-member", AlsoCaughtBy: []string{"linearizability", "membership-safety", "commit-quorum"}})
 	// APIServerStaticEtcdServers (scenarios, the etcd-migrate-under-api
 	// operator) never edits the API servers' --etcd-servers while the
 	// members move to new hosts. kube-apiserver's etcd client knows only

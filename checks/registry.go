@@ -79,6 +79,8 @@ func Registry() []Info {
 	return []Info{
 		{"raft-safety", "etcd", "election safety (at most one leader per term), commit monotonicity, state machine safety (one entry per index on every member) and agreement of the committed prefix",
 			everyLayer, func(Env) Check { return NewRaftSafety() }},
+		{"commit-quorum", "etcd", "whenever a leader advances its commit index, a majority of the voters of the configuration it has applied (learners never count) hold the entry there, of the leader's term, durably: fsynced before they acknowledged it, and not lost since",
+			everyLayer, func(e Env) Check { return NewCommitQuorum(memberNames(e)) }},
 		{"linearizability", "etcd", "porcupine on the KV history (gets of a key or a range, puts, deletes, compare-and-swaps and multi-op txns), partitioned by groups of keys that operations touch together, with each key's version and revisions: every response is explained by one order of the operations, each txn at one revision; a write whose outcome is unknown may take effect at any later time",
 			everyLayer, func(Env) Check { return NewLinearizability(LinearizabilityOptions{}) }},
 		{"watch-guarantees", "etcd", "every watch stream is ordered, unique, atomic (a revision's events arrive together), reliable (no committed event is skipped), resumable and bookmarkable, against the committed history",
@@ -170,4 +172,15 @@ func LookupInfo(name string) (Info, bool) {
 		}
 	}
 	return Info{}, false
+}
+
+// memberNames names the members the world was built with.
+func memberNames(e Env) []string {
+	out := make([]string, 0, len(e.Members))
+	for _, h := range e.Members {
+		if e.HostName != nil {
+			out = append(out, e.HostName(h))
+		}
+	}
+	return out
 }

@@ -6,7 +6,7 @@ import "github.com/kubesim/kubesim/sim"
 
 // The trace kinds, as returned by TraceKind: the constant that the
 // //trace:kind directive of each event type names, in the order of the types.
-const KindRaftState, KindApply, KindKVHash, KindCall, KindReturn, KindWatchOpen, KindWatchResp, KindSnapshotSave, KindBackupStored, KindMembership, KindMemberCall, KindRestore, KindRecoveryStep = "raft.state", "etcd.apply", "etcd.kvhash", "kv.call", "kv.return", "watch.open", "watch.resp", "etcd.snapshot", "backup.stored", "etcd.member", "etcd.member.call", "etcd.restore", "operator.step"
+const KindRaftState, KindApply, KindKVHash, KindCall, KindReturn, KindWatchOpen, KindWatchResp, KindSnapshotSave, KindBackupStored, KindMembership, KindMemberCall, KindPersist, KindRestore, KindRecoveryStep = "raft.state", "etcd.apply", "etcd.kvhash", "kv.call", "kv.return", "watch.open", "watch.resp", "etcd.snapshot", "backup.stored", "etcd.member", "etcd.member.call", "etcd.persist", "etcd.restore", "operator.step"
 
 // TraceKind implements sim.Data.
 func (e *RaftState) TraceKind() string { return KindRaftState }
@@ -114,6 +114,19 @@ func (e *MemberCall) TraceKind() string { return KindMemberCall }
 // AppendText implements sim.Data.
 func (e *MemberCall) AppendText(b []byte) []byte {
 	return sim.Text(b).Str("client", e.Client).Str("op", e.Op).Hex("id", e.NodeID).StrOpt("err", e.Err).Trimmed()
+}
+
+// TraceKind implements sim.Data.
+func (e *Persist) TraceKind() string { return KindPersist }
+
+// AppendText implements sim.Data.
+func (e *Persist) AppendText(b []byte) []byte {
+	return sim.Text(b).Str("member", e.Member).Flag("boot", e.Boot).UintOpt("snap", e.SnapIndex).UintOpt("snap-term", e.SnapTerm).Items(len(e.Runs), func(t sim.Text, i int) sim.Text { return e.Runs[i].AppendText(t) }).Trimmed()
+}
+
+// AppendText appends the text form of a TermRun, as the events that hold it print it.
+func (e *TermRun) AppendText(b []byte) []byte {
+	return sim.Text(b).PutUint("", e.From).PutUint("..", e.To).PutUint("@", e.Term)
 }
 
 // TraceKind implements sim.Data.
