@@ -266,6 +266,20 @@ var (
 	// else (a pod added or deleted, the Service, a slice) makes the
 	// controller sync them.
 	EndpointSliceIgnoresPodUpdates = declare(Ablation{Layer: "stack", Name: "endpointslice-ignores-pod-updates", Mechanism: "the EndpointSlice controller drops pod update events: a pod's readiness, IP or deletion reaches its Services' slices only when another event makes it sync them", Check: "endpoints-timely", Scenario: "readiness-vs-liveness", AlsoCaughtBy: []string{"endpoints-converge", "no-traffic-to-unready"}})
+	// EndpointSliceIgnoresLabelMoves (nodes/controllers/endpointslice,
+	// handlePodUpdate) syncs, when a pod's labels change, only the
+	// Services it now belongs to, not those it left
+	// (endpointsliceutil.GetServicesToUpdateOnPodChange syncs both sides,
+	// determineNeededServiceUpdates): a pod relabelled out of a Service
+	// stays in its slices until something else makes the controller sync
+	// that Service.
+	EndpointSliceIgnoresLabelMoves = declare(Ablation{Layer: "stack", Name: "endpointslice-ignores-label-moves", Mechanism: "when a pod's labels change, the EndpointSlice controller syncs only the Services it now belongs to, not those it left: a pod relabelled out of a Service stays in that Service's slices", Check: "endpoints-timely", Scenario: "stack-chaos", AlsoCaughtBy: []string{"endpoints-converge"}})
+	// EndpointSliceServingIsReady (nodes/controllers/endpointslice, the
+	// reconciler's podToEndpoint) computes serving as ready is computed,
+	// false for a pod being deleted, instead of the pod's readiness alone
+	// (endpointslice's podToEndpoint: serving = IsPodReady, terminating =
+	// DeletionTimestamp set, ready = serving and not terminating).
+	EndpointSliceServingIsReady = declare(Ablation{Layer: "stack", Name: "endpointslice-serving-equals-ready-while-terminating", Mechanism: "the EndpointSlice controller marks a terminating pod not serving even while it is ready, so kube-proxy has no serving-terminating endpoint to fall back on while a Service's last pods drain", Check: "endpoints-timely", Scenario: "rolling-update-traffic", AlsoCaughtBy: []string{"endpoints-converge"}})
 	// PollNotWatch (nodes/controllers/manager, its informers) puts every
 	// informer of the controller manager in poll mode: a quorum LIST every
 	// 2 s (manager.PollInterval) instead of a watch.
