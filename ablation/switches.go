@@ -325,7 +325,15 @@ var (
 	// already saw: their watches resume above the restored revision and
 	// miss the new writes, and their relists go back in time.
 	RestoreWithoutBump = declare(Ablation{Layer: "etcd", Name: "restore-without-bump", Mechanism: "etcd is restored from a backup without --bump-revision and --mark-compacted: the new cluster reuses revisions clients already saw, so watches resume past the new writes and caches stay stale",
-		Check: "time-travel", Scenario: "etcd-disaster-recovery"})
+		Check: "time-travel", Scenario: "etcd-disaster-recovery", AlsoCaughtBy: []string{"restored-reads"}})
+	// RestoreDropsKeysRange (nodes/etcd, Restore) writes only the first
+	// half of the snapshot's keys (in key order) into the restored store,
+	// as a restore that copied the keys page by page and lost the last
+	// pages would, while it still reports the snapshot it read (its key
+	// count and hash, which `etcdutl snapshot status` shows): only what the
+	// restored members serve reveals the loss.
+	RestoreDropsKeysRange = declare(Ablation{Layer: "etcd", Name: "restore-drops-keys-range", Mechanism: "etcdutl snapshot restore writes only the first half of the snapshot's keys into the restored store, while reporting the snapshot it read: the restored cluster serves a state the backup never had",
+		Check: "restored-reads", Scenario: "etcd-disaster-recovery", AlsoCaughtBy: []string{"endpoints-converge"}})
 	// RestoreLastByName (scenarios, the recovery operator's fetch step)
 	// picks the backup whose object name sorts last (`ls | tail -1`)
 	// instead of the one with the highest revision: names start with the
