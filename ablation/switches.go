@@ -9,7 +9,7 @@ var (
 	// AckBeforeFsync (nodes/etcd, the Ready loop) sends a Ready's messages
 	// (votes, append acknowledgements) before its entries and HardState
 	// are synced.
-	AckBeforeFsync = declare(Ablation{Layer: "etcd", Name: "raft-ack-before-fsync", Mechanism: "Raft sends votes and append acks before its log and hard state are fsynced", Check: "raft-safety", Scenario: "etcd-power-loss"})
+	AckBeforeFsync = declare(Ablation{Layer: "etcd", Name: "raft-ack-before-fsync", Mechanism: "Raft sends votes and append acks before its log and hard state are fsynced", Check: "raft-safety", Scenario: "etcd-power-loss", AlsoCaughtBy: []string{"commit-quorum"}})
 	// SkipEmptyEntry (nodes/raft, becomeLeader) makes a new leader append
 	// no empty entry of its own term. On its own it is harmless: the
 	// current-term commit rule still keeps older entries uncommitted until
@@ -27,7 +27,15 @@ var (
 	// rides in the same append as the older entries, so a quorum's match
 	// index practically never rests on an older-term entry), and Figure 8
 	// has no such entry.
-	CommitOldTerm = declare(Ablation{Layer: "etcd", Name: "raft-commit-old-term", Mechanism: "the current-term commit rule is gone (a leader commits entries of older terms by counting replicas) and so is the empty entry a new leader appends, which Figure 8 of the Raft paper does not have", Check: "raft-safety", Scenario: "raft-figure-8", AlsoCaughtBy: []string{"kv-agreement"}}, SkipEmptyEntry)
+	CommitOldTerm = declare(Ablation{Layer: "etcd", Name: "raft-commit-old-term", Mechanism: "the current-term commit rule is gone (a leader commits entries of older terms by counting replicas) and so is the empty entry a new leader appends, which Figure 8 of the Raft paper does not have", Check: "raft-safety", Scenario: "raft-figure-8", AlsoCaughtBy: []string{"kv-agreement", "commit-quorum"}}, SkipEmptyEntry)
+	// LearnerCountsInQuorum (nodes/raft, maybeCommit) counts the match
+	// index of every member, learners too, towards the voters' majority
+	// that commits an entry, instead of the voters' alone
+	// (go.etcd.io/raft/v3 tracker.ProgressTracker.Committed runs
+	// quorum.JointConfig.CommittedIndex over the voters; learners never
+	// count, thesis §4.2.1). A leader and a caught-up learner then commit
+	// an entry no other voter holds.
+	LearnerCountsInQuorum = declare(Ablation{Layer: "etcd", Name: "raft-learner-counts-in-quorum", Mechanism: "a leader counts learners' acknowledgements towards the voters' majority that commits an entry", Check: "commit-quorum", Scenario: "etcd-scale-out-in"})
 	// LocalReads (nodes/etcd, the Range handler) answers a linearizable
 	// Range from the member's local applied state, without ReadIndex.
 	LocalReads = declare(Ablation{Layer: "etcd", Name: "etcd-local-reads", Mechanism: "a linearizable read is answered from local state, without ReadIndex", Check: "linearizability", Scenario: "etcd-leader-partition"})
@@ -258,6 +266,20 @@ var (
 	// else (a pod added or deleted, the Service, a slice) makes the
 	// controller sync them.
 	EndpointSliceIgnoresPodUpdates = declare(Ablation{Layer: "stack", Name: "endpointslice-ignores-pod-updates", Mechanism: "the EndpointSlice controller drops pod update events: a pod's readiness, IP or deletion reaches its Services' slices only when another event makes it sync them", Check: "endpoints-timely", Scenario: "readiness-vs-liveness", AlsoCaughtBy: []string{"endpoints-converge", "no-traffic-to-unready"}})
+	// EndpointSliceIgnoresLabelMoves (nodes/controllers/endpointslice,
+	// handlePodUpdate) syncs, when a pod's labels change, only the
+	// Services it now belongs to, not those it left
+	// (endpointsliceutil.GetServicesToUpdateOnPodChange syncs both sides,
+	// determineNeededServiceUpdates): a pod relabelled out of a Service
+	// stays in its slices until something else makes the controller sync
+	// that Service.
+	EndpointSliceIgnoresLabelMoves = declare(Ablation{Layer: "stack", Name: "endpointslice-ignores-label-moves", Mechanism: "when a pod's labels change, the EndpointSlice controller syncs only the Services it now belongs to, not those it left: a pod relabelled out of a Service stays in that Service's slices", Check: "endpoints-timely", Scenario: "stack-chaos", AlsoCaughtBy: []string{"endpoints-converge"}})
+	// EndpointSliceServingIsReady (nodes/controllers/endpointslice, the
+	// reconciler's podToEndpoint) computes serving as ready is computed,
+	// false for a pod being deleted, instead of the pod's readiness alone
+	// (endpointslice's podToEndpoint: serving = IsPodReady, terminating =
+	// DeletionTimestamp set, ready = serving and not terminating).
+	EndpointSliceServingIsReady = declare(Ablation{Layer: "stack", Name: "endpointslice-serving-equals-ready-while-terminating", Mechanism: "the EndpointSlice controller marks a terminating pod not serving even while it is ready, so kube-proxy has no serving-terminating endpoint to fall back on while a Service's last pods drain", Check: "endpoints-timely", Scenario: "rolling-update-traffic", AlsoCaughtBy: []string{"endpoints-converge"}})
 	// PollNotWatch (nodes/controllers/manager, its informers) puts every
 	// informer of the controller manager in poll mode: a quorum LIST every
 	// 2 s (manager.PollInterval) instead of a watch.
@@ -303,7 +325,15 @@ var (
 	// already saw: their watches resume above the restored revision and
 	// miss the new writes, and their relists go back in time.
 	RestoreWithoutBump = declare(Ablation{Layer: "etcd", Name: "restore-without-bump", Mechanism: "etcd is restored from a backup without --bump-revision and --mark-compacted: the new cluster reuses revisions clients already saw, so watches resume past the new writes and caches stay stale",
-		Check: "time-travel", Scenario: "etcd-disaster-recovery"})
+		Check: "time-travel", Scenario: "etcd-disaster-recovery", AlsoCaughtBy: []string{"restored-reads"}})
+	// RestoreDropsKeysRange (nodes/etcd, Restore) writes only the first
+	// half of the snapshot's keys (in key order) into the restored store,
+	// as a restore that copied the keys page by page and lost the last
+	// pages would, while it still reports the snapshot it read (its key
+	// count and hash, which `etcdutl snapshot status` shows): only what the
+	// restored members serve reveals the loss.
+	RestoreDropsKeysRange = declare(Ablation{Layer: "etcd", Name: "restore-drops-keys-range", Mechanism: "etcdutl snapshot restore writes only the first half of the snapshot's keys into the restored store, while reporting the snapshot it read: the restored cluster serves a state the backup never had",
+		Check: "restored-reads", Scenario: "etcd-disaster-recovery", AlsoCaughtBy: []string{"endpoints-converge"}})
 	// RestoreLastByName (scenarios, the recovery operator's fetch step)
 	// picks the backup whose object name sorts last (`ls | tail -1`)
 	// instead of the one with the highest revision: names start with the
@@ -331,7 +361,7 @@ var (
 	// acknowledges as a voter that lost the entries it acknowledged: in
 	// etcd-replace-member it makes a quorum with members that lack
 	// committed writes, which elects a leader without them.
-	RejoinWipedMember = declare(Ablation{Layer: "etcd", Name: "rejoin-wiped-member", Mechanism: "a member whose disk was wiped restarts under its old ID with an empty disk, instead of being removed and replaced by a new member with a new ID", Check: "raft-safety", Scenario: "etcd-replace-member", AlsoCaughtBy: []string{"linearizability", "membership-safety"}})
+	RejoinWipedMember = declare(Ablation{Layer: "etcd", Name: "rejoin-wiped-member", Mechanism: "a member whose disk was wiped restarts under its old ID with an empty disk, instead of being removed and replaced by a new member with a new ID", Check: "raft-safety", Scenario: "etcd-replace-member", AlsoCaughtBy: []string{"linearizability", "membership-safety", "commit-quorum"}})
 	// APIServerStaticEtcdServers (scenarios, the etcd-migrate-under-api
 	// operator) never edits the API servers' --etcd-servers while the
 	// members move to new hosts. kube-apiserver's etcd client knows only

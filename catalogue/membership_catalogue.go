@@ -59,6 +59,7 @@ func membershipCatalogue() []scenarios.Spec {
 			Build:    buildScaleOutIn,
 			BugHunt: []scenarios.BugHuntRun{
 				{Rank: 19, Members: 5, Seed: 1, Reaches: "growing and shrinking the membership under crashes and partitions: conf change entries, learners, strict reconfiguration checks, refused and retried member commands"},
+				{Rank: 59, Members: 3, Seed: 1, Reaches: "a learner caught up and acknowledging while a voter lags: only voters' durable copies commit (this seed catches raft-learner-counts-in-quorum)"},
 			},
 		},
 	}

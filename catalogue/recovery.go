@@ -77,6 +77,9 @@ type RecoveryConfig struct {
 	// were (the apiserver-static-etcd-servers ablation): with fresh hosts
 	// they name only the lost members.
 	StaticEtcdServers bool
+	// Ablations are the run's switches, which etcdutl snapshot restore
+	// is given (restore-drops-keys-range).
+	Ablations ablation.Set
 }
 
 // backupRevision reads the revision from a backup's object name
@@ -267,7 +270,7 @@ func (r *recovery) restore() {
 	}
 	for _, h := range hosts {
 		rc := etcd.RestoreConfig{Name: h.Name(), InitialCluster: initial, InitialClusterToken: r.cfg.Token,
-			BumpRevision: bump, MarkCompacted: bump > 0}
+			BumpRevision: bump, MarkCompacted: bump > 0, Ablations: r.cfg.Ablations}
 		step, restore := "restore", func() (etcd.RestoreResult, error) { return etcd.Restore(h, r.snap, rc) }
 		if r.cfg.NoBackup {
 			step, restore = "bootstrap-empty", func() (etcd.RestoreResult, error) { return etcd.Bootstrap(h, rc) }
@@ -389,7 +392,7 @@ func addSpareMembers(c *scenarios.Cluster, abl ablation.Set) ([]string, error) {
 	var names []string
 	for k := 1; k <= n; k++ {
 		name := fmt.Sprintf("etcd-%d", n+k)
-		cfg := etcd.Config{Name: name, SnapshotCount: c.SnapshotCount(), Ablations: abl}
+		cfg := etcd.Config{Name: name, SnapshotCount: c.SnapshotCount(), TraceServed: true, Ablations: abl}
 		if _, err := c.World.AddHost(sim.HostSpec{Name: name, Role: scenarios.RoleEtcd, Processes: []string{EtcdProcess}, Boot: bootSpare(cfg)}); err != nil {
 			return nil, err
 		}

@@ -56,7 +56,7 @@ func recoveryLoss(rng *sim.Stream) time.Duration {
 func recoveryCatalogue() []scenarios.Spec {
 	dr := DisasterRecoveryEvery(recoveryBackupInterval)
 	dr.BugHunt = []scenarios.BugHuntRun{
-		{Rank: 34, Members: 3, Seed: 4, Reaches: "a quorum lost for good under the full stack: periodic backups, restore with --bump-revision and --mark-compacted onto fresh hosts, informers' 410 and relists (this seed catches restore-without-bump and restore-last-by-name)"},
+		{Rank: 34, Members: 3, Seed: 4, Reaches: "a quorum lost for good under the full stack: periodic backups, restore with --bump-revision and --mark-compacted onto fresh hosts, informers' 410 and relists (this seed catches restore-without-bump, restore-last-by-name and restore-drops-keys-range)"},
 	}
 	return []scenarios.Spec{dr, {
 		Name: "etcd-amnesia",
@@ -107,6 +107,7 @@ func addRecoveryHosts(c *scenarios.Cluster, env scenarios.Env, cfg RecoveryConfi
 // (addSpareMembers), a counter writer whose acknowledged increments
 // measure the writes lost, and the recovery operator starting at start; its checks
 // are backup-consistency, no-lost-acknowledged-writes-beyond-RPO,
+// restored-reads (the fresh hosts' members trace what they serve),
 // time-travel (on the observer informer) and api-recovers. With the restore-without-bump
 // ablation the operator restores without --bump-revision and
 // --mark-compacted; with restore-last-by-name it restores the backup
@@ -128,11 +129,11 @@ func buildRecovery(interval, start time.Duration) func(c *scenarios.Cluster, env
 		}
 		cfg := RecoveryConfig{Start: start, NoBump: env.Ablations.Has(ablation.RestoreWithoutBump),
 			LastByName: env.Ablations.Has(ablation.RestoreLastByName), Token: "kubesim-restored", Hosts: fresh,
-			StaticEtcdServers: env.Ablations.Has(ablation.APIServerStaticEtcdServers)}
+			StaticEtcdServers: env.Ablations.Has(ablation.APIServerStaticEtcdServers), Ablations: env.Ablations}
 		if err := addRecoveryHosts(c, env, cfg, st.ID()); err != nil {
 			return nil, err
 		}
-		return []checks.Check{checks.NewBackupConsistency(), checks.NewRPO(c.MemberIDs()), checks.NewTimeTravel(),
+		return []checks.Check{checks.NewBackupConsistency(), checks.NewRPO(c.MemberIDs()), checks.NewRestoredReads(), checks.NewTimeTravel(),
 			checks.NewAPIRecovers(checks.DefaultAPIRecoversBound)}, nil
 	}
 }

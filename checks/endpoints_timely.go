@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/kubesim/kubesim/model"
@@ -21,8 +22,9 @@ type EndpointsTimelyOptions struct {
 	// Bound is how long after a committed change a pod's endpoint may
 	// still differ from it; default DefaultEndpointsBound.
 	Bound time.Duration
-	// Recovery is how long after the last fault (any kind) a late
-	// endpoint is excused; default DefaultDoubleRunningRecovery.
+	// Recovery is how long after the last fault (any kind) the bound of
+	// a goal set near it waits to start; default
+	// DefaultDoubleRunningRecovery.
 	Recovery time.Duration
 }
 
@@ -33,11 +35,18 @@ type EndpointsTimelyOptions struct {
 // endpoints-converge defines it (or none) in its slices within Bound,
 // unless a later change of the same pod or Service set a new goal first.
 // A goal set before the controller wrote its first slice counts from that
-// slice; an endpoint late while a fault was active, or whose goal was set
-// within Recovery after one, is excused.
+// slice. A goal set while a fault was active or within Recovery after one,
+// or met by no slice before the next fault, is not excused but deferred:
+// its bound counts from Recovery after the last fault, once none is
+// active (the controller may have been down, cut off or behind until
+// then), so a pod relabelled, made ready or deleted under faults must
+// still be shown once the cluster has recovered; one still pending at the
+// end, with a fault active or recent, is left unjudged.
 // Where endpoints-converge judges states that stood still, this one
 // judges every change, including those a later change would hide: a pod
-// that began terminating, turned ready or unready, got its IP.
+// that began terminating, turned ready or unready, got its IP, or moved
+// from one Service's selector to another's (every condition: ready,
+// serving and terminating).
 type EndpointsTimely struct {
 	bound, recovery time.Duration
 	revs            appliedRevs
@@ -49,9 +58,13 @@ type EndpointsTimely struct {
 	sliced          bool
 	slicedAt        sim.Time // the controller's first slice
 	pending         map[endpointGoal]*pendingEndpoint
-	faults          FaultWindows
-	met, excused    int
-	rec             Recorder
+	// nextCheck is the earliest a pending goal can fall due: expire
+	// looks at them again only past it (0: at the next event).
+	nextCheck     sim.Time
+	faults        FaultWindows
+	met, deferred int // deferred: goals met after faults delayed them
+	lateDeferred  int // late ones among the deferred
+	rec           Recorder
 }
 
 // endpointGoal is one pod of one Service.
@@ -63,6 +76,8 @@ type pendingEndpoint struct {
 	none  bool // the pod must have no endpoint
 	since sim.Time
 	seq   uint64
+	// nearFault: a fault delayed its bound (see EndpointsTimely).
+	nearFault bool
 }
 
 // NewEndpointsTimely returns the "endpoints-timely" check.
@@ -88,7 +103,10 @@ func (c *EndpointsTimely) Observe(e *sim.Event) {
 		c.expire(e.At)
 		c.now = e.At
 	}
-	c.faults.Observe(e)
+	if e.Kind == sim.KindFault {
+		c.faults.Observe(e)
+		c.nextCheck = 0 // a fault moves the deadlines
+	}
 	d, ok := c.revs.of(e)
 	if !ok {
 		return
@@ -155,6 +173,7 @@ func (c *EndpointsTimely) change(e *sim.Event, ch *etcdtrace.Change) {
 			c.slices[svc][key] = obj.(*model.EndpointSlice)
 			if !c.sliced {
 				c.sliced, c.slicedAt = true, e.At
+				c.nextCheck = 0
 			}
 		}
 		c.recheck(svc)
@@ -262,8 +281,8 @@ func (c *EndpointsTimely) setGoal(e *sim.Event, svc, pod string) {
 	k := endpointGoal{svc, pod}
 	want, none := c.goal(svc, pod)
 	if c.shows(svc, pod, want, none) {
-		if c.pending[k] != nil {
-			c.met++
+		if p := c.pending[k]; p != nil {
+			c.meet(p)
 		}
 		delete(c.pending, k)
 		return
@@ -272,6 +291,15 @@ func (c *EndpointsTimely) setGoal(e *sim.Event, svc, pod string) {
 		return // the same goal: its clock keeps running
 	}
 	c.pending[k] = &pendingEndpoint{want: want, none: none, since: e.At, seq: e.Seq}
+	c.nextCheck = min(c.nextCheck, e.At.Add(c.bound))
+}
+
+// meet counts a pending goal the slices now show.
+func (c *EndpointsTimely) meet(p *pendingEndpoint) {
+	c.met++
+	if p.nearFault || c.faults.looselyNear(max(p.since, c.slicedAt), c.recovery) {
+		c.deferred++
+	}
 }
 
 // dropGoals forgets the goals of a deleted Service: its slices go with it.
@@ -290,34 +318,55 @@ func (c *EndpointsTimely) recheck(svc string) {
 	for k, p := range c.pending {
 		if k.svc == svc && c.shows(svc, k.pod, p.want, p.none) {
 			delete(c.pending, k)
-			c.met++
+			c.meet(p)
 		}
 	}
 }
 
 // expire reports the goals not met within the bound by now.
 func (c *EndpointsTimely) expire(now sim.Time) {
-	if len(c.pending) == 0 || !c.sliced {
+	if len(c.pending) == 0 || !c.sliced || now <= c.nextCheck {
 		return // before its first slice, the controller is not running yet
 	}
+	c.nextCheck = sim.Time(math.MaxInt64)
 	for _, k := range sortedGoals(c.pending) {
 		p := c.pending[k]
-		// A goal set before the controller ran counts from its first slice.
-		if now.Sub(max(p.since, c.slicedAt)) <= c.bound {
+		due, ok := c.due(p)
+		if !ok || now <= due {
+			if ok {
+				c.nextCheck = min(c.nextCheck, due)
+			}
 			continue
 		}
 		delete(c.pending, k)
-		if c.faults.looselyNear(p.since, c.recovery) {
-			c.excused++
-			continue
-		}
 		what := "no endpoint"
 		if !p.none {
 			what = "the endpoint " + p.want.String()
 		}
-		c.rec.Add(&sim.Event{At: p.since, Seq: p.seq}, "service %s: pod %s called for %s, but the slices did not show it within %v",
-			k.svc, k.pod, what, c.bound)
+		after := ""
+		if p.nearFault {
+			c.lateDeferred++
+			after = fmt.Sprintf(" of the recovery (%v) after the last fault", c.recovery)
+		}
+		c.rec.Add(&sim.Event{At: p.since, Seq: p.seq}, "service %s: pod %s called for %s, but the slices did not show it within %v%s",
+			k.svc, k.pod, what, c.bound, after)
 	}
+}
+
+// due is when a pending goal falls due: Bound after it was set (or after
+// the controller's first slice, for a goal set before it), or, when a
+// fault was active or recent since then, Bound after Recovery after the
+// last fault; ok is false while a fault is active (no deadline yet).
+func (c *EndpointsTimely) due(p *pendingEndpoint) (sim.Time, bool) {
+	start := max(p.since, c.slicedAt)
+	if c.faults.looselyNear(start, c.recovery) {
+		p.nearFault = true
+		if c.faults.unhealed > 0 {
+			return 0, false
+		}
+		start = max(start, c.faults.last.Add(c.recovery))
+	}
+	return start.Add(c.bound), true
 }
 
 // sortedGoals returns the goals in a fixed order.
@@ -336,6 +385,6 @@ func sortedGoals(m map[endpointGoal]*pendingEndpoint) []endpointGoal {
 
 // Finish implements Check.
 func (c *EndpointsTimely) Finish() Result {
-	return c.rec.Result(c.Name(), fmt.Sprintf("%d endpoint changes shown within %v; %d late ones excused by faults",
-		c.met, c.bound, c.excused))
+	return c.rec.Result(c.Name(), fmt.Sprintf("%d endpoint changes shown within %v (%d of them set or pending near a fault, shown within %v of the %v recovery after it); %d still pending at the end",
+		c.met, c.bound, c.deferred, c.bound, c.recovery, len(c.pending)))
 }

@@ -79,6 +79,8 @@ func Registry() []Info {
 	return []Info{
 		{"raft-safety", "etcd", "election safety (at most one leader per term), commit monotonicity, state machine safety (one entry per index on every member) and agreement of the committed prefix",
 			everyLayer, func(Env) Check { return NewRaftSafety() }},
+		{"commit-quorum", "etcd", "whenever a leader advances its commit index, a majority of the voters of the configuration it has applied (learners never count) hold the entry there, of the leader's term, durably: fsynced before they acknowledged it, and not lost since",
+			everyLayer, func(e Env) Check { return NewCommitQuorum(memberNames(e)) }},
 		{"linearizability", "etcd", "porcupine on the KV history (gets of a key or a range, puts, deletes, compare-and-swaps and multi-op txns), partitioned by groups of keys that operations touch together, with each key's version and revisions: every response is explained by one order of the operations, each txn at one revision; a write whose outcome is unknown may take effect at any later time",
 			everyLayer, func(Env) Check { return NewLinearizability(LinearizabilityOptions{}) }},
 		{"watch-guarantees", "etcd", "every watch stream is ordered, unique, atomic (a revision's events arrive together), reliable (no committed event is skipped), resumable and bookmarkable, against the committed history",
@@ -112,7 +114,7 @@ func Registry() []Info {
 			stackLayer, func(e Env) Check { return NewConvergence(ConvergenceOptions{FaultEnd: e.FaultEnd}) }},
 		{"endpoints-converge", "stack", "at the end of the run, every Service's EndpointSlices (the controller's, controlled by it) hold exactly one endpoint per pod its selector matches that has an IP, is not terminal and is on an existing node, with ready = Ready and not being deleted, serving = Ready and terminating = being deleted, and at most 100 endpoints a slice; a Service or pod that changed in the last 5 s is not judged; the same holds during the run whenever Services, pods, slices and Nodes have all stood still for 5 s, away from faults (60 s after the last)",
 			stackLayer, func(Env) Check { return NewEndpointsConverge(EndpointsConvergeOptions{}) }},
-		{"endpoints-timely", "stack", "every committed change of a pod, its Service or the set of Nodes is in the Service's EndpointSlices within 5 s (a pod's endpoint as endpoints-converge defines it, or none), unless a later change of it set a new goal first, or a fault was active or ended within 60 s",
+		{"endpoints-timely", "stack", "every committed change of a pod (its readiness, IP, deletion, or labels that take it into or out of a Service's selector), its Service or the set of Nodes is in every Service's EndpointSlices that selects the pod before or after it within 2 s (a pod's endpoint as endpoints-converge defines it, every condition of it, or none), unless a later change of it set a new goal first; a goal set while a fault was active or within 60 s after one is judged 2 s after the 60 s that follow the last fault, once none is active",
 			stackLayer, func(Env) Check { return NewEndpointsTimely(EndpointsTimelyOptions{}) }},
 		{"service-routing", "stack", "every application request routed to a backend went to a pod its Service's selector picks, at the pod's IP, on the targetPort of the Service port it asked for",
 			stackLayer, func(Env) Check { return NewServiceRouting() }},
@@ -128,6 +130,7 @@ func Registry() []Info {
 			stackLayer, func(Env) Check { return NewLeaderExclusivity(LeaderExclusivityOptions{}) }},
 		{"backup-consistency", "etcd", "every snapshot a member saved and every backup a store accepted has the key count and the hash of the committed KV state at its revision, rebuilt from the applied entries: a snapshot is a point-in-time copy", nil, nil},
 		{"no-lost-acknowledged-writes-beyond-RPO", "etcd", "a cluster restored from a backup (etcdutl snapshot restore) holds exactly the committed state at the snapshot's revision, rebuilt from the lost cluster's applied entries, and that snapshot is the newest backup stored: only the writes acknowledged after it are lost (measured: rpo_revisions_lost, rpo_writes_lost, rpo_s, rto_s)", nil, nil},
+		{"restored-reads", "etcd", "every Range answer and watch event a member of a cluster restored from a backup serves is the restored cluster's committed state at its revision (the snapshot's keys plus the entries it applied since), nothing is served below the revision the restore compacted to, and, after a restore from a snapshot, no answer carries a revision above the snapshot's that the lost cluster handed out (--bump-revision must skip them)", nil, nil},
 		{"membership-safety", "etcd", "membership changes are single-server and agreed: every member applies the same configuration at an index, each differs from the one before by at most one voter, no two members lead one term under configurations whose majorities can be disjoint, and no member whose disk was wiped comes back as a voter under its old ID", nil, nil},
 		{"api-recovers", "api", "every API call invoked 10 s (the bound the scenario gives) after the last fault and the last operator action (member commands, steps of a procedure) ends without a server error or a lost answer: the API serves again once the faults and the operator's work are over, as the clients see it",
 			nil, nil},
@@ -170,4 +173,15 @@ func LookupInfo(name string) (Info, bool) {
 		}
 	}
 	return Info{}, false
+}
+
+// memberNames names the members the world was built with.
+func memberNames(e Env) []string {
+	out := make([]string, 0, len(e.Members))
+	for _, h := range e.Members {
+		if e.HostName != nil {
+			out = append(out, e.HostName(h))
+		}
+	}
+	return out
 }

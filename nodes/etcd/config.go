@@ -90,6 +90,13 @@ type Config struct {
 	// ProgressNotify. Zero or less means the default, 10 min; less than
 	// 100 ms is raised to 100 ms, as etcd does.
 	WatchProgressNotifyInterval time.Duration
+	// TraceServed makes the member trace every Range answer and watch
+	// response it sends (etcdtrace.ServedRange, etcdtrace.ServedWatch),
+	// as a request log would record them: an observation for the checks,
+	// off by default because it costs a trace event per request. The
+	// disaster-recovery operator turns it on for the members of the
+	// cluster it restores, whose every answer restored-reads judges.
+	TraceServed bool
 	// Ablations are the run's ablation switches (off in the zero value);
 	// the member hands them to its Raft core and its MVCC store unchanged.
 	Ablations ablation.Set

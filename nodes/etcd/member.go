@@ -7,6 +7,7 @@ import (
 	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
 	"github.com/kubesim/kubesim/nodes/raft"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // exposeName is what a live member publishes itself under (sim.Host.Expose).
@@ -46,6 +47,9 @@ type member struct {
 
 	tick *sim.Timer
 	last raftView
+	// booted is the log loaded from the disk, traced when the member
+	// starts (etcdtrace.Persist with Boot set).
+	booted *etcdtrace.Persist
 
 	// Membership (membership.go): the applied members, the IDs removed
 	// for good, when each peer was last heard from, whether the
@@ -95,6 +99,7 @@ func newMember(h *sim.Host, cfg Config) (*member, error) {
 		m.snapIndex, m.applied = s.Index, s.Index
 	}
 	m.hs, m.ents = ps.HardState, ps.Entries
+	m.booted = bootPersisted(cfg.Name, &ps)
 	m.startInternalWatch()
 	var ids []uint64 // a joining member starts with no configuration
 	if !cfg.Join {
@@ -132,6 +137,8 @@ func (m *member) start() {
 	m.h.Expose(exposeName, m)
 	m.tick = m.h.NewTimer("raft-tick", m.handleTick)
 	m.tick.Reset(m.cfg.HeartbeatInterval)
+	m.h.Emit(m.booted)
+	m.booted = nil
 	m.emitState(true)
 	m.afterInput()
 }
@@ -220,6 +227,7 @@ func (m *member) synced() {
 	rd := m.syncing
 	m.syncing = raft.Ready{}
 	m.inFlight = false
+	m.emitPersisted(&rd)
 	m.finishReady(rd)
 	m.afterInput()
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/etcd/mvcc"
 	"github.com/kubesim/kubesim/nodes/raft"
 	"github.com/kubesim/kubesim/sim"
@@ -89,6 +90,8 @@ type RestoreConfig struct {
 	// SkipHashCheck is --skip-hash-check: restore a snapshot whose content
 	// does not match its hash (a copy of a data directory's db file).
 	SkipHashCheck bool
+	// Ablations are the run's ablation switches (restore-drops-keys-range).
+	Ablations ablation.Set
 }
 
 // RestoreResult describes a data directory Restore built.
@@ -150,7 +153,11 @@ func Restore(h *sim.Host, snap *Snapshot, cfg RestoreConfig) (RestoreResult, err
 		return RestoreResult{}, err
 	}
 	rev := snap.Revision + cfg.BumpRevision
-	store, err := mvcc.NewFromKVs(snap.KVs, rev, rev)
+	kvs := snap.KVs
+	if cfg.Ablations.Has(ablation.RestoreDropsKeysRange) {
+		kvs = kvs[:len(kvs)/2] // the ablation: the keys after the middle one are lost
+	}
+	store, err := mvcc.NewFromKVs(kvs, rev, rev)
 	if err != nil {
 		return RestoreResult{}, fmt.Errorf("etcd: restore: %w", err)
 	}

@@ -147,6 +147,9 @@ func (m *member) handleRange(q *sim.Request, r *rangeRequest) {
 // readRange reads the local store.
 func (m *member) readRange(r *rangeRequest) *reply {
 	res, err := m.store.Range(r.Key, r.End, mvcc.RangeOptions{Rev: r.Rev, Limit: r.Limit})
+	if m.cfg.TraceServed {
+		m.traceServedRange(r, &res, err)
+	}
 	if err != nil {
 		return &reply{Header: m.newHeader(), Err: err}
 	}

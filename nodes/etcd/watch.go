@@ -128,6 +128,9 @@ func (m *member) flushWatches(forApply bool) []etcdtrace.Change {
 			ws.progress = false // events sent: the next tick's notification is elided
 		}
 		ws.seq++
+		if m.cfg.TraceServed {
+			m.traceServedWatch(ws, &resp)
+		}
 		m.h.Send(ws.host, ws.port, &watchMessage{Stream: ws.stream, Seq: ws.seq, Member: m.cfg.Name, Resp: resp})
 		if resp.Canceled {
 			m.removeWatch(ws)

@@ -78,6 +78,26 @@ func TestMembershipLearner(t *testing.T) {
 	require.NoError(t, nw.check())
 }
 
+// TestMembershipLearnerCountsInQuorumAblation: with the
+// raft-learner-counts-in-quorum ablation the leader counts the learner's
+// match towards the voters' majority, so the leader and the learner
+// commit an entry no other voter holds (what commit-quorum catches).
+func TestMembershipLearnerCountsInQuorumAblation(t *testing.T) {
+	nw := newNetworkWithVoters(t, 4, 3, 1, func(c *Config) {
+		noPreVote(c)
+		c.Ablations = ablation.Of(ablation.LearnerCountsInQuorum)
+	})
+	lead := electLeader1(t, nw)
+	require.NoError(t, nw.proposeConfChange(1, ConfChange{Type: ConfChangeAddLearnerNode, NodeID: 4}))
+	nw.tick(2)
+	nw.isolate(2)
+	nw.isolate(3)
+	before := lead.log.committed
+	require.NoError(t, nw.propose(1, "b"))
+	assert.Greater(t, lead.log.committed, before, "the leader and the learner commit alone")
+	assert.Less(t, nw.node(2).log.lastIndex(), lead.log.committed, "a voter lacks the committed entry")
+}
+
 // TestMembershipLearnerReadIndex: a ReadIndex round needs a majority of
 // voters (thesis §6.4); the learner's heartbeat answer does not count.
 func TestMembershipLearnerReadIndex(t *testing.T) {

@@ -105,7 +105,8 @@ func (n *Node) maybeCommit() bool {
 	var buf [maxPeers]uint64
 	matches := buf[:0]
 	for i := range n.prs {
-		if n.isVoterAt(i) { // learners never count (thesis §4.2.1)
+		// Learners never count (thesis §4.2.1; the ablation counts them).
+		if n.isVoterAt(i) || n.cfg.Ablations.Has(ablation.LearnerCountsInQuorum) {
 			matches = append(matches, n.prs[i].match)
 		}
 	}

@@ -6,7 +6,7 @@ import "github.com/kubesim/kubesim/sim"
 
 // The trace kinds, as returned by TraceKind: the constant that the
 // //trace:kind directive of each event type names, in the order of the types.
-const KindRaftState, KindApply, KindKVHash, KindCall, KindReturn, KindWatchOpen, KindWatchResp, KindSnapshotSave, KindBackupStored, KindMembership, KindMemberCall, KindRestore, KindRecoveryStep = "raft.state", "etcd.apply", "etcd.kvhash", "kv.call", "kv.return", "watch.open", "watch.resp", "etcd.snapshot", "backup.stored", "etcd.member", "etcd.member.call", "etcd.restore", "operator.step"
+const KindRaftState, KindApply, KindKVHash, KindCall, KindReturn, KindWatchOpen, KindWatchResp, KindSnapshotSave, KindBackupStored, KindMembership, KindMemberCall, KindPersist, KindRestore, KindRecoveryStep, KindServedRange, KindServedWatch = "raft.state", "etcd.apply", "etcd.kvhash", "kv.call", "kv.return", "watch.open", "watch.resp", "etcd.snapshot", "backup.stored", "etcd.member", "etcd.member.call", "etcd.persist", "etcd.restore", "operator.step", "etcd.served-range", "etcd.served-watch"
 
 // TraceKind implements sim.Data.
 func (e *RaftState) TraceKind() string { return KindRaftState }
@@ -117,6 +117,19 @@ func (e *MemberCall) AppendText(b []byte) []byte {
 }
 
 // TraceKind implements sim.Data.
+func (e *Persist) TraceKind() string { return KindPersist }
+
+// AppendText implements sim.Data.
+func (e *Persist) AppendText(b []byte) []byte {
+	return sim.Text(b).Str("member", e.Member).Flag("boot", e.Boot).UintOpt("snap", e.SnapIndex).UintOpt("snap-term", e.SnapTerm).Items(len(e.Runs), func(t sim.Text, i int) sim.Text { return e.Runs[i].AppendText(t) }).Trimmed()
+}
+
+// AppendText appends the text form of a TermRun, as the events that hold it print it.
+func (e *TermRun) AppendText(b []byte) []byte {
+	return sim.Text(b).PutUint("", e.From).PutUint("..", e.To).PutUint("@", e.Term)
+}
+
+// TraceKind implements sim.Data.
 func (e *Restore) TraceKind() string { return KindRestore }
 
 // AppendText implements sim.Data.
@@ -130,4 +143,20 @@ func (e *RecoveryStep) TraceKind() string { return KindRecoveryStep }
 // AppendText implements sim.Data.
 func (e *RecoveryStep) AppendText(b []byte) []byte {
 	return sim.Text(b).Str("operator", e.Operator).Str("step", e.Step).StrOpt("detail", e.Detail).StrOpt("err", e.Err)
+}
+
+// TraceKind implements sim.Data.
+func (e *ServedRange) TraceKind() string { return KindServedRange }
+
+// AppendText implements sim.Data.
+func (e *ServedRange) AppendText(b []byte) []byte {
+	return sim.Text(b).Str("member", e.Member).Str("key", e.Key).StrOpt("end", e.End).IntOpt("at", e.At).IntOpt("limit", e.Limit).Int("rev", e.Rev).Int("count", e.Count).Int("keys", int64(e.Keys)).Hex("hash", e.Hash).StrOpt("err", e.Err).Trimmed()
+}
+
+// TraceKind implements sim.Data.
+func (e *ServedWatch) TraceKind() string { return KindServedWatch }
+
+// AppendText implements sim.Data.
+func (e *ServedWatch) AppendText(b []byte) []byte {
+	return sim.Text(b).Str("member", e.Member).Uint("stream", e.Stream).Int("rev", e.Rev).Flag("canceled", e.Canceled).IntOpt("compact", e.CompactRev).Items(len(e.Events), func(t sim.Text, i int) sim.Text { return e.Events[i].AppendText(t) }).Trimmed()
 }

@@ -159,7 +159,7 @@ func (c *Controller) handlePodUpdate(oldObj, newObj model.Object) {
 		return
 	}
 	keys := c.podServices(cur)
-	if labelsChanged {
+	if labelsChanged && !c.cfg.Ablations.Has(ablation.EndpointSliceIgnoresLabelMoves) {
 		keys = neededServiceUpdates(c.podServices(old), keys, podChanged)
 	}
 	c.queueServices(keys)

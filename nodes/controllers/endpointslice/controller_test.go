@@ -191,3 +191,50 @@ func TestDropsTerminatingAblation(t *testing.T) {
 	e.Run(3 * time.Second)
 	assert.Equal(t, []endpoint{{pod: "staying", ip: "10.244.1.2", node: "n1", ready: true, serving: true}}, e.endpoints("web"))
 }
+
+// TestServingIsReadyAblation: with
+// endpointslice-serving-equals-ready-while-terminating, a ready pod being
+// deleted is not serving.
+func TestServingIsReadyAblation(t *testing.T) {
+	e := newEnv(t, 9, Config{Ablations: ablation.Of(ablation.EndpointSliceServingIsReady)})
+	e.service("web", "web")
+	e.pod("staying", "web", podState{node: "n1", ip: "10.244.1.2", ready: true})
+	e.pod("leaving", "web", podState{node: "n1", ip: "10.244.1.3", ready: true})
+	e.deletePod("leaving")
+	e.Run(3 * time.Second)
+	assert.Equal(t, []endpoint{
+		{pod: "leaving", ip: "10.244.1.3", node: "n1", terminating: true},
+		{pod: "staying", ip: "10.244.1.2", node: "n1", ready: true, serving: true},
+	}, e.endpoints("web"))
+}
+
+// TestLabelMove: a pod relabelled from one Service's selector to
+// another's leaves the first Service's slices and joins the second's
+// (GetServicesToUpdateOnPodChange syncs both); with
+// endpointslice-ignores-label-moves it stays in the first too.
+func TestLabelMove(t *testing.T) {
+	a := endpoint{pod: "a", ip: "10.244.1.2", node: "n1", ready: true, serving: true}
+	b := endpoint{pod: "b", ip: "10.244.1.3", node: "n1", ready: true, serving: true}
+	for _, tc := range []struct {
+		name string
+		abl  ablation.Set
+		blue []endpoint
+	}{
+		{"the real controller", ablation.Set{}, []endpoint{b}},
+		{"endpointslice-ignores-label-moves", ablation.Of(ablation.EndpointSliceIgnoresLabelMoves), []endpoint{a, b}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, 10, Config{Ablations: tc.abl})
+			e.service("blue", "blue")
+			e.service("green", "green")
+			e.pod("a", "blue", podState{node: "n1", ip: "10.244.1.2", ready: true})
+			e.pod("b", "blue", podState{node: "n1", ip: "10.244.1.3", ready: true})
+			e.Run(3 * time.Second)
+			require.Equal(t, []endpoint{a, b}, e.endpoints("blue"))
+			e.relabel("a", "green")
+			e.Run(3 * time.Second)
+			assert.Equal(t, tc.blue, e.endpoints("blue"))
+			assert.Equal(t, []endpoint{a}, e.endpoints("green"))
+		})
+	}
+}

@@ -177,3 +177,19 @@ func (e *env) count(verb string) int {
 	}
 	return n
 }
+
+// relabel sets a pod's app label, as an operator moving it between
+// Services does.
+func (e *env) relabel(name, app string) {
+	e.t.Helper()
+	for i := 0; i < 10; i++ {
+		obj, err := e.Get(model.ResourcePodsName, ns, name)
+		require.NoError(e.t, err)
+		cur := obj.(*model.Pod)
+		cur.Labels = map[string]string{"app": app}
+		if _, err := e.call(func(done client.ObjectCallback) { e.Admin().Pods(ns).Update(cur, done) }); err == nil {
+			return
+		}
+	}
+	e.t.Fatalf("could not relabel %s", name)
+}

@@ -350,6 +350,9 @@ func (r *reconciler) podToEndpoint(pod *model.Pod, svc *model.Service) model.End
 	serving := model.IsPodReady(pod)
 	terminating := pod.DeletionTimestamp != nil
 	ready := serving && !terminating
+	if r.ablations.Has(ablation.EndpointSliceServingIsReady) {
+		serving = ready
+	}
 	if r.ablations.Has(ablation.EndpointSliceIgnoresReadiness) {
 		ready = true
 	}
