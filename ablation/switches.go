@@ -262,6 +262,16 @@ var (
 	// informer of the controller manager in poll mode: a quorum LIST every
 	// 2 s (manager.PollInterval) instead of a watch.
 	PollNotWatch = declare(Ablation{Layer: "stack", Name: "poll-not-watch", Mechanism: "the controller manager's informers list every 2 s instead of watching", Measure: "reaction_s,cm_requests_per_s", Scenario: "controller-manager-failover"})
+	// DeploymentIgnoresMaxSurge (nodes/controllers/deployment, the size
+	// the new ReplicaSet may grow to) scales a rolling update's new
+	// ReplicaSet to the Deployment's replicas at once, as if
+	// NewRSNewReplicas did not bound the total by replicas + maxSurge.
+	DeploymentIgnoresMaxSurge = declare(Ablation{Layer: "stack", Name: "deployment-ignores-max-surge", Mechanism: "the Deployment controller scales a rolling update's new ReplicaSet to the Deployment's replicas at once, whatever the old ReplicaSets still have: the rollout asks for up to twice the pods, past replicas + maxSurge", Check: "rollout-bounds", Scenario: "stack-chaos"})
+	// DeploymentIgnoresAvailability (nodes/controllers/deployment, the
+	// scale-down of old ReplicaSets) counts the ReplicaSets' spec.replicas
+	// as available instead of their status.availableReplicas: the new
+	// ReplicaSet's pods count as soon as they are asked for.
+	DeploymentIgnoresAvailability = declare(Ablation{Layer: "stack", Name: "deployment-ignores-availability", Mechanism: "the Deployment controller counts the pods its ReplicaSets ask for as available (spec.replicas instead of status.availableReplicas), so a rolling update scales old ReplicaSets down before their replacements are available, below replicas - maxUnavailable", Check: "rollout-bounds", Scenario: "stack-chaos"})
 	// LivenessBeforeStartup (nodes/kubelet, the prober's tick) lets a
 	// liveness worker probe a run whose startup probe has not succeeded
 	// yet, instead of passing its ticks until it has (doProbe, "Disable

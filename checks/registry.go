@@ -145,6 +145,8 @@ func Registry() []Info {
 			stackLayer, func(Env) Check { return NewProbeSemantics() }},
 		{"node-capacity", "stack", "the pods running on a node never request more than its allocatable (the kubelet's admission), and no scheduler binds a pod where the pods it bound there itself would then request more (its assume cache)",
 			stackLayer, func(Env) Check { return NewNodeCapacity() }},
+		{"rollout-bounds", "stack", "every ReplicaSet resize the Deployment controller commits keeps a rolling update's promise as far as its view allows: its Deployment's ReplicaSets never ask for more than spec.replicas + maxSurge, and a scale-down never removes available replicas beyond those above spec.replicas - maxUnavailable (judged at each resize against the most favourable view the controller could have held)",
+			stackLayer, func(Env) Check { return NewRolloutBounds() }},
 		{"ownership", "stack", "as the API servers committed it, no object has two controllers, a controller adopts only what has none and its selector matches, a ReplicaSet deletes only pods it controls, and an owner reference goes (or the garbage collector deletes a dependent) only once the owner is gone, unless a controller released what its selector no longer matches",
 			stackLayer, func(Env) Check { return NewOwnership() }},
 	}

@@ -181,7 +181,7 @@ func (s *syncer) newReplicaSet() *model.ReplicaSet {
 	rs.OwnerReferences = []model.OwnerReference{*model.NewControllerRef(d, model.KindDeployment)}
 	rs.Spec.MinReadySeconds = d.Spec.MinReadySeconds
 	rs.Spec.Replicas = model.Ptr(int32(0))
-	rs.Spec.Replicas = model.Ptr(newRSNewReplicas(d, append(slices.Clone(s.oldRSs), rs), rs))
+	rs.Spec.Replicas = model.Ptr(s.newRSReplicas(append(slices.Clone(s.oldRSs), rs), rs))
 	setNewReplicaSetAnnotations(d, rs, maxRevision(s.oldRSs)+1, false)
 	return rs
 }
