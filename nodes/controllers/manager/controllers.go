@@ -22,7 +22,7 @@ func newControllers(ctx *controllers.Context, cfg Config) []controllers.Controll
 		endpointslice.New(ctx, endpointslice.Config{Ablations: cfg.Ablations}),
 	}
 	if !cfg.Ablations.Has(ablation.NoPodGC) {
-		cs = append(cs, podgc.New(ctx, podgc.Config{TerminatedPodThreshold: cfg.TerminatedPodThreshold}))
+		cs = append(cs, podgc.New(ctx, podgc.Config{TerminatedPodThreshold: cfg.TerminatedPodThreshold, Ablations: cfg.Ablations}))
 	}
 	return cs
 }
