@@ -34,18 +34,24 @@ func stackChaos(name string, nodes int, webReplicas, apiReplicas int32, duration
 	api.Spec.RevisionHistoryLimit = model.Ptr(int32(1))
 	return scenarios.Spec{
 		Name: name,
-		Description: "control-plane chaos with everything at once from 30 s: etcd members and leader, API servers, the scheduler's and controller manager's leaders, and nodes crash, pause or are cut off, one fault about every 8 s for up to 30 s, and a kubelet process restarts every 20 to 40 s (its containers run on); meanwhile the operator scales web up and rolls out two new versions of the api Deployment, which keeps one old revision (revisionHistoryLimit 1), so that the second rollout's completion deletes the first ReplicaSet; " +
+		Description: "control-plane chaos with everything at once from 30 s: etcd members and leader, API servers, the scheduler's and controller manager's leaders, and nodes crash, pause or are cut off, one fault about every 8 s for up to 30 s, and a kubelet process restarts every 20 to 40 s (its containers run on); meanwhile the operator scales web up and rolls out two new versions of the api Deployment, which keeps one old revision (revisionHistoryLimit 1), so that the second rollout's completion deletes the first ReplicaSet; and the operator creates a Widget (a custom kind) with its Deployment of one pod, controlled by it, resizes it and deletes it, so that the garbage collector deletes the Deployment, its ReplicaSet and its pod; " +
 			"after the faults every ReplicaSet has its pods running and ready, the rollout is complete, no pod was bound twice, and web's Service lists exactly its pods",
 		Duration: duration, Settle: stackChaosSettle,
-		Stack: &scenarios.StackTopology{Nodes: nodes, Rogue: true, Script: func(*scenarios.StackLayer) []apiload.Step {
-			return []apiload.Step{
+		Stack: &scenarios.StackTopology{Nodes: nodes, Rogue: true, Custom: []model.CustomResourceDefinition{Widgets}, Script: func(*scenarios.StackLayer) []apiload.Step {
+			shop, shopLater := widgetSteps("shop", 20*time.Second, 100*time.Second, 140*time.Second)
+			steps := []apiload.Step{
 				scenarios.CreateStep(15*time.Second, web(webReplicas)),
 				scenarios.CreateStep(15*time.Second, scenarios.NewService("web", 80)),
 				scenarios.CreateStep(15*time.Second, api),
+			}
+			steps = append(steps, shop...)
+			steps = append(steps,
 				scenarios.RollDeployment(60*time.Second, scenarios.WorkloadNamespace, "api", "registry.example/api:2"),
 				scenarios.ScaleReplicaSet(90*time.Second, scenarios.WorkloadNamespace, "web", webReplicas+2),
+				shopLater[0],
 				scenarios.RollDeployment(120*time.Second, scenarios.WorkloadNamespace, "api", "registry.example/api:3"),
-			}
+				shopLater[1])
+			return steps
 		}},
 		Faults: nemesis.StackChaosSchedule,
 	}
