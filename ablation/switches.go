@@ -226,6 +226,18 @@ var (
 	// NoPodGC (nodes/controllers/manager, the controllers it starts): the
 	// pod garbage collector does not run.
 	NoPodGC = declare(Ablation{Layer: "stack", Name: "pod-gc-disabled", Mechanism: "the pod garbage collector never deletes the pods of a Node that was deleted", Check: "self-healing", Scenario: "node-death"})
+	// PodGCNoQuarantine (nodes/controllers/podgc, gcOrphaned) confirms a
+	// node gone, and deletes its pods, the first time the collector's
+	// informer misses it, without the 40 s quarantine (quarantineTime)
+	// that keeps an informer lagging behind a new Node from costing its
+	// pods.
+	PodGCNoQuarantine = declare(Ablation{Layer: "stack", Name: "pod-gc-no-quarantine", Mechanism: "the pod garbage collector deletes the pods of a Node as soon as its informer misses it, without the 40 s quarantine that guards against an informer lagging behind a new Node", Check: "controller-deletes", Scenario: "node-death"})
+	// PodGCIgnoresOutOfService (nodes/controllers/podgc, gcTerminating)
+	// force-deletes the terminating pods of every node that is not Ready,
+	// without the node.kubernetes.io/out-of-service taint that says an
+	// operator shut the node down for good (non-graceful node shutdown,
+	// KEP-2268).
+	PodGCIgnoresOutOfService = declare(Ablation{Layer: "stack", Name: "pod-gc-ignores-out-of-service", Mechanism: "the pod garbage collector force-deletes the terminating pods of any node that is not Ready, without the out-of-service taint an operator puts on a node shut down for good: the pods of a node that is only unreachable leave the API while their containers may still run", Check: "controller-deletes", Scenario: "node-eviction"})
 	// ProbeCountsTotalFailures (nodes/kubelet, the prober's
 	// handleResult) counts a probe's failures since its worker started,
 	// instead of in a row: a success no longer resets the count, so an
@@ -284,6 +296,19 @@ var (
 	// informer of the controller manager in poll mode: a quorum LIST every
 	// 2 s (manager.PollInterval) instead of a watch.
 	PollNotWatch = declare(Ablation{Layer: "stack", Name: "poll-not-watch", Mechanism: "the controller manager's informers list every 2 s instead of watching", Measure: "reaction_s,cm_requests_per_s", Scenario: "controller-manager-failover"})
+	// DeploymentIgnoresMaxSurge (nodes/controllers/deployment, the size
+	// the new ReplicaSet may grow to) scales a rolling update's new
+	// ReplicaSet to the Deployment's replicas at once, as if
+	// NewRSNewReplicas did not bound the total by replicas + maxSurge.
+	DeploymentIgnoresMaxSurge = declare(Ablation{Layer: "stack", Name: "deployment-ignores-max-surge", Mechanism: "the Deployment controller scales a rolling update's new ReplicaSet to the Deployment's replicas at once, whatever the old ReplicaSets still have: the rollout asks for up to twice the pods, past replicas + maxSurge", Check: "rollout-bounds", Scenario: "stack-chaos"})
+	// DeploymentIgnoresAvailability (nodes/controllers/deployment, the
+	// scale-down of old ReplicaSets) counts the ReplicaSets' spec.replicas
+	// as available instead of their status.availableReplicas: the new
+	// ReplicaSet's pods count as soon as they are asked for.
+	DeploymentIgnoresAvailability = declare(Ablation{Layer: "stack", Name: "deployment-ignores-availability", Mechanism: "the Deployment controller counts the pods its ReplicaSets ask for as available (spec.replicas instead of status.availableReplicas), so a rolling update scales old ReplicaSets down before their replacements are available, below replicas - maxUnavailable", Check: "rollout-bounds", Scenario: "stack-chaos"})
+	// DeploymentHistoryOffByOne (nodes/controllers/deployment, cleanup)
+	// deletes one old ReplicaSet more than revisionHistoryLimit allows.
+	DeploymentHistoryOffByOne = declare(Ablation{Layer: "stack", Name: "deployment-history-off-by-one", Mechanism: "the Deployment controller's cleanup keeps one old ReplicaSet fewer than revisionHistoryLimit: the revision a rollback would return to is deleted", Check: "controller-deletes", Scenario: "stack-chaos"})
 	// LivenessBeforeStartup (nodes/kubelet, the prober's tick) lets a
 	// liveness worker probe a run whose startup probe has not succeeded
 	// yet, instead of passing its ticks until it has (doProbe, "Disable

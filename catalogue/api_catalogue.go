@@ -103,8 +103,8 @@ func apiCatalogue() []scenarios.Spec {
 			},
 		},
 		{Name: "api-chaos",
-			Description: "a random mix drawn from the seed: etcd-chaos's faults, plus API server crashes, API servers cut off from their clients or from etcd, informers cut off from the API servers, and flaky client links, under every API workload (status and spec writers of a ReplicaSet and patchers of a Lease too)",
-			API:         compacting(moreWriters(base, 2, 1, 2), 20*time.Second),
+			Description: "a random mix drawn from the seed: etcd-chaos's faults, plus API server crashes, API servers cut off from their clients or from etcd, informers cut off from the API servers, and flaky client links, under every API workload (status and spec writers of a ReplicaSet and patchers of a Lease too, and CRUD clients of a custom kind, Widgets, which the informers watch)",
+			API:         withWidgets(compacting(moreWriters(base, 2, 1, 2), 20*time.Second)),
 			Faults:      nemesis.APIChaosSchedule,
 			BugHunt: []scenarios.BugHuntRun{
 				{Rank: 26, Members: 3, Seed: 1, Reaches: "random API and etcd faults: authorization and the node restriction (access)"},
@@ -126,8 +126,8 @@ func apiCatalogue() []scenarios.Spec {
 			},
 		},
 		{Name: "api-swarm",
-			Description: "swarm testing of api-chaos: each seed switches each of api-chaos's kinds of fault (etcd-chaos's and the API layer's) on with probability 1/2 (at least one) and draws about as many faults of those kinds only (when only one layer's kinds are on, they come twice as often), under api-chaos's workload; the run prints and records which kinds were on",
-			API:         compacting(moreWriters(base, 2, 1, 2), 20*time.Second),
+			Description: "swarm testing of api-chaos: each seed switches each of api-chaos's kinds of fault (etcd-chaos's and the API layer's) on with probability 1/2 (at least one) and draws about as many faults of those kinds only (when only one layer's kinds are on, they come twice as often), under api-chaos's workload (Widgets included); the run prints and records which kinds were on",
+			API:         withWidgets(compacting(moreWriters(base, 2, 1, 2), 20*time.Second)),
 			Faults:      nemesis.APIChaos.Swarm,
 		},
 	}
@@ -146,4 +146,12 @@ func moreWriters(top scenarios.APITopology, status, spec, patchers int) scenario
 func compacting(top scenarios.APITopology, interval time.Duration) *scenarios.APITopology {
 	top.CompactionInterval = interval
 	return &top
+}
+
+// withWidgets returns top serving the custom kind Widgets beside the
+// built-in kinds, with two CRUD clients on Widgets besides its Lease
+// workload; the informers watch Widgets and the state reporter lists them.
+func withWidgets(top *scenarios.APITopology) *scenarios.APITopology {
+	top.Custom, top.CustomCRUD = &Widgets, 2
+	return top
 }

@@ -148,6 +148,10 @@ func Registry() []Info {
 			stackLayer, func(Env) Check { return NewProbeSemantics() }},
 		{"node-capacity", "stack", "the pods running on a node never request more than its allocatable (the kubelet's admission), and no scheduler binds a pod where the pods it bound there itself would then request more (its assume cache)",
 			stackLayer, func(Env) Check { return NewNodeCapacity() }},
+		{"rollout-bounds", "stack", "every ReplicaSet resize the Deployment controller commits keeps a rolling update's promise as far as its view allows: its Deployment's ReplicaSets never ask for more than spec.replicas + maxSurge, and a scale-down never removes available replicas beyond those above spec.replicas - maxUnavailable (judged at each resize against the most favourable view the controller could have held)",
+			stackLayer, func(Env) Check { return NewRolloutBounds() }},
+		{"controller-deletes", "stack", "every deletion of the pod garbage collector and of the Deployment controller is one its documentation allows, against the state committed when it was sent: a terminated pod beyond --terminated-pod-gc-threshold, a pod of a Node gone for the 40 s quarantine, a terminating pod unbound or on a node not Ready and tainted out-of-service; an old ReplicaSet the Deployment controls, without replicas, beyond revisionHistoryLimit",
+			stackLayer, func(Env) Check { return NewControllerDeletes(ControllerDeletesOptions{}) }},
 		{"ownership", "stack", "as the API servers committed it, no object has two controllers, a controller adopts only what has none and its selector matches, a ReplicaSet deletes only pods it controls, and an owner reference goes (or the garbage collector deletes a dependent) only once the owner is gone, unless a controller released what its selector no longer matches",
 			stackLayer, func(Env) Check { return NewOwnership() }},
 	}

@@ -102,9 +102,15 @@ type APITopology struct {
 	Policy *rbac.Policy
 	// Custom, when set, registers this custom kind on the API servers, and
 	// the counter writers and CRUD clients write objects of it instead of
-	// Leases; the informers watch it and the state reporter lists it too.
-	// Nil (every catalogue scenario) changes nothing.
+	// Leases (unless CustomCRUD is set); the informers watch it and the
+	// state reporter lists it too. Nil changes nothing.
 	Custom *model.CustomResourceDefinition
+	// CustomCRUD, with Custom, keeps the counter writers and CRUD clients
+	// on Leases and adds this many CRUD clients ("crud-<plural>-N") that
+	// create, update, read and delete objects of Custom's kind beside
+	// them: the custom kind's path (its validation, storage, watch cache
+	// and authorization) is served and judged beside the built-in kinds'.
+	CustomCRUD int
 }
 
 // APILayer is a built API layer: its hosts by name.
@@ -148,15 +154,26 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 		return err
 	}
 	quiet, emit := min(faultEnd+writeAfterFaults, end-QuietWindow), end-emitBefore
+	leases := top.Custom // the kind the counters and CRUD clients write (nil: Leases)
+	if top.CustomCRUD > 0 {
+		leases = nil
+	}
 	for i := 1; i <= top.Counters; i++ {
 		name := fmt.Sprintf("counter-%d", i)
 		l.Writers = append(l.Writers, name)
-		if err := add(name, apiload.BootCounter(apiload.CounterConfig{WorkloadConfig: apiload.WorkloadConfig{Name: name, Servers: servers, Think: top.Think, Until: quiet}, Custom: top.Custom})); err != nil {
+		if err := add(name, apiload.BootCounter(apiload.CounterConfig{WorkloadConfig: apiload.WorkloadConfig{Name: name, Servers: servers, Think: top.Think, Until: quiet}, Custom: leases})); err != nil {
 			return nil, err
 		}
 	}
 	for i := 1; i <= top.CRUD; i++ {
 		name := fmt.Sprintf("crud-%d", i)
+		l.Writers = append(l.Writers, name)
+		if err := add(name, apiload.BootCRUD(apiload.CRUDConfig{WorkloadConfig: apiload.WorkloadConfig{Name: name, Servers: servers, Think: top.Think, Until: quiet}, Keys: top.CRUDKeys, Custom: leases})); err != nil {
+			return nil, err
+		}
+	}
+	for i := 1; top.Custom != nil && i <= top.CustomCRUD; i++ {
+		name := fmt.Sprintf("crud-%s-%d", top.Custom.Plural, i)
 		l.Writers = append(l.Writers, name)
 		if err := add(name, apiload.BootCRUD(apiload.CRUDConfig{WorkloadConfig: apiload.WorkloadConfig{Name: name, Servers: servers, Think: top.Think, Until: quiet}, Keys: top.CRUDKeys, Custom: top.Custom})); err != nil {
 			return nil, err

@@ -24,7 +24,7 @@ func customVariant(t *testing.T, name string) scenarios.Spec {
 	spec, err := scenarios.Lookup(name)
 	require.NoError(t, err)
 	top := *spec.API
-	top.Custom = &customWidgets
+	top.Custom, top.CustomCRUD = &customWidgets, 0 // every writer on Widgets
 	spec.API = &top
 	spec.Name = name + "-custom"
 	return spec

@@ -229,13 +229,35 @@ type Leading struct {
 const (
 	ControllerReplicaSet       = "replicaset"
 	ControllerGarbageCollector = "garbage-collector"
+	ControllerPodGC            = "pod-gc"
+	ControllerDeployment       = "deployment"
+	ControllerTaintEviction    = "taint-eviction"
+)
+
+// Why the pod garbage collector deleted a pod (ControllerDelete.Reason),
+// after the passes of the real one (pkg/controller/podgc/gc_controller.go).
+const (
+	// PodGCTerminated: a terminated pod beyond the threshold (gcTerminated).
+	PodGCTerminated = "terminated"
+	// PodGCOrphaned: a pod bound to a Node that no longer exists
+	// (gcOrphaned).
+	PodGCOrphaned = "orphaned"
+	// PodGCTerminating: a pod being deleted on a node that is not Ready and
+	// is tainted out-of-service (gcTerminating).
+	PodGCTerminating = "terminating"
+	// PodGCUnscheduledTerminating: a pod being deleted that was never
+	// bound (gcUnscheduledTerminating).
+	PodGCUnscheduledTerminating = "unscheduled-terminating"
 )
 
 // ControllerDelete is emitted by a controller when the API server answered
-// 200 to its deletion of a dependent (Resource, Key, UID): for the
+// 200 to its deletion of an object (Resource, Key, UID): for the
 // ReplicaSet controller, a pod of the ReplicaSet Owner (its UID) it
 // scaled down; for the garbage collector, an object whose owners (Owner:
-// their UIDs, comma-separated) it found gone.
+// their UIDs, comma-separated) it found gone; for the pod garbage
+// collector, a pod, for Reason; for the Deployment controller, an old
+// ReplicaSet of the Deployment Owner beyond its revisionHistoryLimit; for
+// the taint eviction controller, a pod of a node with NoExecute taints.
 //
 //trace:kind KindControllerDelete controller.delete
 type ControllerDelete struct {
@@ -244,6 +266,7 @@ type ControllerDelete struct {
 	Resource   string `json:"resource" trace:"resource"`
 	Key        string `json:"key" trace:"key"`
 	UID        string `json:"uid" trace:"uid"`
+	Reason     string `json:"reason,omitempty" trace:"reason,omitempty"`
 }
 
 // LeaderRenewed is emitted by a leader-elected component when its leader

@@ -109,7 +109,7 @@ func (e *ControllerDelete) TraceKind() string { return KindControllerDelete }
 
 // AppendText implements sim.Data.
 func (e *ControllerDelete) AppendText(b []byte) []byte {
-	return sim.Text(b).Str("controller", e.Controller).StrOpt("owner", e.Owner).Str("resource", e.Resource).Str("key", e.Key).Str("uid", e.UID).Trimmed()
+	return sim.Text(b).Str("controller", e.Controller).StrOpt("owner", e.Owner).Str("resource", e.Resource).Str("key", e.Key).Str("uid", e.UID).StrOpt("reason", e.Reason).Trimmed()
 }
 
 // TraceKind implements sim.Data.

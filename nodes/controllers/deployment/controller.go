@@ -1,6 +1,7 @@
 package deployment
 
 import (
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/client/workqueue"
@@ -19,6 +20,10 @@ const maxRetries = 15
 type Config struct {
 	// Workers is the number of keys synced at once (default 5).
 	Workers int
+	// Ablations are the run's ablation switches; the rollout asks for
+	// ablation.DeploymentIgnoresMaxSurge and
+	// ablation.DeploymentIgnoresAvailability.
+	Ablations ablation.Set
 }
 
 // Controller is the Deployment controller. Make it with New, start it with

@@ -47,6 +47,16 @@
 //     revisionHistoryLimit that have no replicas are deleted, lowest
 //     revision first.
 //
+// Two ablations break a rolling update's promise, which the rollout-bounds
+// check judges at every resize: ablation.DeploymentIgnoresMaxSurge
+// (deployment-ignores-max-surge) grows the new ReplicaSet to the
+// Deployment's replicas at once, and ablation.DeploymentIgnoresAvailability
+// (deployment-ignores-availability) counts the ReplicaSets' spec.replicas
+// as available when it scales old ones down. The cleanup's deletions are
+// traced (spoketrace.ControllerDelete) and judged by controller-deletes;
+// ablation.DeploymentHistoryOffByOne (deployment-history-off-by-one) keeps
+// one old ReplicaSet fewer than revisionHistoryLimit.
+//
 // # Left out
 //
 //   - Adoption and release of ReplicaSets by selector (ControllerRefManager):

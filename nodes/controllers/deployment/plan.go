@@ -18,8 +18,9 @@ type scaleOp struct {
 }
 
 // planNewReplicaSet is reconcileNewReplicaSet's decision: the size newRS
-// should have now, and whether that is a change.
-func planNewReplicaSet(d *model.Deployment, allRSs []*model.ReplicaSet, newRS *model.ReplicaSet) (int32, bool) {
+// should have now, and whether that is a change; grow is the size it may
+// grow to (NewRSNewReplicas).
+func planNewReplicaSet(d *model.Deployment, newRS *model.ReplicaSet, grow func() int32) (int32, bool) {
 	desired, cur := desiredOf(d), replicasOf(newRS)
 	switch {
 	case cur == desired:
@@ -27,7 +28,7 @@ func planNewReplicaSet(d *model.Deployment, allRSs []*model.ReplicaSet, newRS *m
 	case cur > desired:
 		return desired, true
 	}
-	n := newRSNewReplicas(d, allRSs, newRS)
+	n := grow()
 	return n, n != cur
 }
 
@@ -40,8 +41,9 @@ func planNewReplicaSet(d *model.Deployment, allRSs []*model.ReplicaSet, newRS *m
 // the real controller gives up with an error (an old ReplicaSet reporting
 // more available replicas than its size, a stale status): the resizes
 // decided before that point still happen, but the pass counts as no
-// scale-down.
-func planOldReplicaSets(d *model.Deployment, allRSs, oldRSs []*model.ReplicaSet, newRS *model.ReplicaSet) ([]scaleOp, bool) {
+// scale-down. countSpec is the deployment-ignores-availability ablation:
+// the scale-down counts the ReplicaSets' spec.replicas as available.
+func planOldReplicaSets(d *model.Deployment, allRSs, oldRSs []*model.ReplicaSet, newRS *model.ReplicaSet, countSpec bool) ([]scaleOp, bool) {
 	if sumSpec(oldRSs) == 0 {
 		return nil, true
 	}
@@ -86,6 +88,9 @@ func planOldReplicaSets(d *model.Deployment, allRSs, oldRSs []*model.ReplicaSet,
 
 	// Then scale down while more than minAvailable pods are available.
 	available := sumStatus(allRSs, statusAvailable)
+	if countSpec {
+		available = sumSpec(allRSs)
+	}
 	if available > minAvailable {
 		total := available - minAvailable
 		var scaled int32

@@ -155,7 +155,7 @@ func runPlanOld(t *testing.T, d *model.Deployment, cases []planOldCase) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			all := append(append([]*model.ReplicaSet{}, tc.old...), tc.newRS)
-			ops, ok := planOldReplicaSets(d, all, tc.old, tc.newRS)
+			ops, ok := planOldReplicaSets(d, all, tc.old, tc.newRS, false)
 			got := map[string]int32{}
 			for _, op := range ops {
 				got[op.rs.Name] = op.replicas

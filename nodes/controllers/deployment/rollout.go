@@ -1,6 +1,7 @@
 package deployment
 
 import (
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -12,7 +13,7 @@ import (
 func (s *syncer) rolloutRolling() {
 	s.ensureNewRS(func() {
 		all := s.allRSs()
-		n, change := planNewReplicaSet(s.d, all, s.newRS)
+		n, change := planNewReplicaSet(s.d, s.newRS, func() int32 { return s.newRSReplicas(all, s.newRS) })
 		if !change {
 			s.scaleDownOld(all)
 			return
@@ -30,10 +31,20 @@ func (s *syncer) rolloutRolling() {
 	})
 }
 
+// newRSReplicas is the size the new ReplicaSet may grow to now
+// (NewRSNewReplicas); with the deployment-ignores-max-surge ablation, a
+// rolling update's replicas at once, whatever the old ReplicaSets have.
+func (s *syncer) newRSReplicas(all []*model.ReplicaSet, newRS *model.ReplicaSet) int32 {
+	if s.c.cfg.Ablations.Has(ablation.DeploymentIgnoresMaxSurge) && isRollingUpdate(s.d) {
+		return desiredOf(s.d)
+	}
+	return newRSNewReplicas(s.d, all, newRS)
+}
+
 // scaleDownOld is reconcileOldReplicaSets; like the real one, it counts a
 // failed resize as no scale-down and carries on.
 func (s *syncer) scaleDownOld(all []*model.ReplicaSet) {
-	ops, ok := planOldReplicaSets(s.d, all, filterActive(s.oldRSs), s.newRS)
+	ops, ok := planOldReplicaSets(s.d, all, filterActive(s.oldRSs), s.newRS, s.c.cfg.Ablations.Has(ablation.DeploymentIgnoresAvailability))
 	s.applyScales(ops, func(scaled bool, err error) {
 		if scaled && ok && err == nil {
 			s.syncRolloutStatus(all)

@@ -6,8 +6,10 @@ import (
 	"reflect"
 	"slices"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // syncer is one sync of one Deployment, the real syncDeployment as a chain
@@ -181,7 +183,7 @@ func (s *syncer) newReplicaSet() *model.ReplicaSet {
 	rs.OwnerReferences = []model.OwnerReference{*model.NewControllerRef(d, model.KindDeployment)}
 	rs.Spec.MinReadySeconds = d.Spec.MinReadySeconds
 	rs.Spec.Replicas = model.Ptr(int32(0))
-	rs.Spec.Replicas = model.Ptr(newRSNewReplicas(d, append(slices.Clone(s.oldRSs), rs), rs))
+	rs.Spec.Replicas = model.Ptr(s.newRSReplicas(append(slices.Clone(s.oldRSs), rs), rs))
 	setNewReplicaSetAnnotations(d, rs, maxRevision(s.oldRSs)+1, false)
 	return rs
 }
@@ -299,7 +301,10 @@ func (s *syncer) sync() {
 }
 
 // cleanup deletes the old ReplicaSets beyond revisionHistoryLimit, lowest
-// revision first, skipping any that still has (or may have) pods.
+// revision first, skipping any that still has (or may have) pods, as
+// cleanupDeployment. A deletion the API server answered 200 is traced as a
+// spoketrace.ControllerDelete. The deployment-history-off-by-one ablation
+// keeps one old ReplicaSet fewer.
 func (s *syncer) cleanup(next func()) {
 	d := s.d
 	if d.Spec.RevisionHistoryLimit == nil {
@@ -313,6 +318,9 @@ func (s *syncer) cleanup(next func()) {
 		}
 	}
 	diff := len(alive) - int(*d.Spec.RevisionHistoryLimit)
+	if s.c.cfg.Ablations.Has(ablation.DeploymentHistoryOffByOne) {
+		diff = min(diff+1, len(alive))
+	}
 	if diff <= 0 {
 		next()
 		return
@@ -331,10 +339,15 @@ func (s *syncer) cleanup(next func()) {
 			next()
 			return
 		}
-		s.c.ctx.Client.ReplicaSets(d.Namespace).Delete(victims[i].Name, client.DeleteOptions{}, s.c.guard(func(_ model.Object, err error) {
+		rs := victims[i]
+		s.c.ctx.Client.ReplicaSets(d.Namespace).Delete(rs.Name, client.DeleteOptions{}, s.c.guard(func(_ model.Object, err error) {
 			if err != nil && !client.IsNotFound(err) {
 				s.done(err)
 				return
+			}
+			if err == nil {
+				s.c.h.Emit(&spoketrace.ControllerDelete{Controller: spoketrace.ControllerDeployment, Owner: string(d.UID),
+					Resource: model.ResourceReplicaSetsName, Key: d.Namespace + "/" + rs.Name, UID: string(rs.UID)})
 			}
 			step(i + 1)
 		}))

@@ -16,13 +16,13 @@ import (
 func newControllers(ctx *controllers.Context, cfg Config) []controllers.Controller {
 	cs := []controllers.Controller{
 		replicaset.New(ctx, replicaset.Config{Ablations: cfg.Ablations}),
-		deployment.New(ctx, deployment.Config{}),
+		deployment.New(ctx, deployment.Config{Ablations: cfg.Ablations}),
 		nodelifecycle.New(ctx, nodelifecycle.Config{Ablations: cfg.Ablations}),
 		gc.New(ctx, gc.Config{Ablations: cfg.Ablations}),
 		endpointslice.New(ctx, endpointslice.Config{Ablations: cfg.Ablations}),
 	}
 	if !cfg.Ablations.Has(ablation.NoPodGC) {
-		cs = append(cs, podgc.New(ctx, podgc.Config{TerminatedPodThreshold: cfg.TerminatedPodThreshold}))
+		cs = append(cs, podgc.New(ctx, podgc.Config{TerminatedPodThreshold: cfg.TerminatedPodThreshold, Ablations: cfg.Ablations}))
 	}
 	return cs
 }

@@ -3,7 +3,9 @@ package podgc
 import (
 	"sort"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // listPods returns the informer's pods.
@@ -63,13 +65,14 @@ func (c *Controller) gcTerminated(pods []*model.Pod) {
 	}
 	sortForDeletion(terminated)
 	for _, pod := range terminated[:n] {
-		c.deletePod(pod, nil)
+		c.deletePod(pod, nil, spoketrace.PodGCTerminated)
 	}
 }
 
 // gcTerminating force-deletes pods being deleted whose node is not Ready
 // and carries the out-of-service taint; a pod whose node the informer does
-// not have is skipped (gc_controller.go, gcTerminating).
+// not have is skipped (gc_controller.go, gcTerminating). The
+// pod-gc-ignores-out-of-service ablation skips the taint.
 func (c *Controller) gcTerminating(pods []*model.Pod) {
 	var doomed []*model.Pod
 	for _, pod := range pods {
@@ -81,13 +84,14 @@ func (c *Controller) gcTerminating(pods []*model.Pod) {
 			continue
 		}
 		node := obj.(*model.Node)
-		if !model.IsNodeReady(node) && hasTaintKey(node, TaintNodeOutOfService) {
+		outOfService := hasTaintKey(node, TaintNodeOutOfService) || c.cfg.Ablations.Has(ablation.PodGCIgnoresOutOfService)
+		if !model.IsNodeReady(node) && outOfService {
 			doomed = append(doomed, pod)
 		}
 	}
 	sortForDeletion(doomed)
 	for _, pod := range doomed {
-		c.deletePod(pod, nil)
+		c.deletePod(pod, nil, spoketrace.PodGCTerminating)
 	}
 }
 
@@ -96,7 +100,7 @@ func (c *Controller) gcTerminating(pods []*model.Pod) {
 func (c *Controller) gcUnscheduledTerminating(pods []*model.Pod) {
 	for _, pod := range pods {
 		if pod.DeletionTimestamp != nil && pod.Spec.NodeName == "" {
-			c.deletePod(pod, nil)
+			c.deletePod(pod, nil, spoketrace.PodGCUnscheduledTerminating)
 		}
 	}
 }

@@ -15,18 +15,25 @@
 // (12,500), evicted ones first, then oldest first (gcTerminated); pods being
 // deleted on a node that is not Ready and carries the
 // node.kubernetes.io/out-of-service taint (gcTerminating); and pods being
-// deleted that were never scheduled (gcUnscheduledTerminating).
+// deleted that were never scheduled (gcUnscheduledTerminating). Each
+// deletion the API server acknowledges is traced (spoketrace.ControllerDelete,
+// with the pass as its reason), and the controller-deletes check judges it
+// against the state committed when it was sent; the ablations
+// pod-gc-no-quarantine and pod-gc-ignores-out-of-service remove the
+// quarantine and the out-of-service taint's test.
 package podgc
 
 import (
 	"cmp"
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/controllers"
 	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // The real controller's timings and threshold.
@@ -50,6 +57,10 @@ type Config struct {
 	// default, 12,500; a negative value disables the collection, as the
 	// real flag's 0 does.
 	TerminatedPodThreshold int
+	// Ablations are the run's ablation switches; gcOrphaned asks for
+	// ablation.PodGCNoQuarantine, gcTerminating for
+	// ablation.PodGCIgnoresOutOfService.
+	Ablations ablation.Set
 }
 
 // Controller is the pod garbage collector.
@@ -107,7 +118,8 @@ func (c *Controller) check() {
 }
 
 // gcOrphaned looks for pods on missing nodes, and confirms nodes missing
-// for longer than the quarantine.
+// for longer than the quarantine (with the pod-gc-no-quarantine ablation,
+// at once).
 func (c *Controller) gcOrphaned() {
 	now := c.ctx.Host.Now()
 	seen := map[string]bool{}
@@ -121,11 +133,11 @@ func (c *Controller) gcOrphaned() {
 			continue
 		}
 		first, ok := c.missing[node]
-		if !ok {
+		if !ok && !c.cfg.Ablations.Has(ablation.PodGCNoQuarantine) {
 			c.missing[node] = now
 			continue
 		}
-		if now.Sub(first) >= c.cfg.QuarantineTime {
+		if !ok || now.Sub(first) >= c.cfg.QuarantineTime {
 			c.confirmGone(node)
 		}
 	}
@@ -146,7 +158,7 @@ func (c *Controller) confirmGone(node string) {
 		for _, obj := range c.ctx.Pods.GetStore().List() {
 			if pod := obj.(*model.Pod); pod.Spec.NodeName == node {
 				c.deletePod(pod, &model.PodCondition{Type: "DisruptionTarget", Status: model.ConditionTrue,
-					Reason: "DeletionByPodGC", Message: "PodGC: node no longer exists"})
+					Reason: "DeletionByPodGC", Message: "PodGC: node no longer exists"}, spoketrace.PodGCOrphaned)
 			}
 		}
 	})
@@ -157,14 +169,22 @@ func (c *Controller) confirmGone(node string) {
 // state says why: an orphan stays Running forever otherwise), then it is
 // deleted with a grace period of 0 (metav1.NewDeleteOptions(0): no
 // preconditions).
-func (c *Controller) deletePod(stored *model.Pod, cond *model.PodCondition) {
+//
+// A deletion the API server answered 200 is traced as a
+// spoketrace.ControllerDelete with the pass's reason.
+func (c *Controller) deletePod(stored *model.Pod, cond *model.PodCondition, reason string) {
 	pods := c.ctx.Client.Pods(stored.Namespace)
 	del := func() {
 		if c.stopped {
 			return
 		}
 		zero := int64(0)
-		pods.Delete(stored.Name, client.DeleteOptions{GracePeriodSeconds: &zero}, func(model.Object, error) {})
+		pods.Delete(stored.Name, client.DeleteOptions{GracePeriodSeconds: &zero}, func(_ model.Object, err error) {
+			if err == nil && !c.stopped {
+				c.ctx.Host.Emit(&spoketrace.ControllerDelete{Controller: spoketrace.ControllerPodGC, Resource: model.ResourcePodsName,
+					Key: stored.Namespace + "/" + stored.Name, UID: string(stored.UID), Reason: reason})
+			}
+		})
 	}
 	if p := stored.Status.Phase; p == model.PodSucceeded || p == model.PodFailed {
 		del()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/client"
 	"github.com/kubesim/kubesim/nodes/controllers"
@@ -95,4 +96,12 @@ func TestStopBeforeRunNeverCollects(t *testing.T) {
 	c.Run(2 * time.Minute)
 	_, err = c.Get(model.ResourcePodsName, "default", "on-gone")
 	require.NoError(t, err, "a stopped collector deleted a pod")
+}
+
+// TestControllerDeletesKnowsTheCollector: controller-deletes judges the
+// collector with its real quarantine and threshold, the ones it runs with.
+func TestControllerDeletesKnowsTheCollector(t *testing.T) {
+	require.Equal(t, DefaultQuarantineTime, checks.DefaultPodGCQuarantine)
+	require.Equal(t, DefaultTerminatedPodThreshold, checks.DefaultTerminatedPodThreshold)
+	require.Equal(t, TaintNodeOutOfService, "node.kubernetes.io/out-of-service")
 }
