@@ -84,7 +84,7 @@ var buggifyInfos = []BuggifyInfo{
 			"A batch with a membership change is applied at once, and so is everything queued before it or before a snapshot",
 		Real: "etcd applies on its own goroutine, behind raft's commit: raftNode.start hands a Ready's committed entries to the apply loop on applyc and goes on " +
 			"(server/etcdserver/raft.go), and EtcdServer.applyAll runs them when the FIFO scheduler gets to them (server/etcdserver/server.go), so under load the applied index trails the committed one " +
-			"(up to maxGapBetweenApplyAndCommitIndex, 5000 entries, before proposals get ErrTooManyRequests); a follower waits for a pending membership change to be applied before it sends (waitApply)",
+			"(up to maxGapBetweenApplyAndCommitIndex, 5000 entries, before proposals get ErrTooManyRequests: server/etcdserver/v3_server.go); a follower waits for a pending membership change to be applied before it sends (waitApply)",
 		Chance: 0.02, Min: 5 * time.Millisecond, Max: 100 * time.Millisecond,
 	},
 	{
@@ -99,7 +99,7 @@ var buggifyInfos = []BuggifyInfo{
 		Does: "an authenticated request is refused with 429 TooManyRequests and a Retry-After of 1 s before it is authorized or reaches storage; client-go sends it again after the Retry-After (nodes/client, doRetrying)",
 		Real: "API Priority and Fairness rejects a request its priority level cannot seat or queue: WithPriorityAndFairness answers tooManyRequests with the Retry-After of the dropped-requests tracker, 1 s to start with " +
 			"(k8s.io/apiserver, pkg/server/filters/priority-and-fairness.go; pkg/util/flowcontrol/dropped_requests_tracker.go), after authentication and before authorization; " +
-			"client-go's rest.Request retries any verb answered 429 with a Retry-After, up to maxRetries 10 (rest/with_retry.go, IsNextRetry, checkWait)",
+			"client-go's rest.Request retries any verb answered 429 with a Retry-After, up to maxRetries 10 (rest/with_retry.go, IsNextRetry; rest/request.go, checkWait)",
 		Chance: 0.02, Min: time.Second, Max: time.Second,
 	},
 	{
