@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kubesim/kubesim/checks"
 	"github.com/kubesim/kubesim/scenarios"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -122,6 +123,54 @@ func TestBuggifyChaos(t *testing.T) {
 				}
 			}
 			require.Positive(t, fired, fmt.Sprintf("BUGGIFY fired in %s", name))
+		})
+	}
+}
+
+// TestBuggifyWidensReach: BUGGIFY reaches what faults alone rarely do.
+// Two ablations are caught at a seed with BUGGIFY on and missed at the
+// same seed without it, while the correct system passes every check there
+// with BUGGIFY on (the catch is the ablation's): etcd-local-reads, whose
+// stale local reads need a member behind (a slow peer stream holds a
+// follower back), and update-trusts-stale-cache, whose wrong 409 needs a
+// watch cache behind etcd. Under -deep, over 15 seeds with 3 and 5
+// members, BUGGIFY catches each more often (measured once over every
+// ablation: 2 to 15 of 30 runs and 14 to 30 of 30; docs/buggify.md).
+func TestBuggifyWidensReach(t *testing.T) {
+	for _, tc := range []struct {
+		ablation, check, scenario string
+		members                   int
+		seed                      uint64
+	}{
+		{"etcd-local-reads", "linearizability", "etcd-leader-partition", 3, 1},
+		{"update-trusts-stale-cache", "api-linearizability", "etcd-leader-partition-under-api", 3, 2},
+	} {
+		t.Run(tc.ablation, func(t *testing.T) {
+			caught := func(members int, seed uint64, buggify bool) bool {
+				res, err := scenarios.Run(scenarios.Options{Scenario: tc.scenario, Members: members, Seed: seed,
+					Ablations: []string{tc.ablation}, Buggify: buggify})
+				require.NoError(t, err)
+				return slices.ContainsFunc(res.Failed(), func(c checks.Result) bool { return c.Name == tc.check })
+			}
+			require.False(t, caught(tc.members, tc.seed, false), "missed without BUGGIFY")
+			require.True(t, caught(tc.members, tc.seed, true), "caught with BUGGIFY")
+			checkRun(t, scenarios.Options{Scenario: tc.scenario, Members: tc.members, Seed: tc.seed, Buggify: true})
+			if !*deepFlag {
+				return
+			}
+			plain, bug := 0, 0
+			for seed := uint64(1); seed <= 15; seed++ {
+				for _, m := range []int{3, 5} {
+					if caught(m, seed, false) {
+						plain++
+					}
+					if caught(m, seed, true) {
+						bug++
+					}
+				}
+			}
+			t.Logf("%s on %s: caught in %d of 30 runs without BUGGIFY, %d with", tc.ablation, tc.scenario, plain, bug)
+			require.Greater(t, bug, plain)
 		})
 	}
 }
