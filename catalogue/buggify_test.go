@@ -23,7 +23,7 @@ import (
 func TestBuggifyRunRecordsItsPoints(t *testing.T) {
 	sets := map[string]bool{}
 	for seed := uint64(1); seed <= 4; seed++ {
-		opts := scenarios.Options{Scenario: "api-chaos", Members: 3, Seed: seed, Buggify: true}
+		opts := scenarios.Options{Scenario: "etcd-chaos", Members: 3, Seed: seed, Buggify: true}
 		p, err := scenarios.Prepare(opts)
 		require.NoError(t, err)
 		traced := map[string]int{}
@@ -64,7 +64,7 @@ func TestBuggifyRunRecordsItsPoints(t *testing.T) {
 		require.Equal(t, res.Buggify, again.Buggify)
 		sets[strings.Join(res.Buggify.Active, ",")] = true
 
-		off, err := scenarios.Run(scenarios.Options{Scenario: "api-chaos", Members: 3, Seed: seed})
+		off, err := scenarios.Run(scenarios.Options{Scenario: "etcd-chaos", Members: 3, Seed: seed})
 		require.NoError(t, err)
 		require.Nil(t, off.Buggify)
 		require.NotContains(t, scenarios.ReplayCommand(off), "buggify")
