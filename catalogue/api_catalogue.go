@@ -109,6 +109,7 @@ func apiCatalogue() []scenarios.Spec {
 			BugHunt: []scenarios.BugHuntRun{
 				{Rank: 26, Members: 3, Seed: 1, Reaches: "random API and etcd faults: authorization and the node restriction (access)"},
 				{Rank: 27, Members: 5, Seed: 2, Reaches: "random API and etcd faults at five members"},
+				{Rank: 60, Members: 3, Seed: 57, Buggify: true, Reaches: "BUGGIFY's rare paths, all five points active at this seed: a lagging apply, a slow peer stream, early 429s, held watch streams, a watch cache behind etcd"},
 			},
 		},
 		{Name: "api-etcd-compaction",

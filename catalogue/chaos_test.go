@@ -22,6 +22,7 @@ var (
 	scenarioFlag = flag.String("scenario", "etcd-chaos", "TestChaos: the scenario to run")
 	durationFlag = flag.Duration("duration", 0, "TestChaos: virtual run length (0: the scenario's)")
 	faultsFlag   = flag.String("faults", "", "TestChaos: draw faults from this profile instead of the scenario's")
+	buggifyFlag  = flag.Bool("buggify", false, "TestChaos: switch BUGGIFY on (the replay of a run that had it)")
 	ablateFlag   stringsFlag
 )
 
@@ -88,7 +89,7 @@ func TestChaos(t *testing.T) {
 	for _, m := range members {
 		for _, seed := range seeds {
 			res := checkRun(t, scenarios.Options{Scenario: *scenarioFlag, Members: m, Seed: seed,
-				Duration: *durationFlag, Ablations: ablateFlag, Profile: profile})
+				Duration: *durationFlag, Ablations: ablateFlag, Profile: profile, Buggify: *buggifyFlag})
 			if *seedFlag != 0 {
 				t.Logf("%s members=%d seed=%d: ok, trace hash %s, %d events", res.Scenario, m, seed, res.TraceHash, res.Events)
 			}

@@ -27,7 +27,8 @@ func FuzzEtcd(f *testing.F) {
 }
 
 // fuzzEtcdSeeds are FuzzEtcd's seeds: one fault of each kind it draws,
-// on various members and workloads, and a triggered one.
+// on various members and workloads (BUGGIFY on from the ninth: bit 3 of
+// Compaction), and a triggered one.
 func fuzzEtcdSeeds() [][]byte {
 	var seeds [][]byte
 	for i, k := range fuzzEtcd.kinds {
@@ -54,8 +55,8 @@ func FuzzAPI(f *testing.F) {
 			fuzzKind(fuzzAPI, sim.FaultPartition, fuzzRecord{At: 140, For: 60, Mode: 2}),
 			fuzzKind(fuzzAPI, sim.FaultCrash, fuzzRecord{At: 180, For: 30, Mode: 0})),
 		// A pause of the leader as a watch cache starts over, flaky links
-		// to the API clients, a slow disk.
-		fuzzEncode(fuzzHeader{Members: 2, Seed: 2},
+		// to the API clients, a slow disk, with BUGGIFY on.
+		fuzzEncode(fuzzHeader{Members: 2, Seed: 2, Compaction: fuzzBuggify},
 			fuzzKind(fuzzAPI, sim.FaultPause, fuzzRecord{At: 0, For: 30, Mode: 0, Trigger: 3 | 1<<2}),
 			fuzzKind(fuzzAPI, sim.FaultFlaky, fuzzRecord{At: 60, For: 120, Mode: 0, P1: 128, P2: 0x23, P3: 100}),
 			fuzzKind(fuzzAPI, sim.FaultSlowDisk, fuzzRecord{At: 100, For: 60, Mask: 1, Mode: 1, P1: 50})),
@@ -75,8 +76,8 @@ func FuzzStack(f *testing.F) {
 			fuzzKind(fuzzStack, sim.FaultPartition, fuzzRecord{At: 120, For: 30, Mask: 0b1100000000}),
 			fuzzKind(fuzzStack, sim.FaultClockDrift, fuzzRecord{At: 30, For: 200, Mask: 0b1000, P1: 255})),
 		// The controller manager's leader crashed as a rollout starts, an
-		// etcd member crashed, a flaky apiserver.
-		fuzzEncode(fuzzHeader{Members: 1, Seed: 2},
+		// etcd member crashed, a flaky apiserver, with BUGGIFY on.
+		fuzzEncode(fuzzHeader{Members: 1, Seed: 2, Compaction: fuzzBuggify},
 			fuzzKind(fuzzStack, sim.FaultCrash, fuzzRecord{At: 0, For: 40, Mode: 8, Trigger: 3 | 2<<2}),
 			fuzzKind(fuzzStack, sim.FaultCrash, fuzzRecord{At: 30, For: 50, Mask: 1, Mode: 1}),
 			fuzzKind(fuzzStack, sim.FaultFlaky, fuzzRecord{At: 90, For: 90, Mask: 0b100000, P1: 200, P2: 0x33, P3: 50})),

@@ -10,7 +10,7 @@ import (
 )
 
 // TestFuzzEncoding: fuzzEncode lays out what the decoder reads back, and
-// whatever the bytes, every layer's decoder gives faults that validate,
+// whatever the bytes, every layer's decoder reads the BUGGIFY bit and gives faults that validate,
 // come within the layer's fault window and, triggered ones too, end by
 // its end; FuzzEtcd's seeds hold one fault of each kind it draws. It runs
 // no world: the fuzz targets' seeds do.
@@ -44,6 +44,11 @@ func TestFuzzEncoding(t *testing.T) {
 				require.LessOrEqual(t, end, l.end, "%s: %s", l.scenario, sim.Schedule{f})
 			}
 		}
+	}
+	// The BUGGIFY bit, read by every layer.
+	for _, l := range []fuzzLayer{fuzzEtcd, fuzzAPI, fuzzStack} {
+		require.False(t, l.decode(fuzzEncode(fuzzHeader{Compaction: 7})).Buggify, l.scenario)
+		require.True(t, l.decode(fuzzEncode(fuzzHeader{Compaction: fuzzBuggify})).Buggify, l.scenario)
 	}
 	var kinds []sim.FaultKind
 	for _, s := range fuzzEtcdSeeds() {

@@ -28,7 +28,13 @@ const (
 // more), and the etcd KV workload's knobs, which only FuzzEtcd reads:
 // clients (1 to 4), their think time (10 to 265 ms), and the compaction
 // interval (two low bits: off, 5 s, 10 s, 20 s) with, in bit 2, whether
-// each client is pinned to one member.
+// each client is pinned to one member. Bit 3 of that last byte, which
+// every target reads, switches BUGGIFY on (Options.Buggify; the seed
+// activates its points), so that the fuzzer explores worlds with and
+// without it.
+// fuzzBuggify is the header bit that switches BUGGIFY on.
+const fuzzBuggify = 8
+
 type fuzzHeader struct {
 	Members                    byte
 	Seed                       uint32
@@ -131,6 +137,7 @@ func (l fuzzLayer) decode(data []byte) scenarios.Options {
 		o.Compaction = []time.Duration{-1, 5 * time.Second, 10 * time.Second, 20 * time.Second}[h.Compaction%4]
 		o.PinClients = h.Compaction&4 != 0
 	}
+	o.Buggify = h.Compaction&fuzzBuggify != 0
 	hosts := l.hosts(o.Members, o)
 	for i := 0; i < fuzzMaxFaults && len(b) > 0; i++ {
 		o.Schedule = append(o.Schedule, l.record(b.record(), hosts))

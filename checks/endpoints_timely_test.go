@@ -77,6 +77,24 @@ func TestEndpointsTimely(t *testing.T) {
 			notServing.Conditions.Serving = model.Ptr(false)
 			w.put(10500, epSlice("web-1", notServing))
 		}, "service default/web: pod default/a called for the endpoint 10.0.0.1 on n1 ready=false serving=true terminating=true, but the slices did not show it within 2s"},
+		{"a change late within BUGGIFY's delays", func(w *epWorld) {
+			base(w)
+			w.put(10000, unready)
+			w.steps = append(w.steps, at(10100, buggified(sim.BuggifyEarly429, 1000)))
+			w.put(12800, epSlice("web-1", epEndpoint(unready)))
+		}, ""},
+		{"a change late past BUGGIFY's delays", func(w *epWorld) {
+			base(w)
+			w.put(10000, unready)
+			w.steps = append(w.steps, at(10100, buggified(sim.BuggifyEarly429, 1000)))
+			w.put(13200, epSlice("web-1", epEndpoint(unready)))
+		}, "service default/web: pod default/a called for the endpoint 10.0.0.1 on n1 ready=false serving=false terminating=false, but the slices did not show it within 2s"},
+		{"a delay over before the change stretches nothing", func(w *epWorld) {
+			base(w)
+			w.steps = append(w.steps, at(8000, buggified(sim.BuggifyEarly429, 1000)))
+			w.put(10000, unready)
+			w.put(12100, epSlice("web-1", epEndpoint(unready)))
+		}, "service default/web: pod default/a called for the endpoint 10.0.0.1 on n1 ready=false serving=false terminating=false, but the slices did not show it within 2s"},
 		{"pods before the controller's first slice count from it", func(w *epWorld) {
 			w.put(1000, &model.Node{ObjectMeta: model.ObjectMeta{Name: "n1"}})
 			w.put(1000, epSvc)

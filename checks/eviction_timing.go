@@ -99,6 +99,13 @@ func (o EvictionTimingOptions) withDefaults() EvictionTimingOptions {
 // Slack) after it: the design's 300 s, to the second. With TaintsTraced,
 // an eviction from a node with no NoExecute taint traced fails too.
 //
+// In a run with BUGGIFY on, both windows widen on each side by the delays
+// its points drew around the events they measure from and to
+// (BuggifyDelays.Stretch, over the Slack before, and for a heartbeat the
+// monitor period after, each): a taint update or a Lease renewal whose
+// acknowledgement lagged, an informer behind, a delete refused with 429
+// and sent again after its Retry-After.
+//
 // It measures "eviction_delay_s" (the mean delay of the evictions),
 // "eviction_delay_max_s" (the longest; both -1 without evictions),
 // "evictions", and "eviction_after_taint_s" (the mean delay since the
@@ -114,6 +121,7 @@ type EvictionTiming struct {
 	afterTaint []time.Duration
 	end        sim.Time
 	done       bool
+	buggify    BuggifyDelays
 }
 
 // evictNode is what the check knows of one node.
@@ -165,6 +173,7 @@ func (c *EvictionTiming) node(name string) *evictNode {
 // Observe implements Check.
 func (c *EvictionTiming) Observe(e *sim.Event) {
 	c.end = max(c.end, e.At)
+	c.buggify.Observe(e)
 	switch d := e.NodeData().(type) {
 	case *spoketrace.NodeHeartbeat:
 		n := c.node(d.Node)
@@ -230,7 +239,9 @@ func (c *EvictionTiming) closeGap(name string, n *evictNode, t sim.Time) {
 				continue
 			}
 			c.delays = append(c.delays, d.delay)
-			if d.delay < c.lo || d.delay > c.hi {
+			atEvict := c.buggify.Stretch(d.at.Add(-c.opts.Slack), d.at)
+			s := atEvict + c.buggify.Stretch(n.lastHB.Add(-c.opts.Slack), n.lastHB.Add(c.opts.MonitorPeriod))
+			if d.delay < c.lo-s || d.delay > c.hi+s {
 				c.rec.add(d.at, d.seq, "pod %s evicted from node %s %.1f s after its last heartbeat (at %v), outside [%v, %v]",
 					d.key, name, d.delay.Seconds(), n.lastHB, c.lo, c.hi)
 			}
@@ -239,7 +250,9 @@ func (c *EvictionTiming) closeGap(name string, n *evictNode, t sim.Time) {
 			}
 			if d.sinceTaint >= 0 {
 				c.afterTaint = append(c.afterTaint, d.sinceTaint)
-				if d.sinceTaint < c.opts.Toleration || d.sinceTaint > c.opts.Toleration+c.opts.Slack {
+				taint := d.at.Add(-d.sinceTaint)
+				s := atEvict + c.buggify.Stretch(taint.Add(-c.opts.Slack), taint)
+				if d.sinceTaint < c.opts.Toleration-s || d.sinceTaint > c.opts.Toleration+c.opts.Slack+s {
 					c.rec.add(d.at, d.seq, "pod %s evicted from node %s %.3f s after its NoExecute taint, not within %v of the %v toleration",
 						d.key, name, d.sinceTaint.Seconds(), c.opts.Slack, c.opts.Toleration)
 				}

@@ -103,6 +103,12 @@ func TestEvictionTiming(t *testing.T) {
 			true, "2 eviction(s)", 300.25},
 		{"a second and a half late", seq(lost, []sev{taint(156500, true), podDelete(458000, cm, "a", "node-1"), podDelete(458000, cm, "b", "node-1"), endAt(600)}),
 			false, "evicted from node node-1 301.500 s after its NoExecute taint, not within 1s of the 5m0s toleration", 301.5},
+		{"a late taint update: 299.8 s", seq(lost, []sev{taint(158200, true), podDelete(458000, cm, "a", "node-1"), podDelete(458000, cm, "b", "node-1"), endAt(600)}),
+			false, "evicted from node node-1 299.800 s after its NoExecute taint, not within 1s of the 5m0s toleration", 299.8},
+		{"a taint update a slow peer stream held back", seq(lost, []sev{oev(157900, buggified(sim.BuggifySlowPeer, 300)), taint(158200, true),
+			podDelete(458000, cm, "a", "node-1"), podDelete(458000, cm, "b", "node-1"), endAt(600)}), true, "2 eviction(s)", 299.8},
+		{"a delete sent again after a 429's Retry-After", seq(lost, []sev{taint(156500, true), oev(456900, buggified(sim.BuggifyEarly429, 1000)),
+			podDelete(458000, cm, "a", "node-1"), podDelete(458000, cm, "b", "node-1"), endAt(600)}), true, "2 eviction(s)", 301.5},
 		{"a removed taint no longer counts", seq(lost, []sev{taint(100000, true), taint(120000, false), taint(158000, true),
 			podDelete(458000, cm, "a", "node-1"), podDelete(458000, cm, "b", "node-1"), endAt(600)}), true, "2 eviction(s)", 300},
 	} {

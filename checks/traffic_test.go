@@ -47,6 +47,10 @@ func TestNoTrafficToUnready(t *testing.T) {
 		{"a fault active", []step{at(2000, notReady), at(9000, request(proxytrace.StateReady, 10, apptrace.OutcomeOK))},
 			&sim.Event{At: sim.Time(500 * time.Millisecond), Kind: sim.KindFault, Name: "pause", Host: 3}, true, ""},
 		{"no request", []step{at(1000, ready)}, nil, false, ""},
+		{"late within BUGGIFY's delays", []step{at(1000, ready), at(2000, notReady), at(2500, buggified(sim.BuggifyEarly429, 1000)),
+			at(3000, buggified(sim.BuggifyCacheBehind, 400)), at(5300, request(proxytrace.StateReady, 10, apptrace.OutcomeOK))}, nil, true, ""},
+		{"late past BUGGIFY's delays", []step{at(1000, ready), at(2000, notReady), at(2500, buggified(sim.BuggifyEarly429, 1000)),
+			at(5500, request(proxytrace.StateReady, 10, apptrace.OutcomeOK))}, nil, false, "as ready, 3.49s after its kubelet reported it not ready"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := NewNoTrafficToUnready(NoTrafficToUnreadyOptions{})

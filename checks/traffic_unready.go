@@ -38,14 +38,17 @@ type NoTrafficToUnreadyOptions struct {
 // fallback is allowed), and a request routed as ready to a pod its kubelet
 // had already reported not ready when the request was sent is an offense
 // when the report is older than Bound and no fault was active within
-// Recovery before it. It reads apptrace.Request, spoketrace.PodReady and
-// the kernel's fault events.
+// Recovery before it. In a run with BUGGIFY on, Bound stretches by the
+// delays its points drew between the report and the request
+// (BuggifyDelays.Stretch). It reads apptrace.Request, spoketrace.PodReady,
+// the kernel's fault events and BUGGIFY's firings.
 type NoTrafficToUnready struct {
-	opts   NoTrafficToUnreadyOptions
-	ready  map[string][]readyAt // pod key -> its kubelet's reports, in time order
-	faults FaultWindows
-	judged int
-	rec    Recorder
+	opts    NoTrafficToUnreadyOptions
+	ready   map[string][]readyAt // pod key -> its kubelet's reports, in time order
+	faults  FaultWindows
+	buggify BuggifyDelays
+	judged  int
+	rec     Recorder
 }
 
 // readyAt is a kubelet's report of a pod's readiness.
@@ -74,6 +77,7 @@ func (c *NoTrafficToUnready) Observe(e *sim.Event) {
 		c.faults.Observe(e)
 		return
 	}
+	c.buggify.Observe(e)
 	switch d := e.Data.(type) {
 	case *spoketrace.PodReady:
 		c.ready[d.Pod] = append(c.ready[d.Pod], readyAt{at: e.At, ready: d.Ready})
@@ -99,6 +103,9 @@ func (c *NoTrafficToUnready) judge(e *sim.Event, r *apptrace.Request) {
 	since, unready := c.unreadySince(r.Pod, sent)
 	if !unready || sent.Sub(since) <= c.opts.Bound {
 		return
+	}
+	if sent.Sub(since) <= c.opts.Bound+c.buggify.Stretch(since, sent) {
+		return // BUGGIFY's delays: a late status write, a cache behind
 	}
 	if quiet, ok := c.faults.QuietSince(); c.faults.Active() || (ok && sent.Sub(quiet) <= c.opts.Recovery+c.opts.Bound) {
 		return // the news of a fault-time change may be late

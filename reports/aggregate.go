@@ -70,12 +70,14 @@ type CheckCount struct {
 }
 
 // Group is the runs of one scenario, fault profile, set of ablations,
-// duration, schedule, build and member count, summarised.
+// BUGGIFY or not, duration, schedule, build and member count, summarised.
 type Group struct {
 	Scenario  string
 	Profile   *nemesis.Profile // nil: the scenario's own faults
 	Ablations []string
-	Members   int
+	// Buggify says the runs had BUGGIFY on (kept apart from those without).
+	Buggify bool
+	Members int
 	// Duration is the runs' virtual length; ScheduleHash names their
 	// explicit schedule ("" for none); Build the build that ran them (""
 	// for results that did not record it).
@@ -156,6 +158,9 @@ func (g *Group) SeriesName() string {
 	if len(g.Ablations) > 0 {
 		s += " / ablate " + strings.Join(g.Ablations, ",")
 	}
+	if g.Buggify {
+		s += " / buggify"
+	}
 	if v := g.variantName(); v != "" {
 		s += " / " + v
 	}
@@ -171,9 +176,9 @@ func (g *Group) seriesKey() string {
 }
 
 // runKind is what, beyond scenario, profile and ablations, the group's
-// runs share: duration, schedule and build.
+// runs share: BUGGIFY, duration, schedule and build.
 func (g *Group) runKind() string {
-	return fmt.Sprintf("%v|%s|%s", g.Duration, g.ScheduleHash, g.Build)
+	return fmt.Sprintf("%v|%v|%s|%s", g.Buggify, g.Duration, g.ScheduleHash, g.Build)
 }
 
 // Groups returns the set's runs grouped by scenario, profile, ablations and
@@ -193,11 +198,11 @@ func Aggregate(results []scenarios.Result) []*Group {
 	var groups []*Group
 	for i := range results {
 		r := &results[i]
-		k := fmt.Sprintf("%s|%s|%s|%v|%s|%s|%d", r.Scenario, profileString(r), strings.Join(r.Ablations, ","),
+		k := fmt.Sprintf("%s|%s|%s|%v|%v|%s|%s|%d", r.Scenario, profileString(r), strings.Join(r.Ablations, ","), r.Buggify != nil,
 			r.RunDuration(), r.ScheduleHash, r.Build, r.Members)
 		g := byKey[k]
 		if g == nil {
-			g = &Group{Scenario: r.Scenario, Profile: r.Profile, Ablations: r.Ablations, Members: r.Members,
+			g = &Group{Scenario: r.Scenario, Profile: r.Profile, Ablations: r.Ablations, Buggify: r.Buggify != nil, Members: r.Members,
 				Duration: r.RunDuration(), ScheduleHash: r.ScheduleHash, Build: r.Build}
 			byKey[k] = g
 			groups = append(groups, g)

@@ -265,6 +265,9 @@ func lessResult(a, b *scenarios.Result) bool {
 	if aa, ab := strings.Join(a.Ablations, ","), strings.Join(b.Ablations, ","); aa != ab {
 		return aa < ab
 	}
+	if ba, bb := a.Buggify != nil, b.Buggify != nil; ba != bb {
+		return bb
+	}
 	if da, db := a.RunDuration(), b.RunDuration(); da != db {
 		return da < db
 	}

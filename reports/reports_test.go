@@ -154,6 +154,8 @@ func TestLoadMergesShards(t *testing.T) {
 	ablated.Ablations = []string{"raft-ack-before-fsync"}
 	longer := r1 // the same run, only longer: not a duplicate
 	longer.Duration = 2 * time.Minute
+	buggified := r1 // the same run with BUGGIFY on: not a duplicate either
+	buggified.Buggify = &scenarios.Buggify{Active: []string{"etcd-apply-lag"}, Fired: []int{3}}
 	half, err := json.Marshal(r4)
 	require.NoError(t, err)
 	// Shard 0 in dir a ends with a killed writer's half line.
@@ -161,7 +163,7 @@ func TestLoadMergesShards(t *testing.T) {
 	// Shard 1 in dir a overlaps with shard 0 on r2.
 	writeJSONL(t, filepath.Join(a, "results-shard-1-of-2.jsonl"), []scenarios.Result{dup, r4}, "")
 	// Another machine's directory repeats r1 and adds two distinct runs.
-	writeJSONL(t, filepath.Join(b, "results.jsonl"), []scenarios.Result{r1, otherProfile, ablated, longer}, "")
+	writeJSONL(t, filepath.Join(b, "results.jsonl"), []scenarios.Result{r1, otherProfile, ablated, longer, buggified}, "")
 	require.NoError(t, os.WriteFile(filepath.Join(b, "other.jsonl"), []byte("not read\n"), 0o644))
 
 	set, warnings, err := Load(a, b)
@@ -180,10 +182,18 @@ func TestLoadMergesShards(t *testing.T) {
 		"etcd-profile|4|1|50s|crash-restart:mttf=1m0s,mttr=20s|||",
 		"etcd-profile|5|1|50s|crash-restart:mttf=1m0s,mttr=20s|||",
 		"etcd-profile|3|1|2m0s|crash-restart:mttf=1m0s,mttr=20s|||",
+		"etcd-profile|3|1|50s|crash-restart:mttf=1m0s,mttr=20s||||buggify",
 		"etcd-profile|3|1|50s|crash-restart:mttf=1m0s,mttr=20s||raft-ack-before-fsync|",
 		"etcd-profile|3|1|50s|crash-restart:mttf=2m0s,mttr=20s|||",
 	}, got)
 	assert.Equal(t, 0.8, set.Results[1].Metrics["quorum_up_fraction"], "the first copy of a run wins")
+	var series []string
+	for _, g := range set.Groups() {
+		if g.Buggify {
+			series = append(series, g.SeriesName())
+		}
+	}
+	assert.Equal(t, []string{"etcd-profile / crash-restart:mttf=1m0s,mttr=20s / buggify / 50s"}, series, "BUGGIFY runs are a series of their own")
 
 	// Loading the files one by one, in the same order, gives the same set.
 	files := append([]string(nil), set.Sources...)

@@ -53,6 +53,12 @@ const (
 	// emitBefore is how long before the end of the run the informers emit
 	// their stores and the server's state is listed.
 	emitBefore = time.Second
+	// buggifyEmitBefore is emitBefore in a run with BUGGIFY on, whose
+	// API servers now and then refuse a request with 429 and a
+	// Retry-After of 1 s (sim.BuggifyEarly429): the state reporter's list
+	// then needs a second or more, which a real client would take, and the
+	// run must leave it that time (never before the writers stop).
+	buggifyEmitBefore = 10 * time.Second
 )
 
 // APITopology sizes the API layer an API scenario builds on its etcd
@@ -128,7 +134,8 @@ var apiResources = []string{model.ResourceLeasesName, model.ResourcePodsName}
 // BuildAPI adds the API layer to a built etcd cluster: the API servers
 // (which alone may reach etcd's client port: the fabric refuses anyone
 // else), the workload's clients, which stop starting operations 10 s after
-// faultEnd (and by end-QuietWindow), the informers, which emit their stores at end-1s, and a
+// faultEnd (and by end-QuietWindow), the informers, which emit their stores at end-1s
+// (end-10s with BUGGIFY on, buggifyEmitBefore), and a
 // state reporter, which lists the resources from etcd then. It adds the
 // fault targets "apiservers", "api-clients", "api-informers" and
 // "api-writers".
@@ -157,6 +164,9 @@ func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.
 	leases := top.Custom // the kind the counters and CRUD clients write (nil: Leases)
 	if top.CustomCRUD > 0 {
 		leases = nil
+	}
+	if w.BuggifyOn() {
+		emit = max(end-buggifyEmitBefore, quiet+time.Second)
 	}
 	for i := 1; i <= top.Counters; i++ {
 		name := fmt.Sprintf("counter-%d", i)

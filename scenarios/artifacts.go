@@ -35,8 +35,8 @@ func (a Artifacts) Paths() []string {
 }
 
 // ArtifactName is a file-name-safe name for a run: scenario, members, seed,
-// then what else sets it apart (ablations, the profile's name, an explicit
-// schedule, a duration other than the scenario's).
+// then what else sets it apart (ablations, the profile's name, BUGGIFY, an
+// explicit schedule, a duration other than the scenario's).
 func ArtifactName(o Options) string {
 	name := fmt.Sprintf("%s-m%d-s%d", o.Scenario, o.Members, o.Seed)
 	if len(o.Ablations) > 0 {
@@ -44,6 +44,9 @@ func ArtifactName(o Options) string {
 	}
 	if o.Profile != nil {
 		name += "-" + o.Profile.Name
+	}
+	if o.Buggify {
+		name += "-buggify"
 	}
 	if o.Schedule != nil {
 		name += "-schedule"

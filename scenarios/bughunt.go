@@ -12,6 +12,9 @@ type BugHuntRun struct {
 	Rank    int
 	Members int
 	Seed    uint64
+	// Buggify runs it with BUGGIFY on (Options.Buggify): the only way the
+	// set reaches the code of the BUGGIFY points' rare paths.
+	Buggify bool
 	// Reaches names the mechanisms this run is in the set for.
 	Reaches string
 }

@@ -27,6 +27,7 @@ type CorpusEntry struct {
 	Ablations []string `json:"ablations,omitempty"`
 	Clients   int      `json:"clients,omitempty"` // KV clients, when not the scenario's
 	Think     string   `json:"think,omitempty"`   // clients' mean pause, when not the scenario's
+	Buggify   bool     `json:"buggify,omitempty"` // BUGGIFY on (Options.Buggify)
 	// Expect maps each check's name to whether it must pass.
 	Expect map[string]bool `json:"expect"`
 	// Note says where the case came from and what it shows.
@@ -56,7 +57,7 @@ func (c *CorpusEntry) Options(file string) (Options, error) {
 	if c.Members < 1 || c.Members > MaxMembers {
 		return bad("members", "must be between 1 and %d, got %d", MaxMembers, c.Members)
 	}
-	o := Options{Scenario: c.Scenario, Members: c.Members, Seed: c.Seed, Ablations: c.Ablations, Clients: c.Clients}
+	o := Options{Scenario: c.Scenario, Members: c.Members, Seed: c.Seed, Ablations: c.Ablations, Clients: c.Clients, Buggify: c.Buggify}
 	if c.Clients < 0 {
 		return bad("clients", "must not be negative, got %d", c.Clients)
 	}
@@ -121,7 +122,7 @@ func LoadCorpusEntry(path string) (CorpusEntry, Options, error) {
 		msg := err.Error()
 		if strings.HasPrefix(msg, "json: unknown field ") {
 			field = strings.Trim(strings.TrimPrefix(msg, "json: unknown field "), `"`)
-			msg = "unknown field (want scenario, members, seed, duration, schedule, faults, ablations, clients, think, expect, note)"
+			msg = "unknown field (want scenario, members, seed, duration, schedule, faults, ablations, clients, think, buggify, expect, note)"
 		}
 		return c, Options{}, &CorpusError{File: path, Field: field, Msg: msg}
 	}
@@ -148,7 +149,7 @@ func CorpusFiles(dir string) ([]string, error) {
 // check's verdict as it came out.
 func EntryFor(r Result, o Options, note string) CorpusEntry {
 	c := CorpusEntry{Scenario: r.Scenario, Members: r.Members, Seed: r.Seed, Ablations: r.Ablations,
-		Clients: o.Clients, Expect: map[string]bool{}, Note: note}
+		Clients: o.Clients, Buggify: o.Buggify, Expect: map[string]bool{}, Note: note}
 	if o.Think != 0 {
 		c.Think = o.Think.String()
 	}
@@ -179,6 +180,9 @@ func SaveCorpusEntry(dir string, c CorpusEntry) (string, error) {
 	name := fmt.Sprintf("%s-m%d-s%d", c.Scenario, c.Members, c.Seed)
 	if len(c.Ablations) > 0 {
 		name += "-" + strings.Join(c.Ablations, "+")
+	}
+	if c.Buggify {
+		name += "-buggify"
 	}
 	if c.Schedule != nil {
 		name += "-schedule"

@@ -26,7 +26,7 @@ func Build() string { return buildinfo.String() }
 // Key identifies the run across shards and restarts: everything that
 // defines it. See RunKey.
 func (o Options) Key() string {
-	return runKey(o.Scenario, o.Members, o.Seed, o.RunDuration(), o.Profile, ScheduleHash(o.Schedule), o.Ablations, Build())
+	return runKey(o.Scenario, o.Members, o.Seed, o.RunDuration(), o.Profile, ScheduleHash(o.Schedule), o.Ablations, Build(), o.Buggify)
 }
 
 // RunDuration is the run's virtual length: Duration, or the scenario's own
@@ -50,7 +50,7 @@ func (o Options) RunDuration() time.Duration {
 // schedule hash, and an empty build, which names no build: its run is
 // therefore never taken for one of any current build.
 func (r *Result) Key() string {
-	return runKey(r.Scenario, r.Members, r.Seed, r.RunDuration(), r.Profile, r.ScheduleHash, r.Ablations, r.Build)
+	return runKey(r.Scenario, r.Members, r.Seed, r.RunDuration(), r.Profile, r.ScheduleHash, r.Ablations, r.Build, r.Buggify != nil)
 }
 
 // RunDuration is the virtual length of the run: Duration, or for a result
@@ -75,13 +75,19 @@ func ScheduleHash(s sim.Schedule) string {
 
 // runKey renders a run's identity:
 // "scenario|members|seed|duration|profile|schedule|ablations|build", e.g.
-// "etcd-profile|3|7|2m0s|crash-restart:mttf=1m0s,mttr=20s||raft-ack-before-fsync|v0.4.0".
-func runKey(scenario string, members int, seed uint64, d time.Duration, profile *nemesis.Profile, schedule string, ablations []string, build string) string {
+// "etcd-profile|3|7|2m0s|crash-restart:mttf=1m0s,mttr=20s||raft-ack-before-fsync|v0.4.0",
+// and "|buggify" after it for a run with BUGGIFY on (so that a run
+// without it keeps the key it had before BUGGIFY existed).
+func runKey(scenario string, members int, seed uint64, d time.Duration, profile *nemesis.Profile, schedule string, ablations []string, build string, buggify bool) string {
 	prof := ""
 	if profile != nil {
 		prof = profile.String()
 	}
-	return fmt.Sprintf("%s|%d|%d|%v|%s|%s|%s|%s", scenario, members, seed, d, prof, schedule, strings.Join(ablations, ","), build)
+	key := fmt.Sprintf("%s|%d|%d|%v|%s|%s|%s|%s", scenario, members, seed, d, prof, schedule, strings.Join(ablations, ","), build)
+	if buggify {
+		key += "|buggify"
+	}
+	return key
 }
 
 // CheckName returns an error unless name could be a registered scenario's

@@ -15,8 +15,8 @@ import (
 
 // TestRunKeyCoversEverythingThatDefinesARun: changing any one thing that
 // defines a run (scenario, members, seed, duration, profile, schedule,
-// ablations) changes its key, and a result's key equals the key of the
-// options that ran it.
+// ablations, BUGGIFY) changes its key, and a result's key equals the key
+// of the options that ran it.
 func TestRunKeyCoversEverythingThatDefinesARun(t *testing.T) {
 	p1, err := nemesis.ParseProfile("crash-restart:mttf=1m,mttr=20s")
 	require.NoError(t, err)
@@ -38,6 +38,7 @@ func TestRunKeyCoversEverythingThatDefinesARun(t *testing.T) {
 		{"schedule", func(o *scenarios.Options) { o.Profile, o.Schedule = nil, crash }},
 		{"another schedule", func(o *scenarios.Options) { o.Profile, o.Schedule = nil, pause }},
 		{"ablations", func(o *scenarios.Options) { o.Ablations = []string{"raft-ack-before-fsync"} }},
+		{"buggify", func(o *scenarios.Options) { o.Buggify = true }},
 	}
 	seen := map[string]string{base.Key(): "base"}
 	for _, c := range cases {
@@ -59,7 +60,8 @@ func TestRunKeyCoversEverythingThatDefinesARun(t *testing.T) {
 	require.Equal(t, withOwn.Key(), own.Key())
 
 	// A result has the key of its options, through JSON too.
-	for _, o := range []scenarios.Options{base, own, {Scenario: "etcd-leader-crash", Members: 3, Seed: 4, Duration: 30 * time.Second, Schedule: crash}} {
+	for _, o := range []scenarios.Options{base, own, {Scenario: "etcd-leader-crash", Members: 3, Seed: 4, Duration: 30 * time.Second, Schedule: crash},
+		{Scenario: "etcd-leader-crash", Members: 3, Seed: 4, Duration: 30 * time.Second, Buggify: true}} {
 		res, err := scenarios.Run(o)
 		require.NoError(t, err)
 		require.Equal(t, o.Key(), res.Key())

@@ -142,6 +142,11 @@ type Options struct {
 	// PinClients, when set, gives each KV client one member only
 	// (Topology.PinClients).
 	PinClients bool
+	// Buggify switches BUGGIFY on: the node packages' points
+	// (sim.BuggifyPoints), each active or not as the seed draws, take
+	// their rare but legal paths now and then. Off, a run is what it
+	// always was.
+	Buggify bool
 	// Trace and Timeline, when set, receive the trace as JSONL and as text.
 	Trace, Timeline io.Writer
 }
@@ -175,6 +180,9 @@ type Result struct {
 	Build string `json:"build,omitempty"`
 	// Swarm is what a swarm run switched on, nil for any other run.
 	Swarm *Swarm `json:"swarm,omitempty"`
+	// Buggify is what BUGGIFY switched on, nil unless the run had it
+	// (Options.Buggify).
+	Buggify *Buggify `json:"buggify,omitempty"`
 }
 
 // Failed returns the results of the checks that failed.
@@ -268,6 +276,11 @@ func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
 		return nil, fmt.Errorf("--duration must be longer than the %v settle window of %s, got %v", spec.Settle, spec.Name, d)
 	}
 	w := sim.NewWorld(opts.Seed)
+	if opts.Buggify {
+		if err := w.EnableBuggify(); err != nil {
+			return nil, err
+		}
+	}
 	top := spec.Topology(opts.Members)
 	if spec.Layer() != "etcd" && (opts.Clients != 0 || opts.Think != 0 || opts.Compaction != 0 || opts.PinClients) {
 		return nil, fmt.Errorf("clients, think and the compaction interval shape the KV workload of etcd scenarios; %s has none", spec.Name)
@@ -399,6 +412,7 @@ func (p *Prepared) Run() (Result, error) {
 		ScheduleHash:     ScheduleHash(p.Options.Schedule),
 		Build:            Build(),
 		Swarm:            p.Swarm,
+		Buggify:          buggifyOf(w),
 	}
 	res.Metrics["quorum_up_fraction"] = p.Quorum.Fraction()
 	more := checks.MeasuresOf(p.Checks...)
@@ -449,6 +463,9 @@ func replayFlags(r Result, dash string) string {
 	}
 	if r.Profile != nil {
 		cmd += " " + dash + "faults " + ShellQuote(r.Profile.String())
+	}
+	if r.Buggify != nil {
+		cmd += " " + dash + "buggify"
 	}
 	return cmd
 }

@@ -57,6 +57,9 @@ type Host struct {
 	processes   []string          // declared by the spec
 	restarts    map[string]func() // this incarnation's restart handlers
 	clock       clock             // the machine's: it survives crashes
+	// buggifyStreams are the host's streams of the BUGGIFY points, by
+	// point, made when first asked (buggify.go).
+	buggifyStreams []*Stream
 }
 
 func newHost(w *World, id HostID, spec HostSpec) *Host {

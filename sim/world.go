@@ -26,6 +26,7 @@ type World struct {
 	resolvers []Resolver
 	within    [][2]string // role, the target it always lies within (DeclareWithin)
 	triggers  *triggers   // the armed triggered faults; nil until one is
+	buggify   *buggifyRun // the run's BUGGIFY (buggify.go); nil when off
 
 	freeDeliveries []*delivery // recycled message deliveries
 	freeFsyncs     []*fsyncOp  // recycled fsync completions

@@ -25,6 +25,8 @@ type Grid struct {
 	Profiles  []nemesis.Profile
 	Duration  time.Duration // 0: the scenario's
 	Ablations []string
+	// Buggify switches BUGGIFY on in every run (Options.Buggify).
+	Buggify bool
 }
 
 // MaxRuns is the largest grid a sweep takes: a trillion runs, which at a
@@ -70,7 +72,7 @@ func (g Grid) At(i int) scenarios.Options {
 	perProfile := len(g.Members) * g.Seeds
 	p, rest := i/perProfile, i%perProfile
 	m, s := rest/g.Seeds, rest%g.Seeds
-	o := scenarios.Options{Scenario: g.Scenario, Members: g.Members[m], Seed: g.SeedBase + uint64(s), Duration: g.Duration, Ablations: g.Ablations}
+	o := scenarios.Options{Scenario: g.Scenario, Members: g.Members[m], Seed: g.SeedBase + uint64(s), Duration: g.Duration, Ablations: g.Ablations, Buggify: g.Buggify}
 	if prof := g.profiles()[p]; prof.Name != "" {
 		o.Profile = &prof
 	}

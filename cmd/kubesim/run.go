@@ -116,6 +116,9 @@ func printResult(w io.Writer, r scenarios.Result) {
 	if r.Swarm != nil {
 		fmt.Fprintf(w, "\nswarm: %s", r.Swarm)
 	}
+	if r.Buggify != nil {
+		fmt.Fprintf(w, "\nbuggify: %s (active points, times fired)", r.Buggify)
+	}
 	fmt.Fprintf(w, "\n%.0f virtual seconds in %.2f wall seconds (%.0fx), %d events, trace hash %s\n\n",
 		r.VirtualSeconds, r.WallSeconds, r.VirtualSeconds/max(r.WallSeconds, 1e-9), r.Events, r.TraceHash)
 	fmt.Fprintln(w, "checks:")

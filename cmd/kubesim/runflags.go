@@ -28,7 +28,7 @@ type runFlags struct {
 	members                                                 int
 	seed                                                    uint64
 	duration                                                time.Duration
-	asJSON, allowLong                                       bool
+	asJSON, allowLong, buggify                              bool
 	ablate, timelineFilter                                  stringList
 	filter                                                  *timelineFilter // parsed from timelineFilter
 }
@@ -48,6 +48,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.saveFailures, "save-failures", "", "if a check fails, write a corpus entry for the run into this directory")
 	fs.StringVar(&f.artifacts, "artifacts", "", "write the trace (JSONL), the timeline and, when a linearizability check fails,\nporcupine's HTML into this directory (the files a failing go test writes)")
 	fs.Var(&f.ablate, "ablate", "turn on an ablation (repeatable; see 'kubesim ablations')")
+	fs.BoolVar(&f.buggify, "buggify", false, "switch BUGGIFY on: the simulated processes take rare but legal paths now and then,\nat points the seed activates (see docs/buggify.md); the output lists them")
 }
 
 // options checks the flags and turns them into the run's options.
@@ -91,7 +92,7 @@ func (f *runFlags) options(fs *flag.FlagSet) (scenarios.Options, error) {
 			return opts, usagef("run: --artifacts %s: cannot write there (%v): name a directory you can write", f.artifacts, err)
 		}
 	}
-	opts = scenarios.Options{Scenario: f.scenario, Members: f.members, Seed: f.seed, Duration: f.duration, Ablations: f.ablate}
+	opts = scenarios.Options{Scenario: f.scenario, Members: f.members, Seed: f.seed, Duration: f.duration, Ablations: f.ablate, Buggify: f.buggify}
 	if f.faults != "" {
 		if f.schedulePath != "" {
 			return opts, usagef("run: give --faults or --schedule, not both")

@@ -44,7 +44,7 @@ type sweepFlags struct {
 	seeds, parallel               int
 	seedBase                      uint64
 	duration                      time.Duration
-	allowLong                     bool
+	allowLong, buggify            bool
 	durationSet                   bool // --duration given: 0 is then refused
 	faults, ablate                stringList
 }
@@ -61,6 +61,7 @@ func (f *sweepFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.shard, "shard", "0/1", "run only shard i of n of the grid, e.g. 2/8")
 	fs.StringVar(&f.out, "out", "kubesim-sweep", "output directory: results, corpus entries of failing runs, and the report")
 	fs.Var(&f.ablate, "ablate", "turn on an ablation in every run (repeatable)")
+	fs.BoolVar(&f.buggify, "buggify", false, "switch BUGGIFY on in every run: rare but legal paths of the simulated processes (see docs/buggify.md)")
 }
 
 func profileNames() []string {
@@ -123,7 +124,7 @@ func (f *sweepFlags) config() (sweep.Config, error) {
 	}
 	cfg = sweep.Config{
 		Grid: sweep.Grid{Scenario: f.scenario, Members: members, Seeds: f.seeds, SeedBase: f.seedBase,
-			Profiles: profiles, Duration: f.duration, Ablations: f.ablate},
+			Profiles: profiles, Duration: f.duration, Ablations: f.ablate, Buggify: f.buggify},
 		Shard: shard, Parallel: f.parallel, Out: f.out,
 	}
 	// The grid is checked whole before anything runs (duplicate member

@@ -29,18 +29,24 @@ type Run struct {
 	Scenario string
 	Members  int
 	Seed     uint64
+	// Buggify runs it with BUGGIFY on.
+	Buggify bool
 	// Reaches names the mechanisms this run is in the matrix for.
 	Reaches string
 }
 
 // Name is the run's subtest name.
 func (r Run) Name() string {
-	return fmt.Sprintf("%s/members=%d/seed=%d", r.Scenario, r.Members, r.Seed)
+	name := fmt.Sprintf("%s/members=%d/seed=%d", r.Scenario, r.Members, r.Seed)
+	if r.Buggify {
+		name += "/buggify"
+	}
+	return name
 }
 
 // Options are the scenarios.Options that run it.
 func (r Run) Options() scenarios.Options {
-	return scenarios.Options{Scenario: r.Scenario, Members: r.Members, Seed: r.Seed}
+	return scenarios.Options{Scenario: r.Scenario, Members: r.Members, Seed: r.Seed, Buggify: r.Buggify}
 }
 
 // Matrix returns the bug-hunt set, in the order it runs (with -failfast,
@@ -66,7 +72,7 @@ func Matrix() []Run {
 	var all []ranked
 	for _, spec := range scenarios.Catalogue() {
 		for _, b := range spec.BugHunt {
-			all = append(all, ranked{b.Rank, Run{Scenario: spec.Name, Members: b.Members, Seed: b.Seed, Reaches: b.Reaches}})
+			all = append(all, ranked{b.Rank, Run{Scenario: spec.Name, Members: b.Members, Seed: b.Seed, Buggify: b.Buggify, Reaches: b.Reaches}})
 		}
 	}
 	slices.SortStableFunc(all, func(a, b ranked) int { return cmp.Compare(a.rank, b.rank) })

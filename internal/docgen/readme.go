@@ -74,8 +74,8 @@ func countsBlock() Block {
 			measured++
 		}
 	}
-	line := fmt.Sprintf("[%d scenarios](docs/scenarios.md) (%s) · [%d checks](docs/checks.md) · [%d ablations](docs/ablations.md) (%d caught by a check, %d measured) · [%d fault kinds](docs/faults.md) · [%d metrics](docs/metrics.md) · a bug-hunt set of %d runs ([mutation testing](docs/mutation.md)) · modelled on [Kubernetes %s and etcd %s](docs/fidelity.md)\n",
+	line := fmt.Sprintf("[%d scenarios](docs/scenarios.md) (%s) · [%d checks](docs/checks.md) · [%d ablations](docs/ablations.md) (%d caught by a check, %d measured) · [%d fault kinds](docs/faults.md) · [%d BUGGIFY points](docs/buggify.md) · [%d metrics](docs/metrics.md) · a bug-hunt set of %d runs ([mutation testing](docs/mutation.md)) · modelled on [Kubernetes %s and etcd %s](docs/fidelity.md)\n",
 		len(cat), strings.Join(perLayer, ", "), len(checks.Registry()), caught+measured, caught, measured,
-		len(sim.DescribeFaultKinds()), len(metrics.Registry()), len(bughunt.Matrix()), fidelity.Kubernetes, fidelity.Etcd)
+		len(sim.DescribeFaultKinds()), len(sim.BuggifyPoints()), len(metrics.Registry()), len(bughunt.Matrix()), fidelity.Kubernetes, fidelity.Etcd)
 	return Block{Name: "counts", Body: line}
 }

@@ -45,6 +45,10 @@ type cache struct {
 	lastHeard sim.Time
 	retry     internalErrorRetry // of the watch's "no leader" errors
 
+	// behind are the etcd watch responses waiting while BUGGIFY keeps the
+	// cache behind etcd (buggify.go, receive); nil when it is not.
+	behind []heldResp
+
 	waiters  []*waiter
 	progress *sim.Timer // asks etcd for progress while readers wait (fresh.go)
 	watchers []*watcher

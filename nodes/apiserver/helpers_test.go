@@ -31,7 +31,14 @@ type world struct {
 // newWorld builds the world; mod adjusts each API server's config.
 func newWorld(t *testing.T, seed uint64, servers int, mod func(*Config)) *world {
 	t.Helper()
-	tw := &world{t: t, w: sim.NewWorld(seed)}
+	return newWorldWith(t, sim.NewWorld(seed), servers, mod)
+}
+
+// newWorldWith is newWorld on a world the caller made (and may have set
+// up: BUGGIFY switched on).
+func newWorldWith(t *testing.T, w *sim.World, servers int, mod func(*Config)) *world {
+	t.Helper()
+	tw := &world{t: t, w: w}
 	var peers []etcd.Peer
 	var eps []sim.HostID
 	for i := 1; i <= 3; i++ {

@@ -72,7 +72,7 @@ func (c *cache) open(startRev int64) {
 	stream := c.stream
 	c.lastHeard = c.s.h.Now()
 	c.wh = c.client.Watch(etcd.WatchRequest{Key: c.prefix, End: prefixEnd(c.prefix), StartRev: startRev, ProgressNotify: true},
-		func(r etcd.WatchResponse) { c.handleResp(stream, r) })
+		func(r etcd.WatchResponse) { c.receive(stream, r) })
 }
 
 // handleResp applies one etcd watch response of the current stream.

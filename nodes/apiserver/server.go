@@ -121,6 +121,12 @@ func (s *Server) serve(q *sim.Request) {
 		s.cancelWatch(c)
 		return
 	}
+	if d, ok := s.h.BuggifyDelay(sim.BuggifyEarly429); ok {
+		// API Priority and Fairness, after authentication and before
+		// authorization, refuses what it cannot seat (buggify.go).
+		c.fail(early429(d))
+		return
+	}
 	res, ok := s.cfg.Resources.ForName(req.Resource)
 	if !ok {
 		c.fail(errStatus(404, apiwire.ReasonNotFound, "the server could not find the requested resource (%s %s)", req.Verb, req.Resource))

@@ -51,6 +51,13 @@ type member struct {
 	// starts (etcdtrace.Persist with Boot set).
 	booted *etcdtrace.Persist
 
+	// BUGGIFY (buggify.go): the committed entries whose apply lags and
+	// the timer that applies them, and the peers whose stream is slow
+	// (looked up, never ranged).
+	lagged   []raft.Entry
+	lagTimer *sim.Timer
+	slow     map[sim.HostID]*slowPeer
+
 	// Membership (membership.go): the applied members, the IDs removed
 	// for good, when each peer was last heard from, whether the
 	// membership ever changed (snapshots then carry it), and whether this
@@ -234,16 +241,16 @@ func (m *member) synced() {
 
 // finishReady is the second half of a Ready, once it is durable: send its
 // messages (unless they went before the fsync), install its snapshot, apply
-// its committed entries, serve the reads whose index is now applied and
+// its committed entries (or queue them, when BUGGIFY lags the apply:
+// applyCommitted), serve the reads whose index is now applied and
 // acknowledge it.
 func (m *member) finishReady(rd raft.Ready) {
 	m.sendMessages(rd.Messages)
 	if rd.Snapshot != nil {
+		m.applyLaggedNow()
 		m.installSnapshot(rd.Snapshot)
 	}
-	for i := range rd.CommittedEntries {
-		m.applyEntry(&rd.CommittedEntries[i])
-	}
+	m.applyCommitted(rd.CommittedEntries)
 	m.node.Advance(rd)
 	m.serveReads()
 	m.maybeSnapshot()
@@ -255,7 +262,7 @@ func (m *member) finishReady(rd raft.Ready) {
 func (m *member) sendMessages(msgs []raft.Message) {
 	for i := range msgs {
 		if to, ok := m.peerHost(msgs[i].To); ok {
-			m.h.Send(to, PeerPort, &msgs[i])
+			m.sendToPeer(to, &msgs[i])
 		}
 	}
 }

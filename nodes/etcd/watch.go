@@ -21,6 +21,9 @@ type watchStream struct {
 	progressNotify bool
 	progress       bool
 	ticker         *sim.Timer
+	// held are the responses waiting while BUGGIFY holds the stream back
+	// (buggify.go, sendWatch); nil when it is not held.
+	held []*watchMessage
 }
 
 // findWatch returns the watch the watcher on host tagged stream, or nil.
@@ -131,7 +134,7 @@ func (m *member) flushWatches(forApply bool) []etcdtrace.Change {
 		if m.cfg.TraceServed {
 			m.traceServedWatch(ws, &resp)
 		}
-		m.h.Send(ws.host, ws.port, &watchMessage{Stream: ws.stream, Seq: ws.seq, Member: m.cfg.Name, Resp: resp})
+		m.sendWatch(ws, &watchMessage{Stream: ws.stream, Seq: ws.seq, Member: m.cfg.Name, Resp: resp}, len(resp.Events) > 0)
 		if resp.Canceled {
 			m.removeWatch(ws)
 		}
