@@ -156,9 +156,11 @@ func stackCatalogue() []scenarios.Spec {
 		{Rank: 45, Members: 5, Seed: 3, Reaches: "everything at once at five members"},
 	}
 	swarm := stackChaos("stack-swarm", 5, 6, 4, stackChaosDuration)
-	swarm.Description = "swarm testing of stack-chaos, with its workload and its operator's script: each seed switches each of stack-chaos's kinds of fault (the kubelet restarts among them) on with probability 1/2 (at least one) and draws about as many faults of those kinds only (kubelet restarts alone come four times as often); the run prints and records which kinds were on; " +
+	swarm.Description = "swarm testing of stack-chaos, with its workload and its operator's script: each seed switches each of stack-chaos's kinds of fault (the kubelet restarts among them) on with probability 1/2 (at least one) and draws about as many faults of those kinds only (kubelet restarts alone come four times as often), and each of five kinds of operation beside stack-chaos's script, at moments drawn within the faults: probes (a Deployment behind a Service with startup, liveness and readiness probes whose endpoints fail in patterns, busy for 30 s, rolled out), traffic (a Deployment with a preStop drain behind a Service, under 10 requests a second through node-1, rolled out, scaled down, one pod quarantined), owners (a canary of web, stray pods made by hand, a web pod relabelled out, the api Deployment replaced), scale (web and api scaled down and up, a Deployment mid-rollout scaled proportionally) and node-death (the busiest node dies for good when the faults end and its Node is deleted 40 s later); the run prints and records which kinds were on; " +
 		"after the faults every ReplicaSet has its pods running and ready, the rollout is complete, no pod was bound twice, web's Services list exactly their pods, and every move of a pod between web-blue and web-green shows in the slices within 2 s of the recovery"
 	swarm.Faults = nemesis.StackChaos.Swarm
+	swarm.Stack.Ops = stackSwarmOps(stackChaosDuration)
+	swarm.Build = stackSwarmChecks
 	specs := append(append(append([]scenarios.Spec{nodeDeath, liveness, apiDown, cmFailover, eviction, splitBrain, watchLag, chaos}, spokeCatalogue()...), leaderCatalogue()...), trafficCatalogue()...)
 	return append(specs, swarm)
 }

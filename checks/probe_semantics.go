@@ -51,7 +51,10 @@ import (
 // What a kubelet reports is unknown again after its host crashed or its
 // process restarted (the new process starts from the API server's view),
 // until it reports the pod again; an instant in which a fault hit the
-// node's host is not judged.
+// node's host is not judged. A restarted process has none of the old
+// one's probe workers: a run it gives none (a pod already terminating,
+// which the kubelet only stops) is started and, while it runs, ready, as
+// the prober's UpdatePodStatus reports a container without workers.
 type ProbeSemantics struct {
 	names   map[sim.HostID]string // host -> node, learned from the events
 	pods    map[string]*probePod  // by probePodKey
@@ -321,6 +324,12 @@ func (c *ProbeSemantics) observeFault(e *sim.Event) {
 			p.known = false
 			if crash {
 				clear(p.runs)
+				continue
+			}
+			// The old process's probe workers went with it: a run the new
+			// one gives none (a pod already terminating) has none.
+			for _, r := range p.runs {
+				r.workers = [len(r.workers)]*probeCount{}
 			}
 		}
 	}
@@ -411,7 +420,7 @@ func (p *probePod) describeReadiness(containers []string) string {
 		if w := r.workers[probeReady]; w != nil {
 			parts = append(parts, name+": "+w.describe())
 		} else {
-			parts = append(parts, name+": no readiness probe")
+			parts = append(parts, name+": no readiness worker")
 		}
 	}
 	slices.Sort(parts)

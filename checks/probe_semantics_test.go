@@ -71,6 +71,13 @@ func TestProbeSemantics(t *testing.T) {
 			probe(4000, "node-2", "b", live, true)), true, "0 kill(s)"},
 		{"a restarted kubelet's view is unknown until it reports", trace(readyAt2, sev{3000, hostOf("node-1"), sim.KindFault, "restart-process", nil},
 			worker(3500, "node-1", "a", rdy, 2, 2, false)), true, "0 kill(s)"},
+		{"a kubelet restarted while a pod terminates gives it no workers: ready while it runs", trace(readyAt2,
+			kill(3000, "node-1", "a", spoketrace.StopDeleted), probes(4000, "node-1", "a", rdy, "FF"), ready(5000, "node-1", "a", false),
+			sev{6000, hostOf("node-1"), sim.KindFault, "restart-process", nil}, ready(6500, "node-1", "a", true)), true, "1 kill(s)"},
+		{"a kubelet restarted while a pod terminates: not ready while it runs", trace(readyAt2,
+			kill(3000, "node-1", "a", spoketrace.StopDeleted), sev{6000, hostOf("node-1"), sim.KindFault, "restart-process", nil},
+			ready(6500, "node-1", "a", true), ready(7000, "node-1", "a", false)),
+			false, "reports pod default/a not ready, but every container runs and passes readiness: [app: no readiness worker]"},
 
 		{"killed after two failures in a row", trace(running, probes(1000, "node-1", "a", live, "FFSFF"), kill(5000, "node-1", "a", spoketrace.StopLiveness)),
 			false, "killed for liveness after 2 failure(s) in a row (failureThreshold 3)"},

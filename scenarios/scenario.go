@@ -341,6 +341,9 @@ func PrepareSpec(spec Spec, opts Options) (*Prepared, error) {
 	if spec.Driver != nil && opts.Schedule == nil && opts.Profile == nil {
 		spec.Driver(view, w.Rand("scenario/driver"), faultEnd)
 	}
+	if opts.Schedule == nil && opts.Profile == nil {
+		driveStackOps(c, view, faultEnd)
+	}
 	p.Swarm = swarmOf(view, c)
 	return p, nil
 }
@@ -363,7 +366,9 @@ func buildLayers(spec Spec, c *Cluster, env Env) ([]checks.Check, error) {
 	cenv := checks.Env{Members: c.MemberIDs(), HostName: c.World.HostName, HostID: c.hostID, FaultEnd: sim.Time(env.FaultEnd)}
 	switch {
 	case spec.Stack != nil:
-		if _, err := BuildStack(c, *spec.Stack, env.Ablations, env.End); err != nil {
+		top := *spec.Stack
+		top.FaultEnd = env.FaultEnd
+		if _, err := BuildStack(c, top, env.Ablations, env.End); err != nil {
 			return nil, err
 		}
 		cenv.ReplicaSetInformer, cenv.ProbeExempt, cenv.Policy = rsObserver, spec.Stack.ProbeExempt, spec.Stack.Policy

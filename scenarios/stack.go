@@ -85,6 +85,14 @@ type StackTopology struct {
 	// taken, fails BuildStack naming it (model.NewRegistry). None (every
 	// catalogue scenario) changes nothing.
 	Custom []model.CustomResourceDefinition
+	// Ops are kinds of operation a swarm run switches on and off per seed
+	// (StackOp): each is on with probability 1/2, at least one, and the
+	// run reports those on. None (every scenario but the stack swarm)
+	// draws nothing.
+	Ops []StackOp
+	// FaultEnd is when the run's faults end, for the ops' moments; set by
+	// the scenario runner.
+	FaultEnd time.Duration
 }
 
 // StackLayer is a built full stack: its hosts by name.
@@ -107,7 +115,13 @@ type StackLayer struct {
 	// Kinds are the kinds the API servers serve: the built-in ones and
 	// StackTopology.Custom's (nil when there are none).
 	Kinds *model.Registry
+	// ops are the StackTopology.Ops a swarm run switched on.
+	ops []StackOp
 }
+
+// Rand returns the world's random stream of that name, for a script that
+// draws what it does (a swarm op's moments).
+func (l *StackLayer) Rand(name string) *sim.Stream { return l.w.Rand(name) }
 
 // BuildStack adds the full control plane to a built etcd cluster: API
 // servers, schedulers, controller managers and kubelets (fault targets
@@ -179,11 +193,26 @@ func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Durati
 			return nil, err
 		}
 	}
-	if len(top.Traffic) > 0 {
+	traffic := top.Traffic
+	if len(top.Ops) > 0 {
+		l.ops = drawStackOps(c, top.Ops)
+		for _, op := range l.ops {
+			traffic = append(traffic, op.Traffic...)
+			if op.Steps == nil {
+				continue
+			}
+			name := "operator-" + op.Name
+			steps := op.Steps(l, w.Rand(stackOpStream(op.Name)), top.FaultEnd)
+			if err := add(&l.Clients, name, RoleOperator, apiload.BootScript(apiload.ScriptConfig{Name: name, Servers: servers, Steps: steps})); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(traffic) > 0 {
 		l.Traffic = metrics.NewTraffic()
 		w.Subscribe(l.Traffic.Observe)
 	}
-	for i, tc := range top.Traffic {
+	for i, tc := range traffic {
 		if tc.Name == "" {
 			tc.Name = fmt.Sprintf("users-%d", i+1)
 		}

@@ -310,23 +310,39 @@ func (ps *podState) probeKill(name string, in *instance) string {
 // containerStarted reports the Started of a running container's run: it
 // has no startup probe, or that probe succeeded (isContainerStarted).
 func (ps *podState) containerStarted(c *model.Container, in *instance) bool {
-	if c.StartupProbe == nil {
+	if c.StartupProbe == nil || ps.unprobed(c, in) {
 		return true
 	}
 	cp := ps.probes[c.Name]
 	return cp != nil && cp.inst == in && cp.started()
 }
 
+// unprobed reports a run of a pod being deleted that this process never
+// gave probe workers: a kubelet that starts (or restarts) while the pod is
+// already terminating syncs it only through SyncTerminatingPod, which
+// stops liveness and startup probing and never calls the prober's AddPod.
+// With no worker, the prober's UpdatePodStatus (pkg/kubelet/prober/
+// prober_manager.go) reports the container started ("no startup probe")
+// and, while it runs, ready ("no readinessProbe -> always ready").
+func (ps *podState) unprobed(c *model.Container, in *instance) bool {
+	if ps.pod == nil || ps.pod.DeletionTimestamp == nil {
+		return false
+	}
+	cp := ps.probes[c.Name]
+	return cp == nil || cp.inst != in
+}
+
 // containerReady reports the Ready of a container's run: running (being
 // stopped too: its preStop hook and the time after SIGTERM until it exits),
 // started, and its readiness probe (if any) passing (prober_manager.go
 // UpdatePodStatus: Ready needs State.Running and a readiness success, and
-// stays false until the container started).
+// stays false until the container started), or no readiness worker at
+// all for a run of a terminating pod (unprobed).
 func (ps *podState) containerReady(c *model.Container, in *instance) bool {
 	if in == nil || in.state != stateRunning || !ps.containerStarted(c, in) {
 		return false
 	}
-	if c.ReadinessProbe == nil {
+	if c.ReadinessProbe == nil || ps.unprobed(c, in) {
 		return true
 	}
 	cp := ps.probes[c.Name]

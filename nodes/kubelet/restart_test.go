@@ -194,3 +194,40 @@ func TestRebootReportsReadyOnlyWithARun(t *testing.T) {
 	reported := e.rec.readiness("default/web")
 	require.True(t, reported[len(reported)-1], "the last report is ready (reported %v)", reported)
 }
+
+// TestRestartWhileTerminatingReportsUnprobedReady: a kubelet that restarts
+// while a pod is in its preStop hook syncs it only as terminating and
+// gives its container no probe workers; with none, the prober reports a
+// running container ready (UpdatePodStatus: "no readinessProbe -> always
+// ready"), so the pod stays ready until its container exits, as before
+// the restart. (Found by stack-swarm's seed 6 at 3 members: probe-semantics
+// saw the restarted kubelet report a running, passing pod not ready.)
+func TestRestartWhileTerminatingReportsUnprobedReady(t *testing.T) {
+	e := newEnv(t, 13, 1, Config{})
+	probe := model.Probe{PeriodSeconds: 2, TimeoutSeconds: 1}
+	e.create(newPod("web", nil, withReadiness(probe), withPreStop(10), withGrace(30)))
+	e.runUntil(20*time.Second, "ready", func() bool { return e.podReadyInAPI("web") })
+
+	e.deletePod("web")
+	e.Run(2 * time.Second)
+	restartAt := e.W.Now()
+	e.restartKubelet()
+	e.Run(time.Minute)
+
+	var stopAt, notReadyAt sim.Time
+	for _, ev := range e.rec.since(restartAt).events {
+		switch d := ev.data.(type) {
+		case *spoketrace.ContainerStop:
+			if stopAt == 0 {
+				stopAt = ev.at
+			}
+		case *spoketrace.PodReady:
+			if !d.Ready && notReadyAt == 0 {
+				notReadyAt = ev.at
+			}
+		}
+	}
+	require.NotZero(t, stopAt, "the container exits once its preStop hook and SIGTERM are through")
+	require.NotZero(t, notReadyAt, "the pod is reported not ready once its container exited")
+	require.GreaterOrEqual(t, notReadyAt, stopAt, "reported not ready at %v, while its container ran until %v", notReadyAt, stopAt)
+}

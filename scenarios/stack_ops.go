@@ -1,0 +1,65 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/kubesim/kubesim/nodes/apiload"
+	"github.com/kubesim/kubesim/nodes/apptraffic"
+	"github.com/kubesim/kubesim/scenarios/nemesis"
+	"github.com/kubesim/kubesim/sim"
+)
+
+// StackOp is one kind of operation of the full stack's workload that a
+// swarm run switches on or off per seed (StackTopology.Ops): an operator
+// action or an application behaviour, with what it needs of the world. A
+// swarm of them makes worlds no fixed script makes: probes that flap
+// while nodes are cut off, users' traffic through a rollout under an
+// etcd election, a node that dies while pods are moved between owners.
+//
+// Each op draws its moments from a stream of its own
+// ("scenario/swarm-op/<name>"), so that switching one op on or off leaves
+// what every other op draws unchanged.
+type StackOp struct {
+	// Name is how the run reports the op ("ops probes,traffic").
+	Name string
+	// Traffic are users the op adds (apptraffic.Config, as
+	// StackTopology.Traffic).
+	Traffic []apptraffic.Config
+	// Steps are the op's operator actions, run by an operator host of
+	// their own ("operator-<name>"), in order: one op's waiting does not
+	// hold up another's. faultEnd is when the faults end.
+	Steps func(l *StackLayer, rng *sim.Stream, faultEnd time.Duration) []apiload.Step
+	// Drive, when set, installs the op's nemesis once the world is built
+	// (as Spec.Driver does): a node that dies for good, say.
+	Drive func(c *nemesis.Cluster, rng *sim.Stream, faultEnd time.Duration)
+}
+
+// stackOpStream names the stream an op draws from.
+func stackOpStream(name string) string { return "scenario/swarm-op/" + name }
+
+// drawStackOps switches each op on with probability 1/2, at least one,
+// from the world's SwarmOpsStream, and records the names of those on in
+// c.SwarmOps.
+func drawStackOps(c *Cluster, ops []StackOp) []StackOp {
+	var on []StackOp
+	c.SwarmOps = nil
+	for i, pick := range nemesis.SwarmPick(c.World.Rand(SwarmOpsStream), len(ops)) {
+		if pick {
+			on = append(on, ops[i])
+			c.SwarmOps = append(c.SwarmOps, ops[i].Name)
+		}
+	}
+	return on
+}
+
+// driveStackOps installs the drivers of the ops a swarm run switched on.
+func driveStackOps(c *Cluster, view *nemesis.Cluster, faultEnd time.Duration) {
+	if c.Stack == nil {
+		return
+	}
+	for _, op := range c.Stack.ops {
+		if op.Drive != nil {
+			op.Drive(view, c.World.Rand(stackOpStream(op.Name)+"/drive"), faultEnd)
+		}
+	}
+}
