@@ -34,6 +34,18 @@ func buildBackup(interval time.Duration) func(c *scenarios.Cluster, env scenario
 	}
 }
 
+// swarmBackup is etcd-swarm's Build hook: it switches etcd-backup's
+// backup job on with probability 1/2, from a stream of its own, and
+// reports it among the run's kinds of operation ("backup"), so that
+// snapshots are saved under whatever mix of faults the seed drew.
+func swarmBackup(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error) {
+	if c.World.Rand("scenario/swarm-op/backup").IntN(2) != 0 {
+		return nil, nil
+	}
+	c.SwarmOps = append(c.SwarmOps, "backup")
+	return buildBackup(20*time.Second)(c, env)
+}
+
 // backupFaults are memberFaults (a random member crashed for 5 to 10 s
 // every 25 s or so, one partitioned from the rest for 10 s every 35 s or
 // so), and the backup store cut off for 15 s every 45 s or so, so that
