@@ -127,11 +127,28 @@ func apiCatalogue() []scenarios.Spec {
 			},
 		},
 		{Name: "api-swarm",
-			Description: "swarm testing of api-chaos: each seed switches each of api-chaos's kinds of fault (etcd-chaos's and the API layer's) on with probability 1/2 (at least one) and draws about as many faults of those kinds only (when only one layer's kinds are on, they come twice as often), under api-chaos's workload (Widgets included); the run prints and records which kinds were on",
-			API:         withWidgets(compacting(moreWriters(base, 2, 1, 2), 20*time.Second)),
+			Description: "swarm testing of api-chaos: each seed switches each of api-chaos's kinds of fault (etcd-chaos's and the API layer's) on with probability 1/2 (at least one) and draws about as many faults of those kinds only (when only one layer's kinds are on, they come twice as often), under api-chaos's workload (Widgets included), and each of three settings of the API layer likewise: paging (one informer host lists in pages of 2), short-cache (the watch caches keep 5 s of history) and fast-compaction (etcd compacted every 10 s); the run prints and records which kinds and settings were on",
+			API:         withKnobs(withWidgets(compacting(moreWriters(base, 2, 1, 2), 20*time.Second))),
 			Faults:      nemesis.APIChaos.Swarm,
 		},
 	}
+}
+
+// withKnobs gives the API swarm its settings to switch on per seed:
+// paging (one informer host lists in pages of 2, as
+// Reflector.WatchListPageSize does: exact-revision relists, continue
+// tokens), short-cache (the watch caches keep 5 s of history, so resumed
+// watches fall out of them and get 410 Gone), fast-compaction (the API
+// servers compact etcd every 10 s, so relists and cache resumptions meet
+// compacted revisions): api-compaction-410's and api-etcd-compaction's
+// settings, under any mix of faults.
+func withKnobs(top *scenarios.APITopology) *scenarios.APITopology {
+	top.Knobs = []scenarios.APIKnob{
+		{Name: "paging", Apply: func(t *scenarios.APITopology) { t.InformerPageSize, t.PagedInformers = 2, 1 }},
+		{Name: "short-cache", Apply: func(t *scenarios.APITopology) { t.EventFreshDuration = 5 * time.Second }},
+		{Name: "fast-compaction", Apply: func(t *scenarios.APITopology) { t.CompactionInterval = 10 * time.Second }},
+	}
+	return top
 }
 
 // moreWriters returns a copy of top with the status workload's writers

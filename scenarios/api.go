@@ -117,6 +117,9 @@ type APITopology struct {
 	// them: the custom kind's path (its validation, storage, watch cache
 	// and authorization) is served and judged beside the built-in kinds'.
 	CustomCRUD int
+	// Knobs are settings a swarm run switches on and off per seed
+	// (APIKnob); none (every scenario but the API swarm) draws nothing.
+	Knobs []APIKnob
 }
 
 // APILayer is a built API layer: its hosts by name.
@@ -141,6 +144,9 @@ var apiResources = []string{model.ResourceLeasesName, model.ResourcePodsName}
 // "api-writers".
 func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.Duration) (*APILayer, error) {
 	w := c.World
+	if len(top.Knobs) > 0 {
+		drawAPIKnobs(c, &top)
+	}
 	informed := apiResources
 	var reg *model.Registry
 	if top.Custom != nil {

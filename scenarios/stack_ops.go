@@ -63,3 +63,29 @@ func driveStackOps(c *Cluster, view *nemesis.Cluster, faultEnd time.Duration) {
 		}
 	}
 }
+
+// APIKnob is one setting of the API layer a swarm run switches on or off
+// per seed (APITopology.Knobs): paged informers, a short watch cache, a
+// compaction that runs often. Apply changes the topology before the layer
+// is built. On with probability 1/2 each (none may be on), from a stream
+// of its own, apart from the fault kinds' and the KV operations'; the run
+// reports those on among its operations.
+type APIKnob struct {
+	Name  string
+	Apply func(*APITopology)
+}
+
+// apiKnobStream names the stream a swarm run draws its API knobs from.
+const apiKnobStream = "scenario/swarm-api-knobs"
+
+// drawAPIKnobs applies the knobs a seed switches on to top, and records
+// their names in c.SwarmOps.
+func drawAPIKnobs(c *Cluster, top *APITopology) {
+	rng := c.World.Rand(apiKnobStream)
+	for _, k := range top.Knobs {
+		if rng.IntN(2) == 0 {
+			k.Apply(top)
+			c.SwarmOps = append(c.SwarmOps, k.Name)
+		}
+	}
+}
