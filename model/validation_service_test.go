@@ -95,6 +95,9 @@ func TestValidateServiceMessages(t *testing.T) {
 		{"clusterIP not an IPv4 address", func(s *Service) { s.Spec.ClusterIP = "None" },
 			[]string{`spec.clusterIP: Invalid value: "None": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`}},
 		{"clusterIP set", func(s *Service) { s.Spec.ClusterIP = "10.96.0.10" }, nil},
+		{"internalTrafficPolicy Local", func(s *Service) { s.Spec.InternalTrafficPolicy = ServiceTrafficPolicyLocal }, nil},
+		{"internalTrafficPolicy unsupported", func(s *Service) { s.Spec.InternalTrafficPolicy = "Node" },
+			[]string{`spec.internalTrafficPolicy: Unsupported value: "Node": supported values: "Cluster", "Local"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
