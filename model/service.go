@@ -25,7 +25,8 @@ type ServiceSpec struct {
 	Selector map[string]string `json:"selector,omitempty"`
 	// Ports the Service exposes.
 	Ports []ServicePort `json:"ports,omitempty"`
-	// ClusterIP is the virtual IP, allocated by the API server when empty.
+	// ClusterIP is the virtual IP, allocated by the API server when empty;
+	// ClusterIPNone makes a headless Service, which has none.
 	ClusterIP string `json:"clusterIP,omitempty"`
 	// Type is "ClusterIP", the default and the only type kubesim models.
 	Type string `json:"type,omitempty"`
@@ -50,6 +51,11 @@ type ServicePort struct {
 
 // ServiceTypeClusterIP is the Service type kubesim models.
 const ServiceTypeClusterIP = "ClusterIP"
+
+// ClusterIPNone is the clusterIP of a headless Service (corev1.ClusterIPNone):
+// no virtual IP, so kube-proxy programs nothing for it and clients reach
+// its pods by their own addresses.
+const ClusterIPNone = "None"
 
 // The internal traffic policies of a Service (corev1.ServiceInternalTrafficPolicy).
 const (

@@ -17,7 +17,8 @@ const validIPDetail = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::f
 // (number or IANA name), a DNS-1123 label name that is unique and required
 // once there are several ports, and no two ports with the same port and
 // protocol; valid selector labels; and a clusterIP, when set, that is an
-// IPv4 address (the API server allocates one when it is empty); an
+// IPv4 address or "None", a headless Service (the API server allocates
+// one when it is empty); an
 // internalTrafficPolicy, when set, of Cluster or Local
 // (validateServiceInternalTrafficFieldsValue).
 func ValidateService(svc *Service) ErrorList {
@@ -55,7 +56,7 @@ func ValidateService(svc *Service) ErrorList {
 	default:
 		errs = append(errs, notSupported("spec.internalTrafficPolicy", spec.InternalTrafficPolicy, ServiceTrafficPolicyCluster, ServiceTrafficPolicyLocal))
 	}
-	if spec.ClusterIP != "" {
+	if spec.ClusterIP != "" && spec.ClusterIP != ClusterIPNone {
 		if a, err := netip.ParseAddr(spec.ClusterIP); err != nil || !a.Is4() {
 			errs = append(errs, invalid("spec.clusterIP", spec.ClusterIP, validIPDetail))
 		}
