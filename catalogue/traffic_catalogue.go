@@ -169,31 +169,36 @@ func proxyRulesTraffic() scenarios.Spec {
 	legacy := scenarios.NewService("web-legacy", 80)
 	legacy.Spec.Selector = web.Spec.Selector
 	legacy.Labels = map[string]string{model.LabelServiceProxyName: "another-proxy"}
-	users := func(svc, port string) apptraffic.Config {
+	headless := scenarios.NewService("web-peers", 80)
+	headless.Spec.Selector = web.Spec.Selector
+	headless.Spec.ClusterIP = model.ClusterIPNone
+	users := func(svc, port string, stop time.Duration) apptraffic.Config {
 		return apptraffic.Config{Name: "users-" + svc + "-" + port, Service: scenarios.WorkloadNamespace + "/" + svc, PortName: port,
-			Rate: 10, Start: sim.Time(25 * time.Second), Stop: sim.Time(d - trafficStop)}
+			Rate: 10, Start: sim.Time(25 * time.Second), Stop: sim.Time(stop)}
 	}
-	return scenarios.Spec{Name: "proxy-rules-traffic", Description: "web's 3 pods (a preStop sleep of 15 s) behind three Services: web, with two named ports (http 80/TCP to 8080, dns 53/UDP to 5353), web-local (internalTrafficPolicy Local: each node routes to its own pods alone) and web-legacy (labelled for another proxy: kube-proxy programs nothing for it); users send 10 requests a second to each of web's ports and to web-local through node-1 from 25 s; at 55 s the operator moves web's http port to 8000, at 80 s scales web to 0 (for the 15 s of the preStop sleep every endpoint is serving and terminating, and kube-proxy's terminating fallback (KEP-1669) keeps routing to them) and at 105 s back to 3; proxy-rules-converge judges every node's rules at each quiet point",
+	return scenarios.Spec{Name: "proxy-rules-traffic", Description: "web's 3 pods (a preStop sleep of 15 s) behind three Services: web, with two named ports (http 80/TCP to 8080, dns 53/UDP to 5353), web-local (internalTrafficPolicy Local: each node routes to its own pods alone), web-legacy (labelled for another proxy) and web-peers (headless), for which kube-proxy programs nothing; users send 10 requests a second to each of web's ports and, until 120 s, to web-local, through node-1 from 25 s; at 55 s the operator moves web's http port to 8000, at 80 s scales web to 0 (for the 15 s of the preStop sleep every endpoint is serving and terminating, and kube-proxy's terminating fallback (KEP-1669) keeps routing to them) and at 105 s back to 3, and at 125 s deletes web-local (its rules go, its slices are collected); proxy-rules-converge judges every node's rules at each quiet point",
 		Duration: d, Settle: 30 * time.Second,
-		Stack: &scenarios.StackTopology{Nodes: 3, Traffic: []apptraffic.Config{users("web", "http"), users("web", "dns"), users("web-local", "http")},
+		Stack: &scenarios.StackTopology{Nodes: 3, Traffic: []apptraffic.Config{users("web", "http", d-trafficStop), users("web", "dns", d-trafficStop), users("web-local", "http", 120*time.Second)},
 			Script: func(*scenarios.StackLayer) []apiload.Step {
 				return []apiload.Step{
 					scenarios.CreateStep(10*time.Second, scenarios.NewDeployment("web", 3, trafficApp(15))),
 					scenarios.CreateStep(10*time.Second, web),
 					scenarios.CreateStep(10*time.Second, local),
 					scenarios.CreateStep(10*time.Second, legacy),
+					scenarios.CreateStep(10*time.Second, headless),
 					scenarios.UpdateStep(55*time.Second, "move-web-http", model.ResourceServicesName, scenarios.WorkloadNamespace, "web", func(o model.Object) {
 						o.(*model.Service).Spec.Ports[0].Port = 8000
 					}),
 					scenarios.ScaleDeployment(80*time.Second, scenarios.WorkloadNamespace, "web", 0),
 					scenarios.ScaleDeployment(105*time.Second, scenarios.WorkloadNamespace, "web", 3),
+					scenarios.DeleteStep(125*time.Second, model.ResourceServicesName, scenarios.WorkloadNamespace, "web-local"),
 				}
 			}},
 		Build: func(*scenarios.Cluster, scenarios.Env) ([]checks.Check, error) {
 			return []checks.Check{checks.NewNoTrafficToUnready(checks.NoTrafficToUnreadyOptions{})}, nil
 		},
 		BugHunt: []scenarios.BugHuntRun{
-			{Rank: 61, Members: 3, Seed: 1, Reaches: "kube-proxy's rules for two named ports and protocols, a Local traffic policy, another proxy's Service, a port moved, and a Service left with serving-terminating endpoints alone (this seed catches kube-proxy-no-terminating-fallback, -ignores-traffic-policy and -ignores-service-updates)"},
+			{Rank: 61, Members: 3, Seed: 1, Reaches: "kube-proxy's rules for two named ports and protocols, a Local traffic policy, another proxy's and a headless Service, a port moved, a Service deleted, and a Service left with serving-terminating endpoints alone (this seed catches kube-proxy-no-terminating-fallback, -ignores-traffic-policy and -ignores-service-updates)"},
 		},
 	}
 }
