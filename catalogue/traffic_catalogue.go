@@ -176,12 +176,17 @@ func proxyRulesTraffic() scenarios.Spec {
 		return apptraffic.Config{Name: "users-" + svc + "-" + port, Service: scenarios.WorkloadNamespace + "/" + svc, PortName: port,
 			Rate: 10, Start: sim.Time(25 * time.Second), Stop: sim.Time(stop)}
 	}
-	return scenarios.Spec{Name: "proxy-rules-traffic", Description: "web's 3 pods (a preStop sleep of 15 s) behind three Services: web, with two named ports (http 80/TCP to 8080, dns 53/UDP to 5353), web-local (internalTrafficPolicy Local: each node routes to its own pods alone), web-legacy (labelled for another proxy) and web-peers (headless), for which kube-proxy programs nothing; users send 10 requests a second to each of web's ports and, until 120 s, to web-local, through node-1 from 25 s; at 55 s the operator moves web's http port to 8000, at 80 s scales web to 0 (for the 15 s of the preStop sleep every endpoint is serving and terminating, and kube-proxy's terminating fallback (KEP-1669) keeps routing to them) and at 105 s back to 3, and at 125 s deletes web-local (its rules go, its slices are collected); proxy-rules-converge judges every node's rules at each quiet point",
+	// After its preStop sleep, SIGTERM: the application stops accepting
+	// and takes 12 s to exit, unready (not serving) but terminating once
+	// its readiness probe has failed twice.
+	app := trafficApp(15)
+	app.Annotations = annotations(kubelet.AnnotationShutdown, "12s")
+	return scenarios.Spec{Name: "proxy-rules-traffic", Description: "web's 3 pods (a preStop sleep of 15 s) behind three Services: web, with two named ports (http 80/TCP to 8080, dns 53/UDP to 5353), web-local (internalTrafficPolicy Local: each node routes to its own pods alone), web-legacy (labelled for another proxy) and web-peers (headless), for which kube-proxy programs nothing; users send 10 requests a second to each of web's ports and, until 120 s, to web-local, through node-1 from 25 s; at 55 s the operator moves web's http port to 8000, at 80 s scales web to 0 (for the 15 s of the preStop sleep every endpoint is serving and terminating, and kube-proxy's terminating fallback (KEP-1669) keeps routing to them; then SIGTERM, and the application, 12 s to exit, fails its readiness probes: terminating and no longer serving, its endpoints get no traffic) and at 105 s back to 3, and at 125 s deletes web-local (its rules go, its slices are collected); proxy-rules-converge judges every node's rules at each quiet point",
 		Duration: d, Settle: 30 * time.Second,
 		Stack: &scenarios.StackTopology{Nodes: 3, Traffic: []apptraffic.Config{users("web", "http", d-trafficStop), users("web", "dns", d-trafficStop), users("web-local", "http", 120*time.Second)},
 			Script: func(*scenarios.StackLayer) []apiload.Step {
 				return []apiload.Step{
-					scenarios.CreateStep(10*time.Second, scenarios.NewDeployment("web", 3, trafficApp(15))),
+					scenarios.CreateStep(10*time.Second, scenarios.NewDeployment("web", 3, app)),
 					scenarios.CreateStep(10*time.Second, web),
 					scenarios.CreateStep(10*time.Second, local),
 					scenarios.CreateStep(10*time.Second, legacy),
