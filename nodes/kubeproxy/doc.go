@@ -54,7 +54,6 @@
 //     its Node every DisconnectTimeout (10 s); when none answers within
 //     that time, it drops every rule (Flush, reason "disconnected") and
 //     programs none until one answers again.
-//
 //   - ablation.ProxyMergesServices: endpoints are grouped by port name
 //     and protocol alone, so Services sharing a port name share backends.
 //   - ablation.ProxyNoTerminatingFallback: a Service port without ready
