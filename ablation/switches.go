@@ -332,6 +332,18 @@ var (
 	// endpoints of every Service port by the port's name and protocol
 	// alone: two Services with a port "http" share their backends.
 	ProxyMergesServices = declare(Ablation{Layer: "stack", Name: "kube-proxy-merges-services", Mechanism: "kube-proxy groups endpoints by port name alone, not by Service: Services that share a port name route to each other's pods", Check: "service-routing", Scenario: "readiness-vs-liveness"})
+	// ProxyNoTerminatingFallback (nodes/kubeproxy, Cache.categorize)
+	// routes a Service port without ready endpoints to nothing, instead of
+	// to its serving and terminating endpoints (KEP-1669).
+	ProxyNoTerminatingFallback = declare(Ablation{Layer: "stack", Name: "kube-proxy-no-terminating-fallback", Mechanism: "kube-proxy has no terminating-endpoints fallback: a Service whose every pod is terminating rejects its traffic while those pods still serve", Check: "proxy-rules-converge", Scenario: "proxy-rules-traffic"})
+	// ProxyIgnoresTrafficPolicy (nodes/kubeproxy, Cache.Routes) treats
+	// internalTrafficPolicy Local as Cluster: every node routes to every
+	// usable endpoint, not to its own alone.
+	ProxyIgnoresTrafficPolicy = declare(Ablation{Layer: "stack", Name: "kube-proxy-ignores-traffic-policy", Mechanism: "kube-proxy ignores internalTrafficPolicy Local: a node routes the Service's traffic to pods on other nodes instead of to its own alone", Check: "proxy-rules-converge", Scenario: "proxy-rules-traffic"})
+	// ProxyIgnoresServiceUpdates (nodes/kubeproxy, Cache.OnService)
+	// requests no sync for an updated Service: a changed port or traffic
+	// policy reaches the rules only when some other change syncs them.
+	ProxyIgnoresServiceUpdates = declare(Ablation{Layer: "stack", Name: "kube-proxy-ignores-service-updates", Mechanism: "kube-proxy requests no sync when a Service is updated: a Service port moved to another port number keeps its old rules until an unrelated change syncs the node", Check: "proxy-rules-converge", Scenario: "proxy-rules-traffic"})
 	// KubeletNoPreStop (nodes/kubelet, killContainer) stops a container
 	// without running its preStop hook: SIGTERM comes at once, so an
 	// application that stops accepting at SIGTERM refuses the requests

@@ -127,6 +127,7 @@ func trafficCatalogue() []scenarios.Spec {
 	}
 	return []scenarios.Spec{
 		readiness,
+		proxyRulesTraffic(),
 		nodeDeath,
 		rolling("rolling-update-traffic", 5, 1,
 			"web's Deployment (4 replicas behind the Service web, a preStop sleep of 5 s) rolls out twice, at 70 s and 130 s, is scaled down to 3 at 175 s, and has one pod quarantined for debugging at 200 s (relabelled out of its app: its ReplicaSet releases and replaces it, its endpoint leaves the Service, the pod keeps running), under 20 requests a second from outside through node-1: a terminating pod keeps serving through its preStop sleep while its endpoint leaves kube-proxy's rules (within the 1 s min sync), so no request fails",
@@ -149,6 +150,60 @@ func trafficCatalogue() []scenarios.Spec {
 			BugHunt: []scenarios.BugHuntRun{
 				{Rank: 56, Members: 3, Seed: 1, Reaches: "the API servers down under traffic: kube-proxy keeps its rules (this seed catches kube-proxy-flush-on-disconnect)"},
 			},
+		},
+	}
+}
+
+// proxyRulesTraffic is the scenario of kube-proxy's rules: Services of
+// every shape kube-proxy treats differently, changed and emptied under
+// traffic, judged by proxy-rules-converge at every quiet point.
+func proxyRulesTraffic() scenarios.Spec {
+	const d = 150 * time.Second
+	web := scenarios.NewService("web", 80)
+	web.Spec.Ports = []model.ServicePort{
+		{Name: "http", Port: 80, Protocol: model.ProtocolTCP, TargetPort: model.FromInt(8080)},
+		{Name: "dns", Port: 53, Protocol: model.ProtocolUDP, TargetPort: model.FromInt(5353)}}
+	local := scenarios.NewService("web-local", 80)
+	local.Spec.Selector = web.Spec.Selector
+	local.Spec.InternalTrafficPolicy = model.ServiceTrafficPolicyLocal
+	legacy := scenarios.NewService("web-legacy", 80)
+	legacy.Spec.Selector = web.Spec.Selector
+	legacy.Labels = map[string]string{model.LabelServiceProxyName: "another-proxy"}
+	headless := scenarios.NewService("web-peers", 80)
+	headless.Spec.Selector = web.Spec.Selector
+	headless.Spec.ClusterIP = model.ClusterIPNone
+	users := func(svc, port string, stop time.Duration) apptraffic.Config {
+		return apptraffic.Config{Name: "users-" + svc + "-" + port, Service: scenarios.WorkloadNamespace + "/" + svc, PortName: port,
+			Rate: 10, Start: sim.Time(25 * time.Second), Stop: sim.Time(stop)}
+	}
+	// After its preStop sleep, SIGTERM: the application stops accepting
+	// and takes 12 s to exit, unready (not serving) but terminating once
+	// its readiness probe has failed twice.
+	app := trafficApp(15)
+	app.Annotations = annotations(kubelet.AnnotationShutdown, "12s")
+	return scenarios.Spec{Name: "proxy-rules-traffic", Description: "web's 3 pods (a preStop sleep of 15 s) behind three Services: web, with two named ports (http 80/TCP to 8080, dns 53/UDP to 5353), web-local (internalTrafficPolicy Local: each node routes to its own pods alone), web-legacy (labelled for another proxy) and web-peers (headless), for which kube-proxy programs nothing; users send 10 requests a second to each of web's ports and, until 120 s, to web-local, through node-1 from 25 s; at 55 s the operator moves web's http port to 8000, at 80 s scales web to 0 (for the 15 s of the preStop sleep every endpoint is serving and terminating, and kube-proxy's terminating fallback (KEP-1669) keeps routing to them; then SIGTERM, and the application, 12 s to exit, fails its readiness probes: terminating and no longer serving, its endpoints get no traffic) and at 105 s back to 3, and at 125 s deletes web-local (its rules go, its slices are collected); proxy-rules-converge judges every node's rules at each quiet point",
+		Duration: d, Settle: 30 * time.Second,
+		Stack: &scenarios.StackTopology{Nodes: 3, Traffic: []apptraffic.Config{users("web", "http", d-trafficStop), users("web", "dns", d-trafficStop), users("web-local", "http", 120*time.Second)},
+			Script: func(*scenarios.StackLayer) []apiload.Step {
+				return []apiload.Step{
+					scenarios.CreateStep(10*time.Second, scenarios.NewDeployment("web", 3, app)),
+					scenarios.CreateStep(10*time.Second, web),
+					scenarios.CreateStep(10*time.Second, local),
+					scenarios.CreateStep(10*time.Second, legacy),
+					scenarios.CreateStep(10*time.Second, headless),
+					scenarios.UpdateStep(55*time.Second, "move-web-http", model.ResourceServicesName, scenarios.WorkloadNamespace, "web", func(o model.Object) {
+						o.(*model.Service).Spec.Ports[0].Port = 8000
+					}),
+					scenarios.ScaleDeployment(80*time.Second, scenarios.WorkloadNamespace, "web", 0),
+					scenarios.ScaleDeployment(105*time.Second, scenarios.WorkloadNamespace, "web", 3),
+					scenarios.DeleteStep(125*time.Second, model.ResourceServicesName, scenarios.WorkloadNamespace, "web-local"),
+				}
+			}},
+		Build: func(*scenarios.Cluster, scenarios.Env) ([]checks.Check, error) {
+			return []checks.Check{checks.NewNoTrafficToUnready(checks.NoTrafficToUnreadyOptions{})}, nil
+		},
+		BugHunt: []scenarios.BugHuntRun{
+			{Rank: 61, Members: 3, Seed: 1, Reaches: "kube-proxy's rules for two named ports and protocols, a Local traffic policy, another proxy's and a headless Service, a port moved, a Service deleted, and a Service left with serving-terminating endpoints alone (this seed catches kube-proxy-no-terminating-fallback, -ignores-traffic-policy and -ignores-service-updates)"},
 		},
 	}
 }

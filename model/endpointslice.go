@@ -69,6 +69,16 @@ const (
 	AddressTypeIPv4 = "IPv4"
 )
 
+// The labels that keep a Service or slice out of kube-proxy's informers
+// (k8s.io/api core/v1 well_known_labels.go; pkg/proxy StartInformers'
+// selector): a Service, or its slices, labelled with another proxy's
+// name, and the slices of a headless Service (the EndpointSlice
+// controller's setEndpointSliceLabels).
+const (
+	LabelServiceProxyName = "service.kubernetes.io/service-proxy-name"
+	LabelHeadless         = "service.kubernetes.io/headless"
+)
+
 // Kind returns KindEndpointSlice.
 func (s *EndpointSlice) Kind() string { return KindEndpointSlice }
 

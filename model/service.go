@@ -25,10 +25,19 @@ type ServiceSpec struct {
 	Selector map[string]string `json:"selector,omitempty"`
 	// Ports the Service exposes.
 	Ports []ServicePort `json:"ports,omitempty"`
-	// ClusterIP is the virtual IP, allocated by the API server when empty.
+	// ClusterIP is the virtual IP, allocated by the API server when empty;
+	// ClusterIPNone makes a headless Service, which has none.
 	ClusterIP string `json:"clusterIP,omitempty"`
 	// Type is "ClusterIP", the default and the only type kubesim models.
 	Type string `json:"type,omitempty"`
+	// InternalTrafficPolicy is how kube-proxy routes traffic to the
+	// cluster IP from inside the cluster (KEP-2086): "Cluster", to every
+	// usable endpoint, or "Local", to those on the sending node alone.
+	// Unset means Cluster: the real API server defaults it to Cluster
+	// (SetDefaults_Service, pkg/apis/core/v1/defaults.go); kubesim leaves
+	// it unset, so that a Service that does not ask for Local is stored
+	// as it was before the field existed.
+	InternalTrafficPolicy string `json:"internalTrafficPolicy,omitempty"`
 }
 
 // ServicePort is one port of a Service, as corev1.ServicePort.
@@ -42,6 +51,17 @@ type ServicePort struct {
 
 // ServiceTypeClusterIP is the Service type kubesim models.
 const ServiceTypeClusterIP = "ClusterIP"
+
+// ClusterIPNone is the clusterIP of a headless Service (corev1.ClusterIPNone):
+// no virtual IP, so kube-proxy programs nothing for it and clients reach
+// its pods by their own addresses.
+const ClusterIPNone = "None"
+
+// The internal traffic policies of a Service (corev1.ServiceInternalTrafficPolicy).
+const (
+	ServiceTrafficPolicyCluster = "Cluster"
+	ServiceTrafficPolicyLocal   = "Local"
+)
 
 // The port protocols, as corev1.Protocol; TCP is the default.
 const (

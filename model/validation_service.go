@@ -17,7 +17,10 @@ const validIPDetail = "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::f
 // (number or IANA name), a DNS-1123 label name that is unique and required
 // once there are several ports, and no two ports with the same port and
 // protocol; valid selector labels; and a clusterIP, when set, that is an
-// IPv4 address (the API server allocates one when it is empty).
+// IPv4 address or "None", a headless Service (the API server allocates
+// one when it is empty); an
+// internalTrafficPolicy, when set, of Cluster or Local
+// (validateServiceInternalTrafficFieldsValue).
 func ValidateService(svc *Service) ErrorList {
 	errs := ValidateObjectMeta(&svc.ObjectMeta, true, IsDNS1035Label, "metadata")
 	spec := &svc.Spec
@@ -48,7 +51,12 @@ func ValidateService(svc *Service) ErrorList {
 		seen[k] = true
 	}
 	errs = append(errs, ValidateLabels(spec.Selector, "spec.selector")...)
-	if spec.ClusterIP != "" {
+	switch spec.InternalTrafficPolicy {
+	case "", ServiceTrafficPolicyCluster, ServiceTrafficPolicyLocal:
+	default:
+		errs = append(errs, notSupported("spec.internalTrafficPolicy", spec.InternalTrafficPolicy, ServiceTrafficPolicyCluster, ServiceTrafficPolicyLocal))
+	}
+	if spec.ClusterIP != "" && spec.ClusterIP != ClusterIPNone {
 		if a, err := netip.ParseAddr(spec.ClusterIP); err != nil || !a.Is4() {
 			errs = append(errs, invalid("spec.clusterIP", spec.ClusterIP, validIPDetail))
 		}

@@ -92,9 +92,13 @@ func TestValidateServiceMessages(t *testing.T) {
 				`spec.ports[0].targetPort: Invalid value: "Http--": must not begin or end with a hyphen`}},
 		{"bad selector", func(s *Service) { s.Spec.Selector = map[string]string{"app": "-web"} },
 			[]string{`spec.selector: Invalid value: "-web": ` + valueMsg}},
-		{"clusterIP not an IPv4 address", func(s *Service) { s.Spec.ClusterIP = "None" },
-			[]string{`spec.clusterIP: Invalid value: "None": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`}},
+		{"clusterIP not an IPv4 address", func(s *Service) { s.Spec.ClusterIP = "none" },
+			[]string{`spec.clusterIP: Invalid value: "none": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`}},
+		{"headless", func(s *Service) { s.Spec.ClusterIP = ClusterIPNone }, nil},
 		{"clusterIP set", func(s *Service) { s.Spec.ClusterIP = "10.96.0.10" }, nil},
+		{"internalTrafficPolicy Local", func(s *Service) { s.Spec.InternalTrafficPolicy = ServiceTrafficPolicyLocal }, nil},
+		{"internalTrafficPolicy unsupported", func(s *Service) { s.Spec.InternalTrafficPolicy = "Node" },
+			[]string{`spec.internalTrafficPolicy: Unsupported value: "Node": supported values: "Cluster", "Local"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -79,7 +79,7 @@ func Divergences() []Divergence {
 		},
 		{
 			Name:        "Cluster IP allocation",
-			Kubesim:     fmt.Sprintf("a Service's cluster IP is drawn as the real allocator draws it (a random offset of the range above its static band, wrapping, then the static band) from %s, and recorded as an IPAddress under /registry/ipaddresses/ in the same etcd Txn that creates the Service (create-if-absent on both keys; a taken address makes the server try the next); its delete releases the address in the Service's delete Txn; only single-stack IPv4 ClusterIP Services, no ServiceCIDR objects, no headless (\"None\") Services, and the first address is never handed out though no kubernetes Service holds it", apiserver.DefaultServiceCIDR),
+			Kubesim:     fmt.Sprintf("a Service's cluster IP is drawn as the real allocator draws it (a random offset of the range above its static band, wrapping, then the static band) from %s, and recorded as an IPAddress under /registry/ipaddresses/ in the same etcd Txn that creates the Service (create-if-absent on both keys; a taken address makes the server try the next); its delete releases the address in the Service's delete Txn; only single-stack IPv4 ClusterIP Services (headless ones, \"None\", allocate nothing), no ServiceCIDR objects, and the first address is never handed out though no kubernetes Service holds it", apiserver.DefaultServiceCIDR),
 			Real:        "1.34's MultiCIDRServiceAllocator (pkg/registry/core/service/ipallocator/ipallocator.go) creates the IPAddress object first and the Service after, releases the address when the Service's write fails, and repairs leaked or missing addresses in the RepairIPAddress loop; the kubernetes Service holds the first address",
 			Consequence: "no address leaks after an API server crash between the two writes, so no repair loop is modelled; Services are stored under /registry/services/<ns>/<name> rather than /registry/services/specs/<ns>/<name>",
 			Where:       "nodes/apiserver clusterip.go (ipCandidates, serviceCreateTxn, deleteTxn)",
@@ -100,9 +100,9 @@ func Divergences() []Divergence {
 		},
 		{
 			Name:        "kube-proxy's rules",
-			Kubesim:     "a sync programs, at once and without failing, one route per ClusterIP Service port to its ready endpoints (or its serving-terminating ones when none is ready); the 30 s sync period has nothing to do; a restarted process keeps the table until its first sync",
-			Real:        "the iptables proxier writes its chains with iptables-restore, which takes time and can fail (then it retries after the sync period); a canary chain checked every sync period detects rules flushed by someone else; NodePort, LoadBalancer, traffic policies, topology hints and session affinity exist too",
-			Consequence: "a node's rules change the instant the sync runs, so the windows measured end a sync's duration sooner than on a large real cluster",
+			Kubesim:     "a sync programs, at once and without failing, one route per ClusterIP Service port to its ready endpoints (or its serving-terminating ones when none is ready), among the node's own alone for internalTrafficPolicy Local, which an unset policy is not (the API server leaves it unset instead of defaulting it to Cluster); a Local port without a usable local endpoint rejects its traffic; the 30 s sync period has nothing to do; a restarted process keeps the table until its first sync",
+			Real:        "the iptables proxier writes its chains with iptables-restore, which takes time and can fail (then it retries after the sync period); a canary chain checked every sync period detects rules flushed by someone else; a Local port with endpoints elsewhere but none on the node drops its traffic (no answer) rather than rejecting it; SetDefaults_Service sets internalTrafficPolicy Cluster; NodePort, LoadBalancer, external traffic policies, topology hints and session affinity exist too",
+			Consequence: "a node's rules change the instant the sync runs, so the windows measured end a sync's duration sooner than on a large real cluster; a client of a Local Service on a node without its pods is refused at once where a real one times out; stored Services lack the defaulted internalTrafficPolicy field",
 			Where:       "nodes/kubeproxy Cache.Routes, Table.Apply, process.sync",
 		},
 		{

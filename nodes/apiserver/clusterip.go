@@ -123,10 +123,15 @@ type clusterIPAlloc struct {
 
 // startClusterIP checks a new Service's requested cluster IP or picks its
 // first candidate, setting spec.clusterIP; a non-nil status refuses the
-// create (an IP outside the range, or the range full).
+// create (an IP outside the range, or the range full). A headless
+// Service's "None" allocates nothing.
 func (op *createOp) startClusterIP(svc *model.Service) *apiwire.Status {
 	s := op.c.s
 	r := newServiceRange(s.cfg.ServiceCIDR)
+	if svc.Spec.ClusterIP == model.ClusterIPNone {
+		op.ip = &clusterIPAlloc{requested: true}
+		return nil // headless: nothing to allocate
+	}
 	if ip := svc.Spec.ClusterIP; ip != "" {
 		op.ip = &clusterIPAlloc{requested: true}
 		a, _ := netip.ParseAddr(ip) // validated
@@ -187,6 +192,9 @@ func ipAddressValue(svc *model.Service) ([]byte, error) {
 // after, releasing the address if the Service's write fails and repairing
 // leaks in a background loop; one Txn leaves nothing to repair.
 func serviceCreateTxn(key string, data []byte, svc *model.Service) (mvcc.TxnRequest, error) {
+	if svc.Spec.ClusterIP == model.ClusterIPNone {
+		return txnPutIfMod(key, 0, data), nil // headless: no address to record
+	}
 	ipData, err := ipAddressValue(svc)
 	if err != nil {
 		return mvcc.TxnRequest{}, err
@@ -209,7 +217,7 @@ func nameTaken(r etcd.TxnResult) bool {
 // Service's delete).
 func deleteTxn(key string, rev int64, obj model.Object) mvcc.TxnRequest {
 	txn := txnDeleteIfMod(key, rev)
-	if svc, ok := obj.(*model.Service); ok && svc.Spec.ClusterIP != "" {
+	if svc, ok := obj.(*model.Service); ok && svc.Spec.ClusterIP != "" && svc.Spec.ClusterIP != model.ClusterIPNone {
 		txn.Success = append(txn.Success, mvcc.OpDeleteOf([]byte(ipAddressKey(svc.Spec.ClusterIP)), nil, false))
 	}
 	return txn

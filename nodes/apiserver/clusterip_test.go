@@ -115,6 +115,29 @@ func TestClusterIPAllocation(t *testing.T) {
 	assert.Equal(t, "10.96.0.10", c.Spec.ClusterIP, "a deleted Service's IP is free again")
 }
 
+// TestHeadlessService: a Service with clusterIP "None" is stored without
+// an address (no IPAddress is recorded), twice under two names, keeps
+// "None" on update, and its delete releases nothing.
+func TestHeadlessService(t *testing.T) {
+	tw := newWorld(t, 1, 2, nil)
+	db := tw.must(0, create(newService("db", model.ClusterIPNone))).Object.(*model.Service)
+	assert.Equal(t, model.ClusterIPNone, db.Spec.ClusterIP)
+	assert.Equal(t, model.ClusterIPNone, tw.must(1, create(newService("db2", model.ClusterIPNone))).Object.(*model.Service).Spec.ClusterIP)
+	resp := tw.do(1, create(newService("db", model.ClusterIPNone)))
+	assert.Equal(t, 409, resp.Status.Code, "the name is taken: %s", resp.Status.Message)
+
+	relabelled := db.DeepCopy()
+	relabelled.Spec.ClusterIP = ""
+	relabelled.Labels = map[string]string{"tier": "db"}
+	kept := tw.must(0, update("admin", apiwire.VerbUpdate, relabelled)).Object.(*model.Service)
+	assert.Equal(t, model.ClusterIPNone, kept.Spec.ClusterIP)
+
+	tw.must(0, &apiwire.Request{User: "admin", Verb: apiwire.VerbDelete, Resource: "services", Namespace: "default", Name: "db"})
+	a := tw.must(1, create(newService("a", ""))).Object.(*model.Service)
+	_, err := netip.ParseAddr(a.Spec.ClusterIP)
+	require.NoError(t, err, "a Service beside headless ones still gets an address")
+}
+
 // TestClusterIPsUniqueAcrossServers: Services created at once through
 // three API servers from a range of 13 addresses get distinct IPs, and the
 // range's exhaustion is a 422.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kubesim/kubesim/ablation"
+	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
 )
@@ -48,8 +49,8 @@ const (
 // well_known_labels.go and corev1.IsHeadlessService): a Service that asks
 // for another proxy, and the slices of headless Services.
 const (
-	LabelServiceProxyName = "service.kubernetes.io/service-proxy-name"
-	LabelHeadless         = "service.kubernetes.io/headless"
+	LabelServiceProxyName = model.LabelServiceProxyName
+	LabelHeadless         = model.LabelHeadless
 )
 
 // Config configures a node's kube-proxy. Zero timing fields take the real

@@ -11,7 +11,9 @@
 // the Service port's name), of which it routes to the ready ones and, when
 // none is ready, to the serving and terminating ones (KEP-1669's
 // terminating-endpoints fallback, pkg/proxy/topology.go
-// CategorizeEndpoints). A Service port without such endpoints gets rules
+// CategorizeEndpoints); for a Service with internalTrafficPolicy Local
+// (KEP-2086), the same choice among the node's own endpoints alone.
+// Headless and ExternalName Services get no rules. A Service port without such endpoints gets rules
 // that reject its traffic. Table is the node's routing table: Apply
 // replaces its routes and returns a trace event for each Service port that
 // changed, Lookup answers where traffic to a virtual IP goes. Runner is the
@@ -52,14 +54,24 @@
 //     its Node every DisconnectTimeout (10 s); when none answers within
 //     that time, it drops every rule (Flush, reason "disconnected") and
 //     programs none until one answers again.
+//   - ablation.ProxyMergesServices: endpoints are grouped by port name
+//     and protocol alone, so Services sharing a port name share backends.
+//   - ablation.ProxyNoTerminatingFallback: a Service port without ready
+//     endpoints routes to none, never to serving-terminating ones.
+//   - ablation.ProxyIgnoresTrafficPolicy: internalTrafficPolicy Local
+//     routes as Cluster.
+//   - ablation.ProxyIgnoresServiceUpdates: an updated Service requests no
+//     sync.
 //
 // # Simplifications
 //
 // A sync takes no time and never fails, so --iptables-sync-period (30 s),
 // the period of the real proxier's canary check and its retry delay after
 // a failed sync, has nothing to do. Only ClusterIP Services and IPv4 are
-// modelled; topology hints, traffic policies and session affinity are
-// not. The informers have no resync (--config-sync-period, 15 min, only
+// modelled; topology hints, external traffic policies and session
+// affinity are not. A Local Service port without a usable endpoint on
+// the node rejects its traffic, where the real rules drop it when the
+// Service has endpoints elsewhere. The informers have no resync (--config-sync-period, 15 min, only
 // delivers unchanged objects again). Where a Service port's backends are
 // duplicated across slices, the first slice by name wins, as the real
 // cache keeps the first it meets.

@@ -111,6 +111,9 @@ func newProcess(p *Proxy) *process {
 	q := &process{p: p, h: p.h, cfg: p.cfg, cache: NewCache(p.cfg.Node)}
 	q.cache.IgnoreReadiness = p.cfg.Ablations.Has(ablation.ProxyIgnoresReadiness)
 	q.cache.MergeServices = p.cfg.Ablations.Has(ablation.ProxyMergesServices)
+	q.cache.NoTerminatingFallback = p.cfg.Ablations.Has(ablation.ProxyNoTerminatingFallback)
+	q.cache.IgnoreTrafficPolicy = p.cfg.Ablations.Has(ablation.ProxyIgnoresTrafficPolicy)
+	q.cache.IgnoreServiceUpdates = p.cfg.Ablations.Has(ablation.ProxyIgnoresServiceUpdates)
 	q.client = client.New(p.h, q.clientConfig(p.cfg.Node+"/kube-proxy", 0))
 	if p.cfg.Ablations.Has(ablation.ProxyFlushOnDisconnect) {
 		q.health = client.New(p.h, q.clientConfig(p.cfg.Node+"/kube-proxy/health", p.cfg.DisconnectTimeout))

@@ -83,6 +83,19 @@ type Cache struct {
 	// are grouped by port name and protocol alone, so Services that share
 	// a port name share their backends.
 	MergeServices bool
+	// NoTerminatingFallback is the kube-proxy-no-terminating-fallback
+	// ablation: a Service port without ready endpoints routes to none,
+	// never to its serving and terminating ones.
+	NoTerminatingFallback bool
+	// IgnoreTrafficPolicy is the kube-proxy-ignores-traffic-policy
+	// ablation: a Service with internalTrafficPolicy Local routes to its
+	// endpoints on every node, as with Cluster.
+	IgnoreTrafficPolicy bool
+	// IgnoreServiceUpdates is the kube-proxy-ignores-service-updates
+	// ablation: an updated Service is stored but requests no sync, so a
+	// changed port or policy waits for some other change to reach the
+	// rules.
+	IgnoreServiceUpdates bool
 }
 
 // portKey groups the endpoints of one Service port: the Service, the port's
@@ -103,6 +116,9 @@ func NewCache(node string) *Cache {
 // reports whether the rules may change.
 func (c *Cache) OnService(old, svc *model.Service) bool {
 	c.services[model.KeyOf(svc).String()] = svc
+	if old != nil && c.IgnoreServiceUpdates {
+		return false
+	}
 	return old == nil || !slices.Equal(servicePorts(old), servicePorts(svc))
 }
 
@@ -135,26 +151,35 @@ func remove[T model.Object](m map[string]T, obj T) (T, bool) {
 	return old, ok
 }
 
-// servicePort is what kube-proxy takes of one port of a Service.
+// servicePort is what kube-proxy takes of one port of a Service: local is
+// internalTrafficPolicy Local (servicechangetracker.go's
+// BaseServicePortInfo.InternalPolicyLocal).
 type servicePort struct {
 	name, clusterIP, protocol string
 	port                      int32
+	local                     bool
 }
 
+// ServiceTypeExternalName is the Service type whose cluster IP kube-proxy
+// never programs.
+const ServiceTypeExternalName = "ExternalName"
+
 // servicePorts is what kube-proxy takes of a Service: nothing for one
-// without a cluster IP (headless) or of a type other than ClusterIP, or
-// one that asks for another proxy.
+// without a cluster IP (headless, "None") or of type ExternalName
+// (pkg/proxy/util ShouldSkipService), or one that asks for another proxy
+// (which the informer's selector already leaves out).
 func servicePorts(svc *model.Service) []servicePort {
 	ip := svc.Spec.ClusterIP
-	if ip == "" || ip == "None" || (svc.Spec.Type != "" && svc.Spec.Type != model.ServiceTypeClusterIP) {
+	if ip == "" || ip == "None" || svc.Spec.Type == ServiceTypeExternalName {
 		return nil
 	}
 	if _, ok := svc.Labels[LabelServiceProxyName]; ok {
 		return nil
 	}
+	local := svc.Spec.InternalTrafficPolicy == model.ServiceTrafficPolicyLocal
 	out := make([]servicePort, 0, len(svc.Spec.Ports))
 	for _, p := range svc.Spec.Ports {
-		out = append(out, servicePort{name: p.Name, clusterIP: ip, protocol: protocolOr(p.Protocol), port: p.Port})
+		out = append(out, servicePort{name: p.Name, clusterIP: ip, protocol: protocolOr(p.Protocol), port: p.Port, local: local})
 	}
 	return out
 }
@@ -295,7 +320,7 @@ func (c *Cache) Routes() map[string]*Route {
 			for _, addr := range order[pk] {
 				all = append(all, byPort[pk][addr])
 			}
-			r.Backends = c.categorize(all)
+			r.Backends = c.categorize(all, p.local && !c.IgnoreTrafficPolicy)
 			routes[r.Key()] = r
 		}
 	}
@@ -303,18 +328,22 @@ func (c *Cache) Routes() map[string]*Route {
 }
 
 // categorize picks the endpoints a Service port routes to, as
-// pkg/proxy/topology.go CategorizeEndpoints does for a Service with the
-// Cluster traffic policy (topology aside): the ready ones; when there are
-// none, the serving and terminating ones (KEP-1669); otherwise none. The
-// kube-proxy-ignores-readiness ablation takes every endpoint. The
-// backends are sorted by address.
-func (c *Cache) categorize(all []candidate) []Backend {
+// pkg/proxy/topology.go CategorizeEndpoints does (topology hints aside):
+// for the Cluster traffic policy the ready endpoints, or when there are
+// none the serving and terminating ones (KEP-1669), or else none; for the
+// Local internal traffic policy (local) the same choice among the
+// endpoints on this node alone (KEP-2086: the node's own ready ones, else
+// its serving and terminating ones). The kube-proxy-ignores-readiness
+// ablation takes every endpoint (of the node, for Local). The backends
+// are sorted by address.
+func (c *Cache) categorize(all []candidate, local bool) []Backend {
 	var out []Backend
 	add := func(cd candidate, state string) {
 		out = append(out, Backend{Pod: cd.ep.pod, IP: cd.ep.ip, Port: cd.port, Node: cd.ep.node, State: state})
 	}
 	for _, cd := range all {
 		switch {
+		case local && cd.ep.node != c.node:
 		case cd.ep.ready:
 			add(cd, proxytrace.StateReady)
 		case c.IgnoreReadiness && cd.ep.serving && cd.ep.terminating:
@@ -323,9 +352,9 @@ func (c *Cache) categorize(all []candidate) []Backend {
 			add(cd, proxytrace.StateNotReady)
 		}
 	}
-	if len(out) == 0 && !c.IgnoreReadiness {
+	if len(out) == 0 && !c.IgnoreReadiness && !c.NoTerminatingFallback {
 		for _, cd := range all {
-			if cd.ep.serving && cd.ep.terminating {
+			if cd.ep.serving && cd.ep.terminating && (!local || cd.ep.node == c.node) {
 				add(cd, proxytrace.StateTerminating)
 			}
 		}

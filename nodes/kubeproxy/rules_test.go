@@ -66,25 +66,48 @@ func TestCategorize(t *testing.T) {
 		eps             []model.Endpoint
 		ignoreReadiness bool
 		want            []string
+		// local: the Service's internalTrafficPolicy is Local; the
+		// ablations noFallback and ignorePolicy.
+		local, noFallback, ignorePolicy bool
 	}{
 		{"ready ones only; unset conditions mean ready",
 			[]model.Endpoint{ep("a", "10.1.0.1", "n1", "rs"), ep("b", "10.1.0.2", "n2", ""), ep("c", "10.1.0.3", "n1", "st"), ep("d", "10.1.0.4", "n2", "s")},
-			false, []string{"default/a@10.1.0.1:8080/ready", "default/b@10.1.0.2:8080/ready"}},
+			false, []string{"default/a@10.1.0.1:8080/ready", "default/b@10.1.0.2:8080/ready"}, false, false, false},
 		{"no ready one: fall back to serving-terminating ones",
 			[]model.Endpoint{ep("a", "10.1.0.1", "n1", "st"), ep("b", "10.1.0.2", "n2", "t"), ep("c", "10.1.0.3", "n1", "s"), ep("d", "10.1.0.4", "n2", "-")},
-			false, []string{"default/a@10.1.0.1:8080/terminating"}},
+			false, []string{"default/a@10.1.0.1:8080/terminating"}, false, false, false},
 		{"neither: no backend",
 			[]model.Endpoint{ep("b", "10.1.0.2", "n2", "t"), ep("d", "10.1.0.4", "n2", "-")},
-			false, nil},
+			false, nil, false, false, false},
 		{"ablation: every endpoint",
 			[]model.Endpoint{ep("a", "10.1.0.1", "n1", "rs"), ep("b", "10.1.0.2", "n2", "t"), ep("c", "10.1.0.3", "n1", "st"), ep("d", "10.1.0.4", "n2", "-")},
-			true, []string{"default/a@10.1.0.1:8080/ready", "default/b@10.1.0.2:8080/not-ready", "default/c@10.1.0.3:8080/terminating", "default/d@10.1.0.4:8080/not-ready"}},
+			true, []string{"default/a@10.1.0.1:8080/ready", "default/b@10.1.0.2:8080/not-ready", "default/c@10.1.0.3:8080/terminating", "default/d@10.1.0.4:8080/not-ready"}, false, false, false},
+		{"Local: the node's own ready ones",
+			[]model.Endpoint{ep("a", "10.1.0.1", "n1", "rs"), ep("b", "10.1.0.2", "n2", "rs"), ep("c", "10.1.0.3", "n1", "st")},
+			false, []string{"default/a@10.1.0.1:8080/ready"}, true, false, false},
+		{"Local: no local ready one, the node's own serving-terminating ones, not another node's ready ones",
+			[]model.Endpoint{ep("a", "10.1.0.1", "n2", "rs"), ep("b", "10.1.0.2", "n1", "st"), ep("c", "10.1.0.3", "n2", "st")},
+			false, []string{"default/b@10.1.0.2:8080/terminating"}, true, false, false},
+		{"Local: nothing on the node, no backend",
+			[]model.Endpoint{ep("a", "10.1.0.1", "n2", "rs")},
+			false, nil, true, false, false},
+		{"ablation ignores-traffic-policy: Local routes as Cluster",
+			[]model.Endpoint{ep("a", "10.1.0.1", "n1", "rs"), ep("b", "10.1.0.2", "n2", "rs")},
+			false, []string{"default/a@10.1.0.1:8080/ready", "default/b@10.1.0.2:8080/ready"}, true, false, true},
+		{"ablation no-terminating-fallback: no ready one, no backend",
+			[]model.Endpoint{ep("a", "10.1.0.1", "n1", "st"), ep("b", "10.1.0.2", "n2", "t")},
+			false, nil, false, true, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := NewCache("n1")
 			c.IgnoreReadiness = tc.ignoreReadiness
-			c.OnService(nil, service("web", "10.96.0.10"))
+			c.NoTerminatingFallback, c.IgnoreTrafficPolicy = tc.noFallback, tc.ignorePolicy
+			svc := service("web", "10.96.0.10")
+			if tc.local {
+				svc.Spec.InternalTrafficPolicy = model.ServiceTrafficPolicyLocal
+			}
+			c.OnService(nil, svc)
 			c.OnSlice(nil, slice("web-1", "web", tc.eps...))
 			require.Equal(t, tc.want, backends(t, c))
 		})
@@ -136,6 +159,12 @@ func TestChangesThatMatter(t *testing.T) {
 	moved := relabelled.DeepCopy()
 	moved.Spec.Ports[0].Port = 81
 	require.True(t, c.OnService(relabelled, moved), "a port change")
+	local := moved.DeepCopy()
+	local.Spec.InternalTrafficPolicy = model.ServiceTrafficPolicyLocal
+	require.True(t, c.OnService(moved, local), "a traffic policy change")
+	c.IgnoreServiceUpdates = true
+	require.False(t, c.OnService(local, moved), "ablation ignores-service-updates: an update requests no sync")
+	c.IgnoreServiceUpdates = false
 
 	s := slice("web-1", "web", ep("a", "10.1.0.1", "n1", "rs"))
 	require.True(t, c.OnSlice(nil, s))
