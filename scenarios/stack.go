@@ -12,6 +12,7 @@ import (
 	"github.com/kubesim/kubesim/nodes/apiload"
 	"github.com/kubesim/kubesim/nodes/apiserver"
 	"github.com/kubesim/kubesim/nodes/apptraffic"
+	"github.com/kubesim/kubesim/nodes/controllers/endpointslice"
 	"github.com/kubesim/kubesim/nodes/controllers/manager"
 	"github.com/kubesim/kubesim/nodes/kubelet"
 	"github.com/kubesim/kubesim/nodes/kubeproxy"
@@ -85,6 +86,13 @@ type StackTopology struct {
 	// taken, fails BuildStack naming it (model.NewRegistry). None (every
 	// catalogue scenario) changes nothing.
 	Custom []model.CustomResourceDefinition
+	// MaxEndpointsPerSlice is the controller managers'
+	// --max-endpoints-per-slice (1 to 1000; 0 means the default, 100):
+	// how many endpoints the EndpointSlice controller puts in one slice,
+	// and the most endpoints-converge allows. A small value makes
+	// Services of a handful of pods span several slices, so that the
+	// controller splits, fills, merges and reuses them.
+	MaxEndpointsPerSlice int
 }
 
 // StackLayer is a built full stack: its hosts by name.
@@ -117,6 +125,9 @@ type StackLayer struct {
 // cluster-state reporter at end-2s.
 func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Duration) (*StackLayer, error) {
 	w := c.World
+	if err := endpointslice.ValidateMaxEndpointsPerSlice(top.MaxEndpointsPerSlice); err != nil {
+		return nil, fmt.Errorf("stack topology: %w", err)
+	}
 	var kinds *model.Registry
 	if len(top.Custom) > 0 {
 		var err error
@@ -169,7 +180,7 @@ func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Durati
 	}
 	for i := 1; i <= n(top.ControllerManagers, DefaultControllerManagers); i++ {
 		name := fmt.Sprintf("controller-manager-%d", i)
-		cfg := manager.Config{Name: name, Servers: servers, Ablations: abl, Resources: kinds}
+		cfg := manager.Config{Name: name, Servers: servers, Ablations: abl, Resources: kinds, MaxEndpointsPerSlice: top.MaxEndpointsPerSlice}
 		if err := add(&l.ControllerManagers, name, RoleControllerManager, manager.Boot(cfg)); err != nil {
 			return nil, err
 		}
