@@ -305,14 +305,14 @@ var (
 	// did not expect queues its Service): a slice a user deleted stays
 	// gone, with its endpoints, until something else makes the controller
 	// sync the Service.
-	EndpointSliceIgnoresSliceDeletes = declare(Ablation{Layer: "stack", Name: "endpointslice-ignores-slice-deletes", Mechanism: "the EndpointSlice controller ignores the deletion of a slice it did not delete itself: a managed slice a user deleted is not recreated, and its endpoints are gone from the Service, until another event makes the controller sync it", Check: "endpoints-timely", Scenario: "endpointslice-churn"})
+	EndpointSliceIgnoresSliceDeletes = declare(Ablation{Layer: "stack", Name: "endpointslice-ignores-slice-deletes", Mechanism: "the EndpointSlice controller ignores the deletion of a slice it did not delete itself: a managed slice a user deleted is not recreated, and its endpoints are gone from the Service, until another event makes the controller sync it", Check: "endpoints-timely", Scenario: "endpointslice-churn", AlsoCaughtBy: []string{"endpoints-converge"}})
 	// EndpointSliceIgnoresSliceEdits (nodes/controllers/endpointslice,
 	// handleSliceUpdate) drops an update of a managed slice of a newer
 	// generation than the controller wrote, instead of syncing its
 	// Service (onEndpointSliceUpdate: EndpointSliceTracker.ShouldSync): a
 	// user's edit of a slice's endpoints stands until something else makes
 	// the controller sync the Service.
-	EndpointSliceIgnoresSliceEdits = declare(Ablation{Layer: "stack", Name: "endpointslice-ignores-slice-edits", Mechanism: "the EndpointSlice controller ignores an update of a managed slice it did not write (a generation newer than its own): a user's edit of a slice's endpoints stands until another event makes the controller sync the Service", Check: "endpoints-timely", Scenario: "endpointslice-churn"})
+	EndpointSliceIgnoresSliceEdits = declare(Ablation{Layer: "stack", Name: "endpointslice-ignores-slice-edits", Mechanism: "the EndpointSlice controller ignores an update of a managed slice it did not write (a generation newer than its own): a user's edit of a slice's endpoints stands until another event makes the controller sync the Service", Check: "endpoints-timely", Scenario: "endpointslice-churn", AlsoCaughtBy: []string{"endpoints-converge"}})
 	// PollNotWatch (nodes/controllers/manager, its informers) puts every
 	// informer of the controller manager in poll mode: a quorum LIST every
 	// 2 s (manager.PollInterval) instead of a watch.

@@ -160,7 +160,7 @@ func stackCatalogue() []scenarios.Spec {
 		"after the faults every ReplicaSet has its pods running and ready, the rollout is complete, no pod was bound twice, web's Services list exactly their pods, and every move of a pod between web-blue and web-green shows in the slices within 2 s of the recovery"
 	swarm.Faults = nemesis.StackChaos.Swarm
 	specs := append(append(append([]scenarios.Spec{nodeDeath, liveness, apiDown, cmFailover, eviction, splitBrain, watchLag, chaos}, spokeCatalogue()...), leaderCatalogue()...), trafficCatalogue()...)
-	return append(specs, swarm)
+	return append(specs, endpointSliceChurn(), swarm)
 }
 
 // deleteDeadNodes deletes the Node objects of the nodes a nemesis killed.

@@ -61,8 +61,8 @@ type EndpointsTimely struct {
 	bound, recovery time.Duration
 	revs            appliedRevs
 	now             sim.Time
-	pods            map[string]*model.Pod     // "namespace/name"
-	services        map[string]*model.Service // "namespace/name"
+	pods            map[string]*model.Pod                      // "namespace/name"
+	services        map[string]*model.Service                  // "namespace/name"
 	slices          map[string]map[string]*model.EndpointSlice // by Service, then slice key
 	sliceSvc        map[string]string                          // each slice's Service, by slice key
 	nodes           map[string]bool
