@@ -36,7 +36,7 @@ func endpointSliceChurn() scenarios.Spec {
 	noSelector := func(s *model.ServiceSpec) { s.Selector = nil }
 	apiSelector := func(s *model.ServiceSpec) { s.Selector = map[string]string{"app": "api"} }
 	return scenarios.Spec{Name: "endpointslice-churn",
-		Description: "the EndpointSlice controller's rarer paths, with --max-endpoints-per-slice 3 so that web (a Deployment of 7 to 10 pods behind the Service web and the slot Services web-blue and web-green) and api (a ReplicaSet of 5 to 8 pods behind the Service api) span several slices each: the operator scales both up and down, rolls web out, moves web's pods between the slot Services, edits api's ports (a port added, a targetPort changed: every slice's port mapping changes), removes api's selector and restores it, and deletes and recreates api under the same name; and a user deletes slices of web and api and removes endpoints from slices of api, web-blue and web by hand; " +
+		Description: "the EndpointSlice controller's rarer paths, with --max-endpoints-per-slice 3 so that web (a Deployment of 7 to 10 pods behind the Service web and the slot Services web-blue and web-green) and api (a ReplicaSet of 5 to 8 pods behind the Service api) span several slices each: the operator scales both up and down, rolls web out, moves web's pods between the slot Services, edits api's ports (a port added, a targetPort changed: every slice's port mapping changes), removes api's selector and restores it, and deletes and recreates api under the same name; and a user deletes slices of web and api, removes endpoints from slices of api, web-blue and web by hand, and re-applies a copy of a slice of web-blue (every endpoint in it listed twice); " +
 			"from 95 s to 170 s the controller manager's leader crashes twice and an API server is cut off from etcd for 10 to 20 s, while the operator and the user go on. " +
 			"No slice ever holds more than 3 endpoints, every Service's slices list exactly its pods, and every change, of a pod, a Service or a slice, shows in the slices within 2 s (of the recovery, under the faults); the two last tamperings come after the recovery",
 		Duration: churnDuration, Settle: churnSettle, Members: []int{3},
@@ -55,6 +55,7 @@ func endpointSliceChurn() scenarios.Spec {
 				scenarios.DeleteEndpointSlice(45*time.Second, ns, "web"),
 				scenarios.EditEndpointSlice(50*time.Second, ns, "api"),
 				scenarios.ScaleDeployment(55*time.Second, ns, "web", 4),
+				scenarios.CopyEndpointSlice(62*time.Second, ns, "web-blue"),
 				scenarios.EditService(68*time.Second, "add-port-api", ns, "api", addMetricsPort),
 				scenarios.ScaleDeployment(72*time.Second, ns, "web", 8),
 				scenarios.RollDeployment(76*time.Second, ns, "web", "registry.example/web:2"),

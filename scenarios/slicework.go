@@ -11,8 +11,8 @@ import (
 )
 
 // This file is the workload vocabulary of the EndpointSlice controller's
-// rarer paths: a user who deletes or edits one of the controller's slices
-// by hand (kubectl delete / edit endpointslice), and
+// rarer paths: a user who deletes, edits or re-creates one of the
+// controller's slices by hand (kubectl delete / edit / apply), and
 // an owner who edits a Service's ports and selector. The controller must
 // undo the first (its slice handlers and tracker:
 // pkg/controller/endpointslice, onEndpointSliceDelete and
@@ -113,6 +113,41 @@ func EditEndpointSlice(at time.Duration, namespace, service string) apiload.Step
 			}
 			slice, pod = s.Name, last.TargetRef.Name
 			edit()
+		}, done)
+	}}
+}
+
+// CopyEndpointSlice, at at, creates a copy of one of the EndpointSlice
+// controller's slices of the Service namespace/service (the first by name
+// that holds endpoints) under the name "<slice>-copy", with its labels,
+// owner references, ports and endpoints, as a user who re-applies a
+// manifest dumped from the cluster earlier does: every endpoint in it is
+// now listed twice, and the controller, which did not write the slice,
+// must sync the Service (onEndpointSliceAdd) and list each pod once
+// again. AlreadyExists counts as done.
+func CopyEndpointSlice(at time.Duration, namespace, service string) apiload.Step {
+	name := "copy-slice-" + service
+	var cp *model.EndpointSlice
+	return apiload.Step{At: at, Name: name, Do: func(c *client.Client, done func(error)) {
+		create := func() {
+			c.Resource(model.ResourceEndpointSlicesName, namespace).Create(cp, func(_ model.Object, err error) {
+				if client.IsAlreadyExists(err) {
+					err = nil
+				}
+				done(err)
+			})
+		}
+		if cp != nil {
+			create()
+			return
+		}
+		pickSlice(c, name, namespace, service, func(s *model.EndpointSlice) {
+			cp = &model.EndpointSlice{
+				ObjectMeta:  model.ObjectMeta{Name: s.Name + "-copy", Namespace: s.Namespace, Labels: s.Labels, OwnerReferences: s.OwnerReferences},
+				AddressType: s.AddressType, Endpoints: s.Endpoints, Ports: s.Ports,
+			}
+			cp = cp.DeepCopy()
+			create()
 		}, done)
 	}}
 }
