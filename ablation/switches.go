@@ -292,6 +292,27 @@ var (
 	// (endpointslice's podToEndpoint: serving = IsPodReady, terminating =
 	// DeletionTimestamp set, ready = serving and not terminating).
 	EndpointSliceServingIsReady = declare(Ablation{Layer: "stack", Name: "endpointslice-serving-equals-ready-while-terminating", Mechanism: "the EndpointSlice controller marks a terminating pod not serving even while it is ready, so kube-proxy has no serving-terminating endpoint to fall back on while a Service's last pods drain", Check: "endpoints-timely", Scenario: "rolling-update-traffic", AlsoCaughtBy: []string{"endpoints-converge"}})
+	// EndpointSliceIgnoresMaxPerSlice (nodes/controllers/endpointslice,
+	// New) packs up to the default 100 endpoints a slice whatever
+	// --max-endpoints-per-slice says (the reconciler's
+	// maxEndpointsPerSlice is the flag's value: pkg/controller/endpointslice
+	// NewController hands it to endpointslicerec.NewReconciler).
+	EndpointSliceIgnoresMaxPerSlice = declare(Ablation{Layer: "stack", Name: "endpointslice-ignores-max-endpoints-per-slice", Mechanism: "the EndpointSlice controller packs up to the default 100 endpoints in a slice whatever --max-endpoints-per-slice says", Check: "endpoints-converge", Scenario: "endpointslice-churn"})
+	// EndpointSliceIgnoresSliceDeletes (nodes/controllers/endpointslice,
+	// handleSliceDelete) drops the deletion of a managed slice that the
+	// controller did not delete itself, instead of syncing its Service
+	// (onEndpointSliceDelete: a tracked slice whose deletion the tracker
+	// did not expect queues its Service): a slice a user deleted stays
+	// gone, with its endpoints, until something else makes the controller
+	// sync the Service.
+	EndpointSliceIgnoresSliceDeletes = declare(Ablation{Layer: "stack", Name: "endpointslice-ignores-slice-deletes", Mechanism: "the EndpointSlice controller ignores the deletion of a slice it did not delete itself: a managed slice a user deleted is not recreated, and its endpoints are gone from the Service, until another event makes the controller sync it", Check: "endpoints-timely", Scenario: "endpointslice-churn", AlsoCaughtBy: []string{"endpoints-converge"}})
+	// EndpointSliceIgnoresSliceEdits (nodes/controllers/endpointslice,
+	// handleSliceUpdate) drops an update of a managed slice of a newer
+	// generation than the controller wrote, instead of syncing its
+	// Service (onEndpointSliceUpdate: EndpointSliceTracker.ShouldSync): a
+	// user's edit of a slice's endpoints stands until something else makes
+	// the controller sync the Service.
+	EndpointSliceIgnoresSliceEdits = declare(Ablation{Layer: "stack", Name: "endpointslice-ignores-slice-edits", Mechanism: "the EndpointSlice controller ignores an update of a managed slice it did not write (a generation newer than its own): a user's edit of a slice's endpoints stands until another event makes the controller sync the Service", Check: "endpoints-timely", Scenario: "endpointslice-churn", AlsoCaughtBy: []string{"endpoints-converge"}})
 	// PollNotWatch (nodes/controllers/manager, its informers) puts every
 	// informer of the controller manager in poll mode: a quorum LIST every
 	// 2 s (manager.PollInterval) instead of a watch.

@@ -162,7 +162,7 @@ func stackCatalogue() []scenarios.Spec {
 	swarm.Stack.Ops = stackSwarmOps(stackChaosDuration)
 	swarm.Build = stackSwarmChecks
 	specs := append(append(append([]scenarios.Spec{nodeDeath, liveness, apiDown, cmFailover, eviction, splitBrain, watchLag, chaos}, spokeCatalogue()...), leaderCatalogue()...), trafficCatalogue()...)
-	return append(specs, swarm)
+	return append(specs, endpointSliceChurn(), swarm)
 }
 
 // deleteDeadNodes deletes the Node objects of the nodes a nemesis killed.

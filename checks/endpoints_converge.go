@@ -27,6 +27,10 @@ type EndpointsConvergeOptions struct {
 	// that lost its lease, or a watch broken by the fault, may take that
 	// long to catch up. Default DefaultDoubleRunningRecovery.
 	Recovery time.Duration
+	// MaxEndpointsPerSlice is the most endpoints a slice may hold: the
+	// controller managers' --max-endpoints-per-slice; default
+	// model.MaxEndpointsPerSlice (100).
+	MaxEndpointsPerSlice int
 }
 
 // EndpointsConverge checks, on the cluster's state as etcd committed it at
@@ -38,7 +42,8 @@ type EndpointsConvergeOptions struct {
 // (Succeeded or Failed) and is bound to a node that exists, with that
 // pod's address and node, ready = the pod is Ready and not being deleted,
 // serving = the pod is Ready, terminating = the pod is being deleted; and
-// that no slice holds more than model.MaxEndpointsPerSlice endpoints.
+// that no slice holds more than MaxEndpointsPerSlice endpoints (the
+// controller's --max-endpoints-per-slice).
 //
 // A Service whose object or whose pods (matching or listed) changed within
 // Settle of the end is not judged: the controller may still be on its way.
@@ -53,6 +58,7 @@ type EndpointsConvergeOptions struct {
 // change makes the controller look at the Service again.
 type EndpointsConverge struct {
 	settle, recovery time.Duration
+	maxPerSlice      int
 	revs             appliedRevs
 	last             sim.Time
 	// lastChange is when a judged resource last changed; changed, whether
@@ -87,7 +93,10 @@ func NewEndpointsConverge(opts EndpointsConvergeOptions) *EndpointsConverge {
 	if opts.Recovery <= 0 {
 		opts.Recovery = DefaultDoubleRunningRecovery
 	}
-	c := &EndpointsConverge{settle: opts.Settle, recovery: opts.Recovery, objs: map[string]map[string]*committed{}}
+	if opts.MaxEndpointsPerSlice <= 0 {
+		opts.MaxEndpointsPerSlice = model.MaxEndpointsPerSlice
+	}
+	c := &EndpointsConverge{settle: opts.Settle, recovery: opts.Recovery, maxPerSlice: opts.MaxEndpointsPerSlice, objs: map[string]map[string]*committed{}}
 	for _, r := range endpointsResources {
 		c.objs[r] = map[string]*committed{}
 	}
@@ -301,8 +310,8 @@ func (c *EndpointsConverge) actual(svc *model.Service, final map[string]map[stri
 			continue
 		}
 		keys = append(keys, k)
-		if len(s.Endpoints) > model.MaxEndpointsPerSlice {
-			rec.Add(c.event(model.ResourceEndpointSlicesName, k), "%sslice %s holds %d endpoints, more than %d", prefix, k, len(s.Endpoints), model.MaxEndpointsPerSlice)
+		if len(s.Endpoints) > c.maxPerSlice {
+			rec.Add(c.event(model.ResourceEndpointSlicesName, k), "%sslice %s holds %d endpoints, more than %d (--max-endpoints-per-slice)", prefix, k, len(s.Endpoints), c.maxPerSlice)
 		}
 		for _, ep := range s.Endpoints {
 			pod, g := sliceEndpoint(ep)

@@ -151,7 +151,7 @@ func TestEndpointsConverge(t *testing.T) {
 		{"a slice of more than 100 endpoints", func(w *epWorld) {
 			base(w, manyPods...)
 			w.put(3000, epSlice("web-1", many...))
-		}, "slice default/web-1 holds 101 endpoints, more than 100"},
+		}, "slice default/web-1 holds 101 endpoints, more than 100 (--max-endpoints-per-slice)"},
 		{"a pod that changed in the last 5 s is not judged", func(w *epWorld) {
 			base(w, ready)
 			w.put(3000, epSlice("web-1", epEndpoint(ready)))
@@ -192,6 +192,49 @@ func TestEndpointsConverge(t *testing.T) {
 			}
 			require.False(t, res.OK)
 			require.NotEmpty(t, res.Offenses)
+			require.Equal(t, c.fail, res.Offenses[0].What)
+		})
+	}
+}
+
+// TestEndpointsConvergeConfiguredMax: with the controller managers'
+// --max-endpoints-per-slice at 2, a slice of 3 endpoints is an offense
+// and the same endpoints split 2 + 1 are not; at the default (100), the
+// slice of 3 is fine.
+func TestEndpointsConvergeConfiguredMax(t *testing.T) {
+	var pods []*model.Pod
+	var eps []model.Endpoint
+	for i := range 3 {
+		p := epPod(fmt.Sprintf("p%d", i), fmt.Sprintf("10.0.1.%d", i+1), true, false, "")
+		pods, eps = append(pods, p), append(eps, epEndpoint(p))
+	}
+	cases := []struct {
+		name   string
+		max    int
+		slices [][]model.Endpoint
+		fail   string
+	}{
+		{"3 in a slice, max 2", 2, [][]model.Endpoint{eps}, "slice default/web-1 holds 3 endpoints, more than 2 (--max-endpoints-per-slice)"},
+		{"2 + 1, max 2", 2, [][]model.Endpoint{eps[:2], eps[2:]}, ""},
+		{"3 in a slice, the default max", 0, [][]model.Endpoint{eps}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := &epWorld{}
+			w.put(1000, &model.Node{ObjectMeta: model.ObjectMeta{Name: "n1"}})
+			w.put(1000, epSvc)
+			for _, p := range pods {
+				w.put(2000, p)
+			}
+			for i, eps := range c.slices {
+				w.put(3000, epSlice(fmt.Sprintf("web-%d", i+1), eps...))
+			}
+			res := feed(NewEndpointsConverge(EndpointsConvergeOptions{MaxEndpointsPerSlice: c.max}), w.end()...)
+			if c.fail == "" {
+				require.True(t, res.OK, "%v", res.Offenses)
+				return
+			}
+			require.False(t, res.OK)
 			require.Equal(t, c.fail, res.Offenses[0].What)
 		})
 	}

@@ -34,6 +34,13 @@ type EndpointsTimelyOptions struct {
 // pod (before or after the change) must show the pod's endpoint as
 // endpoints-converge defines it (or none) in its slices within Bound,
 // unless a later change of the same pod or Service set a new goal first.
+// A change of a slice sets goals too, for the pods either version of it
+// lists, in the Service it was labelled with before and after: a slice
+// that a user deleted, edited or relabelled away from its Service must be
+// undone (its pods shown again as they are) within Bound, as the
+// controller's slice handlers promise (onEndpointSliceDelete,
+// onEndpointSliceUpdate). A Service without a selector (or being
+// deleted) is no longer the controller's: its goals are dropped.
 // A goal set before the controller wrote its first slice counts from that
 // slice. A goal set while a fault was active or within Recovery after one,
 // or met by no slice before the next fault, is not excused but deferred:
@@ -54,9 +61,10 @@ type EndpointsTimely struct {
 	bound, recovery time.Duration
 	revs            appliedRevs
 	now             sim.Time
-	pods            map[string]*model.Pod     // "namespace/name"
-	services        map[string]*model.Service // "namespace/name"
-	slices          map[string]map[string]*model.EndpointSlice
+	pods            map[string]*model.Pod                      // "namespace/name"
+	services        map[string]*model.Service                  // "namespace/name"
+	slices          map[string]map[string]*model.EndpointSlice // by Service, then slice key
+	sliceSvc        map[string]string                          // each slice's Service, by slice key
 	nodes           map[string]bool
 	sliced          bool
 	slicedAt        sim.Time // the controller's first slice
@@ -97,7 +105,7 @@ func NewEndpointsTimely(opts EndpointsTimelyOptions) *EndpointsTimely {
 	}
 	return &EndpointsTimely{bound: opts.Bound, recovery: opts.Recovery,
 		pods: map[string]*model.Pod{}, services: map[string]*model.Service{},
-		slices: map[string]map[string]*model.EndpointSlice{}, nodes: map[string]bool{},
+		slices: map[string]map[string]*model.EndpointSlice{}, sliceSvc: map[string]string{}, nodes: map[string]bool{},
 		pending: map[endpointGoal]*pendingEndpoint{}}
 }
 
@@ -161,7 +169,14 @@ func (c *EndpointsTimely) change(e *sim.Event, ch *etcdtrace.Change) {
 			c.dropGoals(key)
 			return
 		}
-		c.services[key] = obj.(*model.Service)
+		svc := obj.(*model.Service)
+		c.services[key] = svc
+		if len(svc.Spec.Selector) == 0 || svc.DeletionTimestamp != nil {
+			// The controller leaves a Service without a selector alone:
+			// its slices are no longer the controller's business.
+			c.dropGoals(key)
+			return
+		}
 		c.setGoals(e, func(string, *model.Pod) bool { return true }, key)
 	case model.ResourceNodesName:
 		existed := c.nodes[key]
@@ -170,38 +185,69 @@ func (c *EndpointsTimely) change(e *sim.Event, ch *etcdtrace.Change) {
 			c.setGoals(e, func(_ string, p *model.Pod) bool { return p.Spec.NodeName == key }, "")
 		}
 	case model.ResourceEndpointSlicesName:
-		ns, _, _ := splitNamespaced(key)
-		svc := ns + "/" + c.sliceService(key, obj)
-		if c.slices[svc] == nil {
-			c.slices[svc] = map[string]*model.EndpointSlice{}
+		// A slice's Service is the one it is labelled with now; a change
+		// of that label moves it from one Service's slices to another's.
+		oldSvc, had := c.sliceSvc[key]
+		var old, cur *model.EndpointSlice
+		if had {
+			old = c.slices[oldSvc][key]
+			delete(c.slices[oldSvc], key)
+			delete(c.sliceSvc, key)
 		}
-		if obj == nil {
-			delete(c.slices[svc], key)
-		} else {
-			c.slices[svc][key] = obj.(*model.EndpointSlice)
+		svc := ""
+		if obj != nil {
+			cur = obj.(*model.EndpointSlice)
+			ns, _, _ := splitNamespaced(key)
+			svc = ns + "/" + cur.Labels[model.LabelServiceName]
+			if c.slices[svc] == nil {
+				c.slices[svc] = map[string]*model.EndpointSlice{}
+			}
+			c.slices[svc][key], c.sliceSvc[key] = cur, svc
 			if !c.sliced {
 				c.sliced, c.slicedAt = true, e.At
 				c.nextCheck = 0
 			}
 		}
-		c.recheck(svc)
+		c.sliceGoals(e, []string{oldSvc, svc}, old, cur)
+		if had && oldSvc != svc {
+			c.recheck(oldSvc)
+		}
+		if svc != "" {
+			c.recheck(svc)
+		}
 	}
 }
 
-// sliceService is the Service a slice is labelled with, remembered across
-// its deletion (whose change carries no value).
-func (c *EndpointsTimely) sliceService(key string, obj model.Object) string {
-	if obj != nil {
-		return obj.GetObjectMeta().Labels[model.LabelServiceName]
-	}
-	// determinism: a key is in one map at most
-	for svc, m := range c.slices {
-		if _, ok := m[key]; ok {
-			_, name, _ := splitNamespaced(svc)
-			return name
+// sliceGoals sets, after a change of a slice (old before it, cur after,
+// either nil), the goal of every pod either version lists in each of the
+// Services svcs that the controller manages (it has a selector and is not
+// being deleted): whoever changed the slice (the controller on its way,
+// or a user who deleted or edited it, or relabelled it away from its
+// Service), its Service's slices must show those pods as their pods say
+// within the bound.
+func (c *EndpointsTimely) sliceGoals(e *sim.Event, svcs []string, old, cur *model.EndpointSlice) {
+	var pods []string
+	seen := map[string]bool{}
+	for _, s := range []*model.EndpointSlice{old, cur} {
+		if s == nil {
+			continue
+		}
+		for _, ep := range s.Endpoints {
+			if p, _ := sliceEndpoint(ep); ep.TargetRef != nil && !seen[p] {
+				seen[p] = true
+				pods = append(pods, p)
+			}
 		}
 	}
-	return ""
+	for i, svc := range svcs {
+		s := c.services[svc]
+		if svc == "" || (i > 0 && svc == svcs[0]) || s == nil || len(s.Spec.Selector) == 0 || s.DeletionTimestamp != nil {
+			continue
+		}
+		for _, p := range pods {
+			c.setGoal(e, svc, p)
+		}
+	}
 }
 
 // splitNamespaced splits "namespace/name".

@@ -95,6 +95,47 @@ func TestEndpointsTimely(t *testing.T) {
 			w.put(10000, unready)
 			w.put(12100, epSlice("web-1", epEndpoint(unready)))
 		}, "service default/web: pod default/a called for the endpoint 10.0.0.1 on n1 ready=false serving=false terminating=false, but the slices did not show it within 2s"},
+		{"a slice a user deleted, recreated within 2 s", func(w *epWorld) {
+			base(w)
+			w.del(10000, model.ResourceEndpointSlicesName, "default/web-1")
+			w.put(11200, epSlice("web-2", epEndpoint(ready)))
+		}, ""},
+		{"a slice a user deleted, never recreated", func(w *epWorld) {
+			base(w)
+			w.del(10000, model.ResourceEndpointSlicesName, "default/web-1")
+		}, "service default/web: pod default/a called for the endpoint 10.0.0.1 on n1 ready=true serving=true terminating=false, but the slices did not show it within 2s"},
+		{"a slice a user edited, restored within 2 s", func(w *epWorld) {
+			base(w)
+			w.put(10000, epSlice("web-1"))
+			w.put(11200, epSlice("web-1", epEndpoint(ready)))
+		}, ""},
+		{"a slice a user edited, never restored", func(w *epWorld) {
+			base(w)
+			lying := epEndpoint(ready)
+			lying.Conditions.Ready = model.Ptr(false)
+			w.put(10000, epSlice("web-1", lying))
+		}, "service default/web: pod default/a called for the endpoint 10.0.0.1 on n1 ready=true serving=true terminating=false, but the slices did not show it within 2s"},
+		{"a slice relabelled to another Service, replaced within 2 s", func(w *epWorld) {
+			slots(w)
+			moved := epSlice("web-1", epEndpoint(ready))
+			moved.Labels[model.LabelServiceName] = greenSvc.Name // still controlled by web
+			w.put(10000, moved)
+			w.put(11000, epSlice("web-2", epEndpoint(ready)))
+		}, ""},
+		{"a slice relabelled to another Service, never replaced", func(w *epWorld) {
+			slots(w)
+			moved := epSlice("web-1", epEndpoint(ready))
+			moved.Labels[model.LabelServiceName] = greenSvc.Name
+			w.put(10000, moved)
+		}, "service default/web: pod default/a called for the endpoint 10.0.0.1 on n1 ready=true serving=true terminating=false, but the slices did not show it within 2s"},
+		{"a Service whose selector was removed is no longer the controller's", func(w *epWorld) {
+			base(w)
+			w.put(10000, unready)
+			bare := epSvc.DeepCopy()
+			bare.Spec.Selector = nil
+			w.put(10500, bare)
+			w.del(12000, model.ResourceEndpointSlicesName, "default/web-1")
+		}, ""},
 		{"pods before the controller's first slice count from it", func(w *epWorld) {
 			w.put(1000, &model.Node{ObjectMeta: model.ObjectMeta{Name: "n1"}})
 			w.put(1000, epSvc)
@@ -218,4 +259,11 @@ func TestEndpointsTimelyFaults(t *testing.T) {
 func deletePod(key string) *etcdtrace.Apply {
 	return &etcdtrace.Apply{Member: "etcd-1", Rev: 1000,
 		Changes: []etcdtrace.Change{{Type: etcdtrace.ChangeDelete, Key: "/registry/pods/" + key, ModRev: 1000}}}
+}
+
+// del commits the deletion of key ("namespace/name") of resource at ms.
+func (w *epWorld) del(ms int64, resource, key string) {
+	w.rev++
+	w.steps = append(w.steps, at(ms, &etcdtrace.Apply{Member: "etcd-1", Rev: w.rev,
+		Changes: []etcdtrace.Change{{Type: etcdtrace.ChangeDelete, Key: "/registry/" + resource + "/" + key, ModRev: w.rev}}}))
 }

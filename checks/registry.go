@@ -59,6 +59,10 @@ type Env struct {
 	// Policy is the API servers' authorization policy, for access; nil
 	// means rbac.Default().
 	Policy *rbac.Policy
+	// MaxEndpointsPerSlice is the controller managers'
+	// --max-endpoints-per-slice, for endpoints-converge; 0 means the
+	// default, model.MaxEndpointsPerSlice.
+	MaxEndpointsPerSlice int
 }
 
 // APILinearizabilityTimeout bounds porcupine's search per object in the
@@ -112,9 +116,11 @@ func Registry() []Info {
 			}},
 		{"convergence", "stack", "after the settle window every ReplicaSet has its replicas Running and Ready on live Ready nodes that really run them, every Deployment is complete, and no pod is bound to a deleted node",
 			stackLayer, func(e Env) Check { return NewConvergence(ConvergenceOptions{FaultEnd: e.FaultEnd}) }},
-		{"endpoints-converge", "stack", "at the end of the run, every Service's EndpointSlices (the controller's, controlled by it) hold exactly one endpoint per pod its selector matches that has an IP, is not terminal and is on an existing node, with ready = Ready and not being deleted, serving = Ready and terminating = being deleted, and at most 100 endpoints a slice; a Service or pod that changed in the last 5 s is not judged; the same holds during the run whenever Services, pods, slices and Nodes have all stood still for 5 s, away from faults (60 s after the last)",
-			stackLayer, func(Env) Check { return NewEndpointsConverge(EndpointsConvergeOptions{}) }},
-		{"endpoints-timely", "stack", "every committed change of a pod (its readiness, IP, deletion, or labels that take it into or out of a Service's selector), its Service or the set of Nodes is in every Service's EndpointSlices that selects the pod before or after it within 2 s (a pod's endpoint as endpoints-converge defines it, every condition of it, or none), unless a later change of it set a new goal first; a goal set while a fault was active or within 60 s after one is judged 2 s after the 60 s that follow the last fault, once none is active",
+		{"endpoints-converge", "stack", "at the end of the run, every Service's EndpointSlices (the controller's, controlled by it) hold exactly one endpoint per pod its selector matches that has an IP, is not terminal and is on an existing node, with ready = Ready and not being deleted, serving = Ready and terminating = being deleted, and at most the controller managers' --max-endpoints-per-slice (default 100) endpoints a slice; a Service or pod that changed in the last 5 s is not judged; the same holds during the run whenever Services, pods, slices and Nodes have all stood still for 5 s, away from faults (60 s after the last)",
+			stackLayer, func(e Env) Check {
+				return NewEndpointsConverge(EndpointsConvergeOptions{MaxEndpointsPerSlice: e.MaxEndpointsPerSlice})
+			}},
+		{"endpoints-timely", "stack", "every committed change of a pod (its readiness, IP, deletion, or labels that take it into or out of a Service's selector), its Service or the set of Nodes is in every Service's EndpointSlices that selects the pod before or after it within 2 s, and a change of a slice (a user's deletion, edit or relabelling included) leaves the pods it listed shown as they are within 2 s (a pod's endpoint as endpoints-converge defines it, every condition of it, or none), unless a later change of it set a new goal first; a goal set while a fault was active or within 60 s after one is judged 2 s after the 60 s that follow the last fault, once none is active",
 			stackLayer, func(Env) Check { return NewEndpointsTimely(EndpointsTimelyOptions{}) }},
 		{"proxy-rules-converge", "stack", "whenever the Services and EndpointSlices have stood still for 5 s, away from faults (60 s after the last), and at the end, every node's kube-proxy rules (as the trace shows them) are those the real kube-proxy would program from the committed objects on that node: one per port of every Service with a cluster IP, not ExternalName and not another proxy's, at its cluster IP, port and protocol, routing to the ready endpoints of its slices' port of that name and protocol, else to the serving and terminating ones, and with internalTrafficPolicy Local to the node's own alone",
 			stackLayer, func(Env) Check { return NewProxyRulesConverge(ProxyRulesConvergeOptions{}) }},

@@ -372,6 +372,7 @@ func buildLayers(spec Spec, c *Cluster, env Env) ([]checks.Check, error) {
 			return nil, err
 		}
 		cenv.ReplicaSetInformer, cenv.ProbeExempt, cenv.Policy = rsObserver, spec.Stack.ProbeExempt, spec.Stack.Policy
+		cenv.MaxEndpointsPerSlice = spec.Stack.MaxEndpointsPerSlice
 	case spec.API != nil:
 		if _, err := BuildAPI(c, *spec.API, env.Ablations, env.FaultEnd, env.End); err != nil {
 			return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/kubesim/kubesim/nodes/apiload"
 	"github.com/kubesim/kubesim/nodes/apiserver"
 	"github.com/kubesim/kubesim/nodes/apptraffic"
+	"github.com/kubesim/kubesim/nodes/controllers/endpointslice"
 	"github.com/kubesim/kubesim/nodes/controllers/manager"
 	"github.com/kubesim/kubesim/nodes/kubelet"
 	"github.com/kubesim/kubesim/nodes/kubeproxy"
@@ -93,6 +94,13 @@ type StackTopology struct {
 	// FaultEnd is when the run's faults end, for the ops' moments; set by
 	// the scenario runner.
 	FaultEnd time.Duration
+	// MaxEndpointsPerSlice is the controller managers'
+	// --max-endpoints-per-slice (1 to 1000; 0 means the default, 100):
+	// how many endpoints the EndpointSlice controller puts in one slice,
+	// and the most endpoints-converge allows. A small value makes
+	// Services of a handful of pods span several slices, so that the
+	// controller splits, fills, merges and reuses them.
+	MaxEndpointsPerSlice int
 }
 
 // StackLayer is a built full stack: its hosts by name.
@@ -131,6 +139,9 @@ func (l *StackLayer) Rand(name string) *sim.Stream { return l.w.Rand(name) }
 // cluster-state reporter at end-2s.
 func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Duration) (*StackLayer, error) {
 	w := c.World
+	if err := endpointslice.ValidateMaxEndpointsPerSlice(top.MaxEndpointsPerSlice); err != nil {
+		return nil, fmt.Errorf("stack topology: %w", err)
+	}
 	var kinds *model.Registry
 	if len(top.Custom) > 0 {
 		var err error
@@ -183,7 +194,7 @@ func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Durati
 	}
 	for i := 1; i <= n(top.ControllerManagers, DefaultControllerManagers); i++ {
 		name := fmt.Sprintf("controller-manager-%d", i)
-		cfg := manager.Config{Name: name, Servers: servers, Ablations: abl, Resources: kinds}
+		cfg := manager.Config{Name: name, Servers: servers, Ablations: abl, Resources: kinds, MaxEndpointsPerSlice: top.MaxEndpointsPerSlice}
 		if err := add(&l.ControllerManagers, name, RoleControllerManager, manager.Boot(cfg)); err != nil {
 			return nil, err
 		}

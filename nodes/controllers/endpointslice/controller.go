@@ -39,13 +39,42 @@ type Config struct {
 	// Ablations are the run's ablation switches; the reconciler asks for
 	// ablation.EndpointSliceIgnoresReadiness and
 	// ablation.EndpointSliceDropsTerminating, the pod handler for
-	// ablation.EndpointSliceIgnoresPodUpdates.
+	// ablation.EndpointSliceIgnoresPodUpdates, the slice handlers for
+	// ablation.EndpointSliceIgnoresSliceDeletes and
+	// ablation.EndpointSliceIgnoresSliceEdits, New for
+	// ablation.EndpointSliceIgnoresMaxPerSlice.
 	Ablations ablation.Set
-	// MaxEndpointsPerSlice is --max-endpoints-per-slice; default
-	// model.MaxEndpointsPerSlice (100).
+	// MaxEndpointsPerSlice is --max-endpoints-per-slice: how many
+	// endpoints the reconciler puts in one slice; 0 means the default,
+	// model.MaxEndpointsPerSlice (100). ValidateMaxEndpointsPerSlice
+	// says which values kube-controller-manager accepts.
 	MaxEndpointsPerSlice int
 	// BatchPeriod is --endpoint-updates-batch-period; default 0.
 	BatchPeriod time.Duration
+}
+
+// The bounds of --max-endpoints-per-slice (minMaxEndpointsPerSlice,
+// maxMaxEndpointsPerSlice in cmd/kube-controller-manager/app/options/
+// endpointslicecontroller.go; 1000 is also the most endpoints the API
+// accepts in a slice).
+const (
+	MinMaxEndpointsPerSlice = 1
+	MaxMaxEndpointsPerSlice = 1000
+)
+
+// ValidateMaxEndpointsPerSlice refuses a --max-endpoints-per-slice that
+// kube-controller-manager refuses (EndpointSliceControllerOptions.Validate):
+// below 1 or above 1000. 0 is kubesim's "the default".
+func ValidateMaxEndpointsPerSlice(n int) error {
+	switch {
+	case n == 0:
+		return nil
+	case n < MinMaxEndpointsPerSlice:
+		return fmt.Errorf("max-endpoints-per-slice must not be less than %d, but got %d", MinMaxEndpointsPerSlice, n)
+	case n > MaxMaxEndpointsPerSlice:
+		return fmt.Errorf("max-endpoints-per-slice must not be more than %d, but got %d", MaxMaxEndpointsPerSlice, n)
+	}
+	return nil
 }
 
 // Controller is the EndpointSlice controller. Make it with New.
@@ -63,7 +92,7 @@ var _ controllers.Controller = (*Controller)(nil)
 
 // New makes the controller on ctx; Run starts it.
 func New(ctx *controllers.Context, cfg Config) *Controller {
-	if cfg.MaxEndpointsPerSlice <= 0 {
+	if cfg.MaxEndpointsPerSlice <= 0 || cfg.Ablations.Has(ablation.EndpointSliceIgnoresMaxPerSlice) {
 		cfg.MaxEndpointsPerSlice = model.MaxEndpointsPerSlice
 	}
 	rl := workqueue.NewMaxOfRateLimiter(
@@ -256,7 +285,7 @@ func (c *Controller) handleSliceUpdate(oldObj, newObj model.Object) {
 		c.queueServiceForSlice(cur)
 		return
 	}
-	if managed(cur) && c.tracker.shouldSync(cur) {
+	if managed(cur) && c.tracker.shouldSync(cur) && !c.cfg.Ablations.Has(ablation.EndpointSliceIgnoresSliceEdits) {
 		c.queueServiceForSlice(cur)
 	}
 }
@@ -268,7 +297,7 @@ func (c *Controller) handleSliceDelete(obj any) {
 	if !ok || c.stopped {
 		return
 	}
-	if managed(s) && c.tracker.has(s) && !c.tracker.handleDeletion(s) {
+	if managed(s) && c.tracker.has(s) && !c.tracker.handleDeletion(s) && !c.cfg.Ablations.Has(ablation.EndpointSliceIgnoresSliceDeletes) {
 		c.queueServiceForSlice(s)
 	}
 }

@@ -238,3 +238,25 @@ func TestLabelMove(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateMaxEndpointsPerSlice: --max-endpoints-per-slice takes 1 to
+// 1000, as kube-controller-manager's EndpointSliceControllerOptions.Validate
+// (cmd/kube-controller-manager/app/options/endpointslicecontroller.go);
+// 0 is kubesim's "the default".
+func TestValidateMaxEndpointsPerSlice(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{
+		{0, ""}, {1, ""}, {3, ""}, {1000, ""},
+		{-1, "max-endpoints-per-slice must not be less than 1, but got -1"},
+		{1001, "max-endpoints-per-slice must not be more than 1000, but got 1001"},
+	} {
+		err := ValidateMaxEndpointsPerSlice(tc.n)
+		if tc.want == "" {
+			require.NoError(t, err, "%d", tc.n)
+			continue
+		}
+		require.EqualError(t, err, tc.want)
+	}
+}

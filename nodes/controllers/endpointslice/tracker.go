@@ -52,6 +52,13 @@ func (t *tracker) shouldSync(s *model.EndpointSlice) bool {
 // staleSlices reports an informer behind the controller's writes: a slice
 // it deleted still listed, one listed at an older generation than it
 // wrote, or one it wrote missing.
+//
+// As upstream's StaleSlices, it cannot tell a slice missing from the
+// informer from one a user relabelled away from the Service (another
+// managed-by or service-name label): such a slice stays tracked under the
+// Service, whose every sync then fails as stale, until the Service is
+// deleted or the controller restarts with a new tracker. kubesim keeps
+// that behaviour (endpointslice-churn therefore relabels no slice).
 func (t *tracker) staleSlices(svcKey string, slices []*model.EndpointSlice) bool {
 	gens, ok := t.byService[svcKey]
 	if !ok {

@@ -19,7 +19,7 @@ func newControllers(ctx *controllers.Context, cfg Config) []controllers.Controll
 		deployment.New(ctx, deployment.Config{Ablations: cfg.Ablations}),
 		nodelifecycle.New(ctx, nodelifecycle.Config{Ablations: cfg.Ablations}),
 		gc.New(ctx, gc.Config{Ablations: cfg.Ablations}),
-		endpointslice.New(ctx, endpointslice.Config{Ablations: cfg.Ablations}),
+		endpointslice.New(ctx, endpointslice.Config{Ablations: cfg.Ablations, MaxEndpointsPerSlice: cfg.MaxEndpointsPerSlice}),
 	}
 	if !cfg.Ablations.Has(ablation.NoPodGC) {
 		cs = append(cs, podgc.New(ctx, podgc.Config{TerminatedPodThreshold: cfg.TerminatedPodThreshold, Ablations: cfg.Ablations}))

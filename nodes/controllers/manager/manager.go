@@ -61,6 +61,10 @@ type Config struct {
 	// means the default, 12,500; a negative value disables the
 	// collection of terminated pods, as the real flag's 0 does.
 	TerminatedPodThreshold int
+	// MaxEndpointsPerSlice is --max-endpoints-per-slice, handed to the
+	// EndpointSlice controller (endpointslice.Config.MaxEndpointsPerSlice):
+	// 0 means the default, 100.
+	MaxEndpointsPerSlice int
 	// Resources are the kinds the API servers serve (their
 	// apiserver.Config.Resources); nil means the built-in kinds. The
 	// leader runs a shared informer on each custom kind, so that the

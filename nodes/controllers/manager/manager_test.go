@@ -1,6 +1,7 @@
 package manager
 
 import (
+	"sort"
 	"testing"
 	"time"
 
@@ -338,5 +339,45 @@ func TestTerminatedPodThresholdReachesPodGC(t *testing.T) {
 			}
 		}
 		require.Equal(t, tc.left, left, "threshold %d", tc.threshold)
+	}
+}
+
+// TestMaxEndpointsPerSliceReachesEndpointSlice: Config.MaxEndpointsPerSlice
+// is kube-controller-manager's --max-endpoints-per-slice
+// (cmd/kube-controller-manager/app/discovery.go hands
+// EndpointSliceController.MaxEndpointsPerSlice to endpointslice's
+// NewController): with 2, the leader's EndpointSlice controller lists a
+// Service's 5 pods in slices of 2, 2 and 1; with the default (100), in one.
+func TestMaxEndpointsPerSliceReachesEndpointSlice(t *testing.T) {
+	for _, tc := range []struct {
+		max   int
+		sizes []int
+	}{{2, []int{1, 2, 2}}, {0, []int{5}}} {
+		e := newEnvConfig(t, 7, 1, Config{MaxEndpointsPerSlice: tc.max})
+		e.mustCreate(&model.Node{ObjectMeta: model.ObjectMeta{Name: "n"}})
+		e.mustCreate(&model.Service{ObjectMeta: model.ObjectMeta{Name: "web", Namespace: ns},
+			Spec: model.ServiceSpec{Selector: map[string]string{"app": "web"}, Ports: []model.ServicePort{{Name: "http", Port: 80}}}})
+		for i := 0; i < 5; i++ {
+			obj, err := e.Create(&model.Pod{ObjectMeta: model.ObjectMeta{Name: "p" + string(rune('0'+i)), Namespace: ns, Labels: map[string]string{"app": "web"}},
+				Spec: model.PodSpec{NodeName: "n", Containers: []model.Container{{Name: "c", Image: "nginx:1"}}}})
+			require.NoError(t, err)
+			p := obj.(*model.Pod).DeepCopy()
+			p.Status.Phase, p.Status.PodIP = model.PodRunning, "10.244.0."+string(rune('1'+i))
+			model.SetPodCondition(&p.Status, model.PodCondition{Type: model.PodReady, Status: model.ConditionTrue})
+			done := false
+			e.Admin().Pods(ns).UpdateStatus(p, func(_ model.Object, err error) { require.NoError(t, err); done = true })
+			for !done {
+				e.Run(100 * time.Millisecond)
+			}
+		}
+		e.Run(30 * time.Second)
+		slices, err := e.List(model.ResourceEndpointSlicesName)
+		require.NoError(t, err)
+		var sizes []int
+		for _, o := range slices {
+			sizes = append(sizes, len(o.(*model.EndpointSlice).Endpoints))
+		}
+		sort.Ints(sizes)
+		require.Equal(t, tc.sizes, sizes, "--max-endpoints-per-slice %d", tc.max)
 	}
 }
