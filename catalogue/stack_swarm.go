@@ -29,6 +29,9 @@ func stackSwarmOps(d time.Duration) []scenarios.StackOp {
 			Rate: 10, Start: sim.Time(trafficStart), Stop: sim.Time(d - trafficStop)}}, Steps: trafficOp},
 		{Name: "owners", Steps: ownersOp},
 		{Name: "scale", Steps: scaleOp},
+		{Name: "shapes", Steps: shapesOp},
+		{Name: "slices", Steps: slicesOp},
+		{Name: "small-slices", Apply: func(t *scenarios.StackTopology) { t.MaxEndpointsPerSlice = 3 }},
 		{Name: "node-death", Steps: func(l *scenarios.StackLayer, _ *sim.Stream, faultEnd time.Duration) []apiload.Step {
 			return []apiload.Step{deleteDeadNodes(faultEnd+40*time.Second, l)}
 		}, Drive: func(c *nemesis.Cluster, rng *sim.Stream, faultEnd time.Duration) {
@@ -129,6 +132,68 @@ func scaleOp(_ *scenarios.StackLayer, rng *sim.Stream, faultEnd time.Duration) [
 		scenarios.ScaleReplicaSet(within(rng, faultEnd), scenarios.WorkloadNamespace, "web", 7),
 		scenarios.ScaleDeployment(within(rng, faultEnd), scenarios.WorkloadNamespace, "api", 2),
 		scenarios.ScaleDeployment(within(rng, faultEnd), scenarios.WorkloadNamespace, "api", 6),
+	})
+}
+
+// afterFaults is how long after the faults a step comes that must be
+// judged at a quiet point: the checks that judge still states
+// (endpoints-converge, proxy-rules-converge) wait 60 s after the last
+// fault.
+const afterFaults = 65 * time.Second
+
+// shapesOp runs shapes: three pods (a preStop sleep of 15 s, then 12 s to
+// exit, unready) behind Services of every shape kube-proxy treats
+// differently, as proxy-rules-traffic has them: shapes with two named
+// ports (http/TCP, dns/UDP), shapes-local (internalTrafficPolicy Local),
+// shapes-peers (headless). Within the faults, shapes' http port moves and
+// shapes-local is deleted; after them, shapes is scaled to 0 and back, so
+// that a quiet point sees only serving-and-terminating endpoints (the
+// terminating fallback), then terminating ones that no longer serve.
+func shapesOp(_ *scenarios.StackLayer, rng *sim.Stream, faultEnd time.Duration) []apiload.Step {
+	app := trafficApp(15)
+	app.CPU, app.Memory = "100m", "64Mi"
+	app.Annotations = annotations(kubelet.AnnotationShutdown, "12s")
+	svc := scenarios.NewService("shapes", 80)
+	svc.Spec.Ports = []model.ServicePort{
+		{Name: "http", Port: 80, Protocol: model.ProtocolTCP, TargetPort: model.FromInt(8080)},
+		{Name: "dns", Port: 53, Protocol: model.ProtocolUDP, TargetPort: model.FromInt(5353)}}
+	local := scenarios.NewService("shapes-local", 80)
+	local.Spec.Selector = svc.Spec.Selector
+	local.Spec.InternalTrafficPolicy = model.ServiceTrafficPolicyLocal
+	peers := scenarios.NewService("shapes-peers", 80)
+	peers.Spec.Selector = svc.Spec.Selector
+	peers.Spec.ClusterIP = model.ClusterIPNone
+	ns := scenarios.WorkloadNamespace
+	down := faultEnd + afterFaults + between(rng, 0, 10*time.Second).Truncate(time.Second)
+	return sortSteps([]apiload.Step{
+		scenarios.CreateStep(15*time.Second, scenarios.NewDeployment("shapes", 3, app)),
+		scenarios.CreateStep(15*time.Second, svc),
+		scenarios.CreateStep(15*time.Second, local),
+		scenarios.CreateStep(15*time.Second, peers),
+		scenarios.UpdateStep(within(rng, faultEnd), "move-shapes-http", model.ResourceServicesName, ns, "shapes", func(o model.Object) {
+			o.(*model.Service).Spec.Ports[0].Port = 8000
+		}),
+		scenarios.DeleteStep(within(rng, faultEnd), model.ResourceServicesName, ns, "shapes-local"),
+		scenarios.ScaleDeployment(down, ns, "shapes", 0),
+		scenarios.ScaleDeployment(down+45*time.Second, ns, "shapes", 3),
+	})
+}
+
+// slicesOp has a user meddle with web's slices, as kubectl delete, edit
+// and a re-applied old manifest do: within the faults and once after
+// them, a slice deleted, one edited (an endpoint removed) and one copied
+// (every endpoint listed twice); the EndpointSlice controller must
+// repair each.
+func slicesOp(_ *scenarios.StackLayer, rng *sim.Stream, faultEnd time.Duration) []apiload.Step {
+	ns := scenarios.WorkloadNamespace
+	late := faultEnd + afterFaults
+	return sortSteps([]apiload.Step{
+		scenarios.DeleteEndpointSlice(within(rng, faultEnd), ns, "web"),
+		scenarios.EditEndpointSlice(within(rng, faultEnd), ns, "web"),
+		scenarios.CopyEndpointSlice(within(rng, faultEnd), ns, "web-blue"),
+		scenarios.DeleteEndpointSlice(late, ns, "web"),
+		scenarios.EditEndpointSlice(late+10*time.Second, ns, "web-green"),
+		scenarios.CopyEndpointSlice(late+20*time.Second, ns, "web"),
 	})
 }
 

@@ -56,6 +56,13 @@ type EndpointsConvergeOptions struct {
 // Recovery before the quiet began: a pod that turned ready or unready
 // must be in its Services' slices by then, not only when some later
 // change makes the controller look at the Service again.
+//
+// A Service one of whose slices a user deleted while the leading
+// controller did not track it (it had not written it since it began to
+// lead: sliceTracking) is not judged until the controller writes one of
+// its slices again or the Service changes: the real controller requeues a
+// Service for a deleted slice only if its tracker has the slice
+// (onEndpointSliceDelete), so nothing repairs it meanwhile.
 type EndpointsConverge struct {
 	settle, recovery time.Duration
 	maxPerSlice      int
@@ -71,6 +78,13 @@ type EndpointsConverge struct {
 	// objs are the latest committed values of the resources it reads, by
 	// resource then "namespace/name"; looked up, and ranged only sorted.
 	objs map[string]map[string]*committed
+	// unowed are Services a user deleted a slice of that the leading
+	// controller had not written (sliceTracking): nothing requeues them,
+	// so they are not judged until the controller writes one of their
+	// slices again or the Service changes.
+	tracking  sliceTracking
+	unowed    map[string]bool
+	untracked int
 }
 
 // committed is an object's latest committed value and when it was
@@ -96,7 +110,8 @@ func NewEndpointsConverge(opts EndpointsConvergeOptions) *EndpointsConverge {
 	if opts.MaxEndpointsPerSlice <= 0 {
 		opts.MaxEndpointsPerSlice = model.MaxEndpointsPerSlice
 	}
-	c := &EndpointsConverge{settle: opts.Settle, recovery: opts.Recovery, maxPerSlice: opts.MaxEndpointsPerSlice, objs: map[string]map[string]*committed{}}
+	c := &EndpointsConverge{settle: opts.Settle, recovery: opts.Recovery, maxPerSlice: opts.MaxEndpointsPerSlice, objs: map[string]map[string]*committed{},
+		tracking: newSliceTracking(), unowed: map[string]bool{}}
 	for _, r := range endpointsResources {
 		c.objs[r] = map[string]*committed{}
 	}
@@ -110,6 +125,7 @@ func (c *EndpointsConverge) Name() string { return "endpoints-converge" }
 func (c *EndpointsConverge) Observe(e *sim.Event) {
 	c.last = e.At
 	c.faults.Observe(e)
+	c.tracking.observe(e)
 	d, ok := c.revs.of(e)
 	if !ok {
 		return
@@ -130,7 +146,35 @@ func (c *EndpointsConverge) Observe(e *sim.Event) {
 		if res == model.ResourceEndpointSlicesName {
 			c.sliced = true
 		}
+		// After the quiet judgement of the state before the change.
+		c.followUnowed(res, key, ch.Value, deleted)
 		m[key] = &committed{value: ch.Value, deleted: deleted, at: e.At, seq: e.Seq}
+	}
+}
+
+// followUnowed keeps unowed: a user's deletion of a slice the leading
+// controller does not track leaves its Service unowed; a write of one of
+// its slices by the controller, or a change of the Service, owes it again.
+func (c *EndpointsConverge) followUnowed(res, key, value string, deleted bool) {
+	switch res {
+	case model.ResourceServicesName:
+		delete(c.unowed, key)
+	case model.ResourceEndpointSlicesName:
+		ns, _, _ := splitNamespaced(key)
+		if deleted {
+			if prev := c.objs[res][key]; prev != nil && !prev.deleted && c.tracking.untrackedUserDelete(key) {
+				if o, err := model.Decode([]byte(prev.value)); err == nil {
+					c.unowed[ns+"/"+o.GetObjectMeta().Labels[model.LabelServiceName]] = true
+					c.untracked++
+				}
+			}
+			return
+		}
+		if c.tracking.controllerWrote(key) {
+			if o, err := model.Decode([]byte(value)); err == nil {
+				delete(c.unowed, ns+"/"+o.GetObjectMeta().Labels[model.LabelServiceName])
+			}
+		}
 	}
 }
 
@@ -179,8 +223,13 @@ func (c *EndpointsConverge) Finish() Result {
 	if !ok {
 		return rec.Result(c.Name(), "")
 	}
-	return rec.Result(c.Name(), fmt.Sprintf("%d service(s) judged (%d endpoints) match their pods; %d still changing at the end; %d quiet points judged during the run",
-		judged, endpoints, unsettled, c.checkpoints))
+	detail := fmt.Sprintf("%d service(s) judged (%d endpoints) match their pods; %d still changing at the end; %d quiet points judged during the run",
+		judged, endpoints, unsettled, c.checkpoints)
+	if c.untracked > 0 {
+		detail += fmt.Sprintf("; %d user deletion(s) of slices the leading controller had not written left their Service unjudged until it wrote one again (%d at the end)",
+			c.untracked, len(c.unowed))
+	}
+	return rec.Result(c.Name(), detail)
 }
 
 // judge compares every Service's slices with its pods in the committed
@@ -198,7 +247,7 @@ func (c *EndpointsConverge) judge(rec *Recorder, horizon sim.Time, prefix string
 	}
 	for _, key := range sim.SortedKeys(final[model.ResourceServicesName]) {
 		svc := final[model.ResourceServicesName][key].(*model.Service)
-		if len(svc.Spec.Selector) == 0 || svc.DeletionTimestamp != nil {
+		if len(svc.Spec.Selector) == 0 || svc.DeletionTimestamp != nil || c.unowed[key] {
 			continue
 		}
 		want, recent := c.desired(svc, final, horizon)

@@ -114,6 +114,30 @@ func TestEndpointsConverge(t *testing.T) {
 			base(w, ready, unready, leaving, done, noIP, lost)
 			w.put(3000, epSlice("web-1", epEndpoint(ready), epEndpoint(unready), epEndpoint(leaving)))
 		}, ""},
+		{"a slice the leading controller wrote, deleted by a user, never recreated", func(w *epWorld) {
+			base(w, ready)
+			w.steps = append(w.steps, at(2900, cmWrite("cm-1")), at(2950, cmAdmit(controllerManagerUser, "create", "default/web-1")))
+			w.put(3000, epSlice("web-1", epEndpoint(ready)))
+			w.steps = append(w.steps, at(9990, cmAdmit("admin", "delete", "default/web-1")))
+			w.del(10000, model.ResourceEndpointSlicesName, "default/web-1")
+		}, "service default/web: pod default/a (10.0.0.1 on n1 ready=true serving=true terminating=false) has no endpoint"},
+		{"a slice an earlier leader wrote, deleted by a user: unjudged until the controller writes again", func(w *epWorld) {
+			base(w, ready)
+			w.steps = append(w.steps, at(2900, cmWrite("cm-1")), at(2950, cmAdmit(controllerManagerUser, "create", "default/web-1")))
+			w.put(3000, epSlice("web-1", epEndpoint(ready)))
+			w.steps = append(w.steps, at(5000, cmWrite("cm-2")), at(9990, cmAdmit("admin", "delete", "default/web-1")))
+			w.del(10000, model.ResourceEndpointSlicesName, "default/web-1")
+		}, ""},
+		{"unjudged until the controller writes again, then judged", func(w *epWorld) {
+			base(w, ready, unready)
+			w.steps = append(w.steps, at(2900, cmWrite("cm-1")), at(2950, cmAdmit(controllerManagerUser, "create", "default/web-1")))
+			w.put(3000, epSlice("web-1", epEndpoint(ready)))
+			w.put(3000, epSlice("web-2", epEndpoint(unready)))
+			w.steps = append(w.steps, at(5000, cmWrite("cm-2")), at(9990, cmAdmit("admin", "delete", "default/web-1")))
+			w.del(10000, model.ResourceEndpointSlicesName, "default/web-1")
+			w.steps = append(w.steps, at(20990, cmAdmit(controllerManagerUser, "update", "default/web-2")))
+			w.put(21000, epSlice("web-2", epEndpoint(unready)))
+		}, "service default/web: pod default/a (10.0.0.1 on n1 ready=true serving=true terminating=false) has no endpoint"},
 		{"no pods: an empty placeholder", func(w *epWorld) {
 			base(w)
 			w.put(3000, epSlice("web-1"))

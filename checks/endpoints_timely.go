@@ -39,8 +39,11 @@ type EndpointsTimelyOptions struct {
 // that a user deleted, edited or relabelled away from its Service must be
 // undone (its pods shown again as they are) within Bound, as the
 // controller's slice handlers promise (onEndpointSliceDelete,
-// onEndpointSliceUpdate). A Service without a selector (or being
-// deleted) is no longer the controller's: its goals are dropped.
+// onEndpointSliceUpdate), except a user's deletion of a slice the leading
+// controller has not written since it began to lead, which is not in its
+// tracker and requeues nothing (sliceTracking). A Service without a
+// selector (or being deleted) is no longer the controller's: its goals
+// are dropped.
 // A goal set before the controller wrote its first slice counts from that
 // slice. A goal set while a fault was active or within Recovery after one,
 // or met by no slice before the next fault, is not excused but deferred:
@@ -75,6 +78,8 @@ type EndpointsTimely struct {
 	faults        FaultWindows
 	buggify       BuggifyDelays
 	met, deferred int // deferred: goals met after faults delayed them
+	tracking      sliceTracking
+	untracked     int // users' deletions of slices the controller did not track
 	stretched     int // met later than bound, within BUGGIFY's stretch
 	lateDeferred  int // late ones among the deferred
 	rec           Recorder
@@ -106,7 +111,7 @@ func NewEndpointsTimely(opts EndpointsTimelyOptions) *EndpointsTimely {
 	return &EndpointsTimely{bound: opts.Bound, recovery: opts.Recovery,
 		pods: map[string]*model.Pod{}, services: map[string]*model.Service{},
 		slices: map[string]map[string]*model.EndpointSlice{}, sliceSvc: map[string]string{}, nodes: map[string]bool{},
-		pending: map[endpointGoal]*pendingEndpoint{}}
+		pending: map[endpointGoal]*pendingEndpoint{}, tracking: newSliceTracking()}
 }
 
 // Name implements Check.
@@ -123,6 +128,7 @@ func (c *EndpointsTimely) Observe(e *sim.Event) {
 		c.nextCheck = 0 // a fault moves the deadlines
 	}
 	c.buggify.Observe(e)
+	c.tracking.observe(e)
 	d, ok := c.revs.of(e)
 	if !ok {
 		return
@@ -208,7 +214,14 @@ func (c *EndpointsTimely) change(e *sim.Event, ch *etcdtrace.Change) {
 				c.nextCheck = 0
 			}
 		}
-		c.sliceGoals(e, []string{oldSvc, svc}, old, cur)
+		if obj == nil && c.tracking.untrackedUserDelete(key) {
+			// Not in the controller's tracker: nothing requeues its
+			// Service (sliceTracking); a later change of the Service or
+			// its pods sets their goals again.
+			c.untracked++
+		} else {
+			c.sliceGoals(e, []string{oldSvc, svc}, old, cur)
+		}
 		if had && oldSvc != svc {
 			c.recheck(oldSvc)
 		}
@@ -452,6 +465,9 @@ func (c *EndpointsTimely) Finish() Result {
 		c.met, c.bound, c.deferred, c.bound, c.recovery, len(c.pending))
 	if c.stretched > 0 {
 		detail += fmt.Sprintf("; %d shown later, within the delays BUGGIFY drew", c.stretched)
+	}
+	if c.untracked > 0 {
+		detail += fmt.Sprintf("; %d user deletion(s) of slices the leading controller had not written owed nothing", c.untracked)
 	}
 	return c.rec.Result(c.Name(), detail)
 }

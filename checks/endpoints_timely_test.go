@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubesim/kubesim/model"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/apitrace"
 	"github.com/kubesim/kubesim/trace/etcdtrace"
 	"github.com/kubesim/kubesim/trace/spoketrace"
 )
@@ -104,6 +105,18 @@ func TestEndpointsTimely(t *testing.T) {
 			base(w)
 			w.del(10000, model.ResourceEndpointSlicesName, "default/web-1")
 		}, "service default/web: pod default/a called for the endpoint 10.0.0.1 on n1 ready=true serving=true terminating=false, but the slices did not show it within 2s"},
+		{"a slice the leading controller wrote, deleted by a user, never recreated", func(w *epWorld) {
+			w.steps = append(w.steps, at(900, cmWrite("cm-1")), at(2400, cmAdmit(controllerManagerUser, "create", "default/web-1")))
+			base(w)
+			w.steps = append(w.steps, at(9990, cmAdmit("admin", "delete", "default/web-1")))
+			w.del(10000, model.ResourceEndpointSlicesName, "default/web-1")
+		}, "service default/web: pod default/a called for the endpoint 10.0.0.1 on n1 ready=true serving=true terminating=false, but the slices did not show it within 2s"},
+		{"a slice an earlier leader wrote, deleted by a user: not in the tracker, owed nothing", func(w *epWorld) {
+			w.steps = append(w.steps, at(900, cmWrite("cm-1")), at(2400, cmAdmit(controllerManagerUser, "create", "default/web-1")))
+			base(w)
+			w.steps = append(w.steps, at(5000, cmWrite("cm-2")), at(9990, cmAdmit("admin", "delete", "default/web-1")))
+			w.del(10000, model.ResourceEndpointSlicesName, "default/web-1")
+		}, ""},
 		{"a slice a user edited, restored within 2 s", func(w *epWorld) {
 			base(w)
 			w.put(10000, epSlice("web-1"))
@@ -266,4 +279,14 @@ func (w *epWorld) del(ms int64, resource, key string) {
 	w.rev++
 	w.steps = append(w.steps, at(ms, &etcdtrace.Apply{Member: "etcd-1", Rev: w.rev,
 		Changes: []etcdtrace.Change{{Type: etcdtrace.ChangeDelete, Key: "/registry/" + resource + "/" + key, ModRev: w.rev}}}))
+}
+
+// cmWrite is a write of the controller manager leading as identity.
+func cmWrite(identity string) *spoketrace.LeaderWrite {
+	return &spoketrace.LeaderWrite{Component: "kube-controller-manager", Identity: identity, Verb: "update", Resource: "leases"}
+}
+
+// cmAdmit is an API server's admission of user's verb on the slice key.
+func cmAdmit(user, verb, key string) *apitrace.Admit {
+	return &apitrace.Admit{User: user, Verb: verb, Resource: model.ResourceEndpointSlicesName, Key: key}
 }

@@ -144,9 +144,7 @@ var apiResources = []string{model.ResourceLeasesName, model.ResourcePodsName}
 // "api-writers".
 func BuildAPI(c *Cluster, top APITopology, abl ablation.Set, faultEnd, end time.Duration) (*APILayer, error) {
 	w := c.World
-	if len(top.Knobs) > 0 {
-		drawAPIKnobs(c, &top)
-	}
+	drawAPIKnobs(c, &top)
 	informed := apiResources
 	var reg *model.Registry
 	if top.Custom != nil {

@@ -368,17 +368,20 @@ func buildLayers(spec Spec, c *Cluster, env Env) ([]checks.Check, error) {
 	case spec.Stack != nil:
 		top := *spec.Stack
 		top.FaultEnd = env.FaultEnd
+		prepareStackOps(c, &top)
 		if _, err := BuildStack(c, top, env.Ablations, env.End); err != nil {
 			return nil, err
 		}
-		cenv.ReplicaSetInformer, cenv.ProbeExempt, cenv.Policy = rsObserver, spec.Stack.ProbeExempt, spec.Stack.Policy
-		cenv.MaxEndpointsPerSlice = spec.Stack.MaxEndpointsPerSlice
+		cenv.ReplicaSetInformer, cenv.ProbeExempt, cenv.Policy = rsObserver, top.ProbeExempt, top.Policy
+		cenv.MaxEndpointsPerSlice = top.MaxEndpointsPerSlice
 	case spec.API != nil:
-		if _, err := BuildAPI(c, *spec.API, env.Ablations, env.FaultEnd, env.End); err != nil {
+		top := *spec.API
+		drawAPIKnobs(c, &top)
+		if _, err := BuildAPI(c, top, env.Ablations, env.FaultEnd, env.End); err != nil {
 			return nil, err
 		}
-		cenv.CompactionInterval = apiserver.Config{CompactionInterval: spec.API.CompactionInterval}.CompactionEvery()
-		cenv.Policy = spec.API.Policy
+		cenv.CompactionInterval = apiserver.Config{CompactionInterval: top.CompactionInterval}.CompactionEvery()
+		cenv.Policy = top.Policy
 	}
 	if c.API != nil {
 		cenv.APIServers = c.API.Servers

@@ -94,6 +94,9 @@ type StackTopology struct {
 	// FaultEnd is when the run's faults end, for the ops' moments; set by
 	// the scenario runner.
 	FaultEnd time.Duration
+	// opsDrawn says Ops are already the ops a swarm run switched on
+	// (prepareStackOps).
+	opsDrawn bool
 	// MaxEndpointsPerSlice is the controller managers'
 	// --max-endpoints-per-slice (1 to 1000; 0 means the default, 100):
 	// how many endpoints the EndpointSlice controller puts in one slice,
@@ -139,6 +142,7 @@ func (l *StackLayer) Rand(name string) *sim.Stream { return l.w.Rand(name) }
 // cluster-state reporter at end-2s.
 func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Duration) (*StackLayer, error) {
 	w := c.World
+	prepareStackOps(c, &top)
 	if err := endpointslice.ValidateMaxEndpointsPerSlice(top.MaxEndpointsPerSlice); err != nil {
 		return nil, fmt.Errorf("stack topology: %w", err)
 	}
@@ -206,7 +210,7 @@ func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Durati
 	}
 	traffic := top.Traffic
 	if len(top.Ops) > 0 {
-		l.ops = drawStackOps(c, top.Ops)
+		l.ops = top.Ops
 		for _, op := range l.ops {
 			traffic = append(traffic, op.Traffic...)
 			if op.Steps == nil {

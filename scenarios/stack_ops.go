@@ -32,6 +32,9 @@ type StackOp struct {
 	// Drive, when set, installs the op's nemesis once the world is built
 	// (as Spec.Driver does): a node that dies for good, say.
 	Drive func(c *nemesis.Cluster, rng *sim.Stream, faultEnd time.Duration)
+	// Apply, when set, changes the topology before anything is built (a
+	// flag of the controller managers, say); the checks see the change.
+	Apply func(*StackTopology)
 }
 
 // stackOpStream names the stream an op draws from.
@@ -50,6 +53,21 @@ func drawStackOps(c *Cluster, ops []StackOp) []StackOp {
 		}
 	}
 	return on
+}
+
+// prepareStackOps draws the ops of a swarm run once, before the stack is
+// built: top.Ops becomes the ops on, each op's Apply changes top, and
+// BuildStack draws no more.
+func prepareStackOps(c *Cluster, top *StackTopology) {
+	if top.opsDrawn || len(top.Ops) == 0 {
+		return
+	}
+	top.Ops, top.opsDrawn = drawStackOps(c, top.Ops), true
+	for _, op := range top.Ops {
+		if op.Apply != nil {
+			op.Apply(top)
+		}
+	}
 }
 
 // driveStackOps installs the drivers of the ops a swarm run switched on.
@@ -80,7 +98,13 @@ const apiKnobStream = "scenario/swarm-api-knobs"
 
 // drawAPIKnobs applies the knobs a seed switches on to top, and records
 // their names in c.SwarmOps.
+// It draws once: top.Knobs is emptied, so that the scenario runner can
+// draw before it reads the topology for the checks, and BuildAPI after it
+// draws nothing more.
 func drawAPIKnobs(c *Cluster, top *APITopology) {
+	if len(top.Knobs) == 0 {
+		return
+	}
 	rng := c.World.Rand(apiKnobStream)
 	for _, k := range top.Knobs {
 		if rng.IntN(2) == 0 {
@@ -88,4 +112,5 @@ func drawAPIKnobs(c *Cluster, top *APITopology) {
 			c.SwarmOps = append(c.SwarmOps, k.Name)
 		}
 	}
+	top.Knobs = nil
 }
