@@ -73,7 +73,8 @@ func membershipCatalogue() []scenarios.Spec {
 			Members:  []int{3, 5},
 			Build:    buildStrictReconfig,
 			BugHunt: []scenarios.BugHuntRun{
-				{Rank: 61, Members: 3, Seed: 1, Reaches: "member adds, removes and promotes attempted while members are down, cut off or lagging: every strict reconfiguration refusal (this seed catches etcd-strict-reconfig-check-off, etcd-promote-unready-learner and etcd-no-learner-limit)"},
+				{Rank: 61, Members: 3, Seed: 1, Reaches: "member adds and promotes attempted while members are down or lagging: learners added while the leader hears no quorum, promoted before they caught up, a second learner (this seed catches etcd-strict-reconfig-check-off, etcd-promote-unready-learner and etcd-no-learner-limit)"},
+				{Rank: 62, Members: 3, Seed: 6, Reaches: "a voter added, and a running voter removed, while another has been down past the 5 s health interval: refused for not enough started members"},
 			},
 		},
 	}
