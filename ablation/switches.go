@@ -89,6 +89,22 @@ var (
 	// start (etcd's backend.Snapshot, server/storage/backend/backend.go,
 	// which Maintenance.Snapshot streams): the snapshot mixes revisions.
 	SnapshotNotPointInTime = declare(Ablation{Layer: "etcd", Name: "snapshot-not-point-in-time", Mechanism: "a snapshot copies the keys as they are when its stream ends but is labelled with the revision it started at, instead of one read transaction at its start", Check: "backup-consistency", Scenario: "etcd-backup"})
+	// StrictReconfigOff (nodes/etcd, checkMemberChange) runs the members
+	// with --strict-reconfig-check=false: the leader skips
+	// mayAddMember's, mayRemoveMember's and mayPromoteMember's quorum
+	// checks (go.etcd.io/etcd/server/v3 etcdserver/server.go, each
+	// returns nil when !s.Cfg.StrictReconfigCheck), so a change that
+	// leaves fewer started or connected voters than a quorum is proposed.
+	StrictReconfigOff = declare(Ablation{Layer: "etcd", Name: "etcd-strict-reconfig-check-off", Mechanism: "the leader proposes member adds, removes and promotes without etcd's strict reconfiguration checks (--strict-reconfig-check=false): no count of the started and connected voters", Check: "reconfig-safety", Scenario: "etcd-strict-reconfig"})
+	// PromoteUnreadyLearner (nodes/etcd, checkMemberChange) skips
+	// isLearnerReady (etcdserver/server.go, which etcd runs whatever
+	// --strict-reconfig-check says): a learner is promoted however far
+	// its log is behind the leader's.
+	PromoteUnreadyLearner = declare(Ablation{Layer: "etcd", Name: "etcd-promote-unready-learner", Mechanism: "a learner is promoted to a voter without being in sync with the leader (no 90% match-index check)", Check: "reconfig-safety", Scenario: "etcd-strict-reconfig"})
+	// NoLearnerLimit (nodes/etcd, validateAdd) lifts etcd's limit of one
+	// learner (membership.ValidateMaxLearnerConfig with maxLearners 1,
+	// api/membership/cluster.go), at the leader's check and at apply.
+	NoLearnerLimit = declare(Ablation{Layer: "etcd", Name: "etcd-no-learner-limit", Mechanism: "a member add as a learner is accepted however many learners the cluster has (etcd allows one)", Check: "reconfig-safety", Scenario: "etcd-strict-reconfig"})
 )
 
 // The API layer: API servers and reflectors.

@@ -62,6 +62,21 @@ func membershipCatalogue() []scenarios.Spec {
 				{Rank: 59, Members: 3, Seed: 1, Reaches: "a learner caught up and acknowledging while a voter lags: only voters' durable copies commit (this seed catches raft-learner-counts-in-quorum)"},
 			},
 		},
+		{
+			Name: "etcd-strict-reconfig",
+			Description: "in the middle of an incident (a member crashes for 4 to 8 s every 12 s or so, one is cut off for 6 s every 15 s or so, and each new member's disk is slow for its first 8 s as a learner) an operator issues a member command every 1 to 3 s, each once whatever the answer: " +
+				"add a learner (a second one too), add a voter directly, promote the learner before it has caught up, remove a voter (most often the one monitoring shows down, else any); " +
+				"etcd's leader must let through exactly the changes its strict reconfiguration checks allow at that moment (enough started and connected voters for a quorum, a learner promoted only in sync, one learner at most) and refuse the others with their errors",
+			Duration: time.Minute,
+			Topology: scenarios.CompactEvery(20 * time.Second),
+			Faults:   reconfigFaults,
+			Members:  []int{3, 5},
+			Build:    buildStrictReconfig,
+			BugHunt: []scenarios.BugHuntRun{
+				{Rank: 61, Members: 3, Seed: 1, Reaches: "member adds and promotes attempted while members are down or lagging: learners added while the leader hears no quorum, promoted before they caught up, a second learner (this seed catches etcd-strict-reconfig-check-off, etcd-promote-unready-learner and etcd-no-learner-limit)"},
+				{Rank: 62, Members: 3, Seed: 6, Reaches: "a voter added, and a running voter removed, while another has been down past the 5 s health interval: refused for not enough started members"},
+			},
+		},
 	}
 }
 
@@ -178,8 +193,11 @@ func addOperator(c *scenarios.Cluster, extra []etcd.Peer, steps func(o *operator
 	return err
 }
 
+// membershipCheck returns the checks of a scenario that changes the
+// membership: membership-safety and reconfig-safety.
 func membershipCheck(c *scenarios.Cluster) []checks.Check {
-	return []checks.Check{checks.NewMembershipSafety(checks.Env{HostName: c.World.HostName})}
+	env := checks.Env{HostName: c.World.HostName}
+	return []checks.Check{checks.NewMembershipSafety(env), checks.NewReconfigSafety(env)}
 }
 
 // buildReplaceMember wipes etcd-2 at 30 s and replaces it as etcd's

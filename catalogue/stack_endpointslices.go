@@ -86,7 +86,7 @@ func endpointSliceChurn() scenarios.Spec {
 			}
 		},
 		BugHunt: []scenarios.BugHuntRun{
-			{Rank: 61, Members: 3, Seed: 1, Reaches: "the EndpointSlice controller's packing at --max-endpoints-per-slice 3, slices deleted, edited and relabelled by a user, Service ports and selector edited, a Service recreated, under controller manager crashes"},
+			{Rank: 65, Members: 3, Seed: 1, Reaches: "the EndpointSlice controller's packing at --max-endpoints-per-slice 3, slices deleted, edited and relabelled by a user, Service ports and selector edited, a Service recreated, under controller manager crashes"},
 		},
 	}
 }

@@ -203,7 +203,7 @@ func proxyRulesTraffic() scenarios.Spec {
 			return []checks.Check{checks.NewNoTrafficToUnready(checks.NoTrafficToUnreadyOptions{})}, nil
 		},
 		BugHunt: []scenarios.BugHuntRun{
-			{Rank: 62, Members: 3, Seed: 1, Reaches: "kube-proxy's rules for two named ports and protocols, a Local traffic policy, another proxy's and a headless Service, a port moved, a Service deleted, and a Service left with serving-terminating endpoints alone (this seed catches kube-proxy-no-terminating-fallback, -ignores-traffic-policy and -ignores-service-updates)"},
+			{Rank: 66, Members: 3, Seed: 1, Reaches: "kube-proxy's rules for two named ports and protocols, a Local traffic policy, another proxy's and a headless Service, a port moved, a Service deleted, and a Service left with serving-terminating endpoints alone (this seed catches kube-proxy-no-terminating-fallback, -ignores-traffic-policy and -ignores-service-updates)"},
 		},
 	}
 }

@@ -6,12 +6,14 @@ import (
 	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/internal/defaults"
 	"github.com/kubesim/kubesim/sim"
+	"github.com/kubesim/kubesim/trace/etcdtrace"
 )
 
 // The ports a member listens on.
 const (
-	// PeerPort carries Raft messages between members.
-	PeerPort = "raft"
+	// PeerPort carries Raft messages between members (the trace's
+	// etcdtrace.PeerPort, whose deliveries the checks read).
+	PeerPort = etcdtrace.PeerPort
 	// ClientPort serves the client RPCs (Range, Put, DeleteRange, Txn,
 	// Compact, Status, Snapshot and the watch calls).
 	ClientPort = "client"

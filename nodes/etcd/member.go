@@ -59,12 +59,14 @@ type member struct {
 	slow     map[sim.HostID]*slowPeer
 
 	// Membership (membership.go): the applied members, the IDs removed
-	// for good, when each peer was last heard from, whether the
-	// membership ever changed (snapshots then carry it), and whether this
-	// member removed itself.
+	// for good, when each peer was last heard from, the hosts of peers
+	// outside the applied membership that sent messages (rafthttp's
+	// remotes), whether the membership ever changed (snapshots then
+	// carry it), and whether this member removed itself.
 	cluster    []Member
 	removedIDs map[uint64]bool
 	heard      map[uint64]sim.Time
+	remotes    map[uint64]sim.HostID
 	dynamic    bool
 	stopped    bool
 }
@@ -94,6 +96,7 @@ func newMember(h *sim.Host, cfg Config) (*member, error) {
 		store:   mvcc.New(),
 		dedup:   make(map[string]uint64),
 		waiters: make(map[requestID]*waiter),
+		remotes: make(map[uint64]sim.HostID),
 	}
 	m.onSynced = m.synced
 	m.store.Ablations = cfg.Ablations
@@ -181,6 +184,7 @@ func (m *member) handlePeer(msg *sim.Message) {
 		return
 	}
 	m.heard[rm.From] = m.h.Now()
+	m.addRemote(rm.From, msg.From)
 	_ = m.node.Step(*rm)
 	m.afterInput()
 }

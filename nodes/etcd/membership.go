@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kubesim/kubesim/ablation"
 	"github.com/kubesim/kubesim/nodes/raft"
 	"github.com/kubesim/kubesim/sim"
 	"github.com/kubesim/kubesim/trace/etcdtrace"
@@ -18,16 +19,16 @@ import (
 var (
 	// ErrNotEnoughStartedMembers: the change would leave the cluster
 	// without a quorum of started members (--strict-reconfig-check).
-	ErrNotEnoughStartedMembers = errors.New("etcdserver: re-configuration failed due to not enough started members")
+	ErrNotEnoughStartedMembers = errors.New(etcdtrace.ErrNotEnoughStartedText)
 	// ErrUnhealthy: not enough voting members are connected for the change.
-	ErrUnhealthy = errors.New("etcdserver: unhealthy cluster")
+	ErrUnhealthy = errors.New(etcdtrace.ErrUnhealthyText)
 	// ErrLearnerNotReady: a learner is promoted only once in sync with
 	// the leader.
-	ErrLearnerNotReady = errors.New("etcdserver: can only promote a learner member which is in sync with leader")
+	ErrLearnerNotReady = errors.New(etcdtrace.ErrLearnerNotReadyText)
 	// ErrMemberNotLearner: only a learner can be promoted.
 	ErrMemberNotLearner = errors.New("etcdserver: can only promote a learner member")
 	// ErrTooManyLearners: etcd allows one learner at a time (maxLearners).
-	ErrTooManyLearners = errors.New("etcdserver: too many learner members in cluster")
+	ErrTooManyLearners = errors.New(etcdtrace.ErrTooManyLearnersText)
 	// ErrLearnerNotSupported: a learner serves only serializable reads,
 	// status and the member list.
 	ErrLearnerNotSupported = errors.New("etcdserver: rpc not supported for learner")
@@ -162,13 +163,36 @@ func (m *member) isLearner() bool {
 	return me != nil && me.IsLearner
 }
 
-// peerHost returns the host of member id, from the membership or else the
-// bootstrap peers.
+// peerHost returns the host of member id, from the membership, else the
+// bootstrap peers, else the remotes.
 func (m *member) peerHost(id uint64) (sim.HostID, bool) {
 	if p := m.clusterMember(id); p != nil {
 		return p.Host, true
 	}
-	return hostOf(m.cfg.Peers, id)
+	if h, ok := hostOf(m.cfg.Peers, id); ok {
+		return h, true
+	}
+	h, ok := m.remotes[id]
+	return h, ok
+}
+
+// addRemote remembers the host of a peer that sent a message while
+// outside the applied membership and the bootstrap peers: a member that
+// lags behind the conf change that added it. etcd's transport does the
+// same (server/etcdserver/api/rafthttp/util.go addRemoteFromRequest, called
+// by the pipeline and snapshot handlers of http.go, and the stream
+// handler's AddRemote for "local etcd falls behind of the cluster, and
+// cannot recognize the members that joined after its current progress"),
+// so that the lagging member can answer the new member, which may lead by
+// now; without it the member never acknowledges the leader's appends and
+// never catches up. Remotes live in memory, as etcd's transport's do.
+func (m *member) addRemote(id uint64, h sim.HostID) {
+	if m.clusterMember(id) != nil {
+		return
+	}
+	if _, ok := hostOf(m.cfg.Peers, id); !ok {
+		m.remotes[id] = h
+	}
 }
 
 // memberHeader is the header of a member call's answer. etcd's cluster
@@ -203,6 +227,7 @@ func (m *member) handleMember(q *sim.Request, r *memberRequest) {
 		return
 	}
 	cc, err := m.checkMemberChange(r)
+	m.traceMemberCheck(r, err)
 	if err != nil {
 		q.Reply(&reply{Header: m.memberHeader(), Err: err})
 		return
@@ -227,7 +252,7 @@ func (m *member) checkMemberChange(r *memberRequest) (raft.ConfChange, error) {
 		if err := m.validateAdd(r.Member); err != nil {
 			return cc, err
 		}
-		if err := m.mayAddMember(r.Member.IsLearner); err != nil {
+		if err := m.strict(m.mayAddMember(r.Member.IsLearner)); err != nil {
 			return cc, err
 		}
 		cc.Type = raft.ConfChangeAddNode
@@ -238,7 +263,7 @@ func (m *member) checkMemberChange(r *memberRequest) (raft.ConfChange, error) {
 		if err := m.validateRemove(r.Member.ID); err != nil {
 			return cc, err
 		}
-		if err := m.mayRemoveMember(r.Member.ID); err != nil {
+		if err := m.strict(m.mayRemoveMember(r.Member.ID)); err != nil {
 			return cc, err
 		}
 		cc.Type = raft.ConfChangeRemoveNode
@@ -246,10 +271,10 @@ func (m *member) checkMemberChange(r *memberRequest) (raft.ConfChange, error) {
 		if err := m.validatePromote(r.Member.ID); err != nil {
 			return cc, err
 		}
-		if err := m.isLearnerReady(r.Member.ID); err != nil {
+		if err := m.isLearnerReady(r.Member.ID); err != nil && !m.cfg.Ablations.Has(ablation.PromoteUnreadyLearner) {
 			return cc, err
 		}
-		if err := m.mayPromoteMember(); err != nil {
+		if err := m.strict(m.mayPromoteMember()); err != nil {
 			return cc, err
 		}
 		p := *m.clusterMember(r.Member.ID)
@@ -261,6 +286,39 @@ func (m *member) checkMemberChange(r *memberRequest) (raft.ConfChange, error) {
 	}
 	cc.Context = encodeCCContext(&ctx)
 	return cc, nil
+}
+
+// strict returns the error of one of the strict reconfiguration checks,
+// or nil when the members run without them (the
+// etcd-strict-reconfig-check-off ablation: --strict-reconfig-check=false).
+func (m *member) strict(err error) error {
+	if m.cfg.Ablations.Has(ablation.StrictReconfigOff) {
+		return nil
+	}
+	return err
+}
+
+// traceMemberCheck traces the leader's judgement of a member call
+// (etcdtrace.MemberCheck): the call, the membership the checks counted,
+// for a promote the learner's match index, and the refusal.
+func (m *member) traceMemberCheck(r *memberRequest, err error) {
+	ev := &etcdtrace.MemberCheck{Member: m.cfg.Name, Op: memberOpNames[r.Op], NodeID: r.Member.ID}
+	if r.Op == memberAdd {
+		ev.Node = r.Member.Name
+		if !r.Member.IsLearner {
+			ev.Op = etcdtrace.MemberAddVoter
+		}
+	} else if p := m.clusterMember(r.Member.ID); p != nil {
+		ev.Node = p.Name
+	}
+	if r.Op == memberPromote {
+		ev.Match, _ = m.node.Match(r.Member.ID)
+	}
+	ev.Voters, ev.Learners = m.memberNames()
+	if err != nil {
+		ev.Err = err.Error()
+	}
+	m.h.Emit(ev)
 }
 
 // validateAdd, validateRemove and validatePromote are
@@ -282,7 +340,7 @@ func (m *member) validateAdd(p Member) error {
 				n++
 			}
 		}
-		if n+1 > maxLearners {
+		if n+1 > maxLearners && !m.cfg.Ablations.Has(ablation.NoLearnerLimit) {
 			return ErrTooManyLearners
 		}
 	}

@@ -336,3 +336,52 @@ type MemberCall struct {
 	NodeID uint64 `json:"node_id" trace:"id,hex"`
 	Err    string `json:"err,omitempty" trace:"err,omitempty"`
 }
+
+// MemberCheck is emitted by the leader each time it judges a member call
+// (add, remove, promote) before proposing it: etcd's
+// membership.ValidateConfigurationChange and its strict reconfiguration
+// checks (--strict-reconfig-check, on by default: server.go mayAddMember,
+// mayRemoveMember, mayPromoteMember and isLearnerReady). Op is the call
+// (add-voter, add-learner, remove or promote), NodeID and Node the member
+// it names (Node empty when the leader does not know it); Voters and
+// Learners are the leader's applied membership, the configuration the
+// checks count (comma-separated names, as Membership's); Match is, for a
+// promote, the learner's match index in the leader's progress tracker,
+// the one input of the checks the trace does not otherwise show. Err is
+// the refusal, empty when the change passed and the leader proposes it.
+// The reconfig-safety check judges each from the trace's view of the
+// world: the Raft messages the leader received, the logs made durable.
+//
+//trace:kind KindMemberCheck etcd.member.check
+type MemberCheck struct {
+	Member   string `json:"member" trace:"member"`
+	Op       string `json:"op" trace:"op"`
+	NodeID   uint64 `json:"node_id" trace:"id,hex"`
+	Node     string `json:"node,omitempty" trace:"node,omitempty"`
+	Voters   string `json:"voters" trace:"voters"`
+	Learners string `json:"learners,omitempty" trace:"learners,omitempty"`
+	Match    uint64 `json:"match,omitempty" trace:"match,omitempty"`
+	Err      string `json:"err,omitempty" trace:"err,omitempty"`
+}
+
+// PeerPort is the port etcd members exchange Raft messages on: a member
+// counts a peer as connected while it receives that peer's messages there
+// (nodes/etcd listens on it; the checks read its deliveries).
+const PeerPort = "raft"
+
+// The refusals of the strict reconfiguration checks and of the learner
+// limit, as a MemberCheck's Err and a MemberCall's carry them: etcd's
+// messages (server/etcdserver/errors/errors.go, api/membership/errors.go).
+// nodes/etcd's errors use them, so that the checks recognize a refusal by
+// its text without importing the member.
+const (
+	// ErrNotEnoughStartedText: the change would leave fewer started
+	// voters than a quorum.
+	ErrNotEnoughStartedText = "etcdserver: re-configuration failed due to not enough started members"
+	// ErrUnhealthyText: the leader is not connected to enough voters.
+	ErrUnhealthyText = "etcdserver: unhealthy cluster"
+	// ErrLearnerNotReadyText: the learner is not in sync with the leader.
+	ErrLearnerNotReadyText = "etcdserver: can only promote a learner member which is in sync with leader"
+	// ErrTooManyLearnersText: the cluster has its one learner already.
+	ErrTooManyLearnersText = "etcdserver: too many learner members in cluster"
+)

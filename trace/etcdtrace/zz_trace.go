@@ -6,7 +6,7 @@ import "github.com/kubesim/kubesim/sim"
 
 // The trace kinds, as returned by TraceKind: the constant that the
 // //trace:kind directive of each event type names, in the order of the types.
-const KindRaftState, KindApply, KindKVHash, KindCall, KindReturn, KindWatchOpen, KindWatchResp, KindSnapshotSave, KindBackupStored, KindMembership, KindMemberCall, KindPersist, KindRestore, KindRecoveryStep, KindServedRange, KindServedWatch = "raft.state", "etcd.apply", "etcd.kvhash", "kv.call", "kv.return", "watch.open", "watch.resp", "etcd.snapshot", "backup.stored", "etcd.member", "etcd.member.call", "etcd.persist", "etcd.restore", "operator.step", "etcd.served-range", "etcd.served-watch"
+const KindRaftState, KindApply, KindKVHash, KindCall, KindReturn, KindWatchOpen, KindWatchResp, KindSnapshotSave, KindBackupStored, KindMembership, KindMemberCall, KindMemberCheck, KindPersist, KindRestore, KindRecoveryStep, KindServedRange, KindServedWatch = "raft.state", "etcd.apply", "etcd.kvhash", "kv.call", "kv.return", "watch.open", "watch.resp", "etcd.snapshot", "backup.stored", "etcd.member", "etcd.member.call", "etcd.member.check", "etcd.persist", "etcd.restore", "operator.step", "etcd.served-range", "etcd.served-watch"
 
 // TraceKind implements sim.Data.
 func (e *RaftState) TraceKind() string { return KindRaftState }
@@ -114,6 +114,14 @@ func (e *MemberCall) TraceKind() string { return KindMemberCall }
 // AppendText implements sim.Data.
 func (e *MemberCall) AppendText(b []byte) []byte {
 	return sim.Text(b).Str("client", e.Client).Str("op", e.Op).Hex("id", e.NodeID).StrOpt("err", e.Err).Trimmed()
+}
+
+// TraceKind implements sim.Data.
+func (e *MemberCheck) TraceKind() string { return KindMemberCheck }
+
+// AppendText implements sim.Data.
+func (e *MemberCheck) AppendText(b []byte) []byte {
+	return sim.Text(b).Str("member", e.Member).Str("op", e.Op).Hex("id", e.NodeID).StrOpt("node", e.Node).Str("voters", e.Voters).StrOpt("learners", e.Learners).UintOpt("match", e.Match).StrOpt("err", e.Err).Trimmed()
 }
 
 // TraceKind implements sim.Data.
