@@ -79,11 +79,16 @@ func TestDoubleRunning(t *testing.T) {
 			fev(150000, "node-2", "restart"), start(160000, "node-2", "b", "web"), end}),
 			false, "from 160.000000s until past 255.000000s with no fault active (the last fault ended at 150.000000s)", 140, 1},
 		{"a released pod no longer counts for its ReplicaSet", seq(webRunning(), []sev{rsEv(500, "update", "web", "web-uid/2"),
-			ownCommit(50000, "update", "pods", "a", "ReplicaSet/web-uid*", "", "app=debug", ""), start(51000, "node-3", "c", "web"), end}),
+			podCommit(50000, 10, "a", ""), start(51000, "node-3", "c", "web"), end}),
 			true, "0.0 replica-seconds", 0, 0},
 		{"an adopted orphan counts for its ReplicaSet", seq(webRunning(), []sev{start(1000, "node-3", "o", ""),
-			ownCommit(50000, "update", "pods", "o", "", "ReplicaSet/web-uid*", "app=web", ""), end}),
+			podCommit(50000, 10, "o", "web-uid"), end}),
 			false, "ran 3 pod(s) where 2 desired from 50.000000s until past 95.000000s", 250, 1},
+		{"an API server's late report of an earlier write changes no owner", seq(webRunning(), []sev{rsEv(500, "update", "web", "web-uid/2"),
+			podCommit(49000, 10, "a", "web-uid"), podCommit(50000, 11, "a", ""),
+			ownCommit(50100, "update", "pods", "a", "ReplicaSet/web-uid*", "ReplicaSet/web-uid*", "app=debug", ""),
+			start(51000, "node-3", "c", "web"), end}),
+			true, "0.0 replica-seconds", 0, 0},
 		{"a paused host is frozen until it resumes", seq(webRunning(), []sev{fev(100000, "node-2", "pause"), start(110000, "node-3", "c", "web"),
 			fev(150000, "node-2", "resume"), stop(180000, "node-2", "b", "Deleted", true), end}), true, "30.0 replica-seconds", 30, 1},
 		{"a pod running on two nodes counts twice", seq(webRunning(), []sev{start(100000, "node-3", "b", "web"), end}),
@@ -156,4 +161,16 @@ func TestDoubleRunningOwnerFromEtcd(t *testing.T) {
 		"another member's apply of a revision already read changes nothing")
 	require.Equal(t, "a-uid", firstUID(owned))
 	require.Equal(t, "rs-uid", controllerUID(owned))
+}
+
+// podCommit is etcd's commit, at revision rev, of pod name ("<name>-uid")
+// controlled by the ReplicaSet owner (a UID; "" for none).
+func podCommit(ms, rev int64, name, owner string) sev {
+	refs := ""
+	if owner != "" {
+		refs = `,"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"` + owner + `","controller":true}]`
+	}
+	value := `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"` + name + `","namespace":"default","uid":"` + name + `-uid"` + refs + `}}`
+	return sev{ms, sim.NoHost, sim.KindNode, "", &etcdtrace.Apply{Member: "etcd-1", Rev: rev,
+		Changes: []etcdtrace.Change{{Type: etcdtrace.ChangePut, Key: "/registry/pods/default/" + name, Value: value, ModRev: rev}}}}
 }

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/kubesim/kubesim/sim"
-	"github.com/kubesim/kubesim/trace/apitrace"
 	"github.com/kubesim/kubesim/trace/etcdtrace"
 	"github.com/kubesim/kubesim/trace/spoketrace"
 )
@@ -31,8 +30,8 @@ type runtimeTruth struct {
 // podTruth is the runtime truth of one pod UID.
 type podTruth struct {
 	uid, key, owner string
-	// apiOwner: owner is the controller the API servers last committed
-	// (apitrace.Owners), which a ContainerStart's owner (the kubelet's
+	// apiOwner: owner is the controller etcd last committed for the pod
+	// (observeCommitted), which a ContainerStart's owner (the kubelet's
 	// view when the pod's sandbox was made) no longer overrides.
 	apiOwner  bool
 	running   map[string]map[string]bool // node -> running containers
@@ -116,26 +115,19 @@ func (t *runtimeTruth) observe(e *sim.Event) []*podTruth {
 		t.learn(d.Node, e.Host)
 	case *etcdtrace.Apply:
 		return t.observeCommitted(d)
-	case *apitrace.Owners:
-		// A pod adopted or released changes owner while it runs.
-		if d.Resource != "pods" || d.Removed {
-			return nil
-		}
-		ctl, _ := controllerOf(parseOwners(d.Owners))
-		p := t.pod(d.UID)
-		p.key, p.apiOwner = d.Key, true
-		if p.owner != ctl {
-			p.owner = ctl
-			return []*podTruth{p}
-		}
 	}
 	return nil
 }
 
 // observeCommitted takes each committed pod's controller from etcd, the
-// ground truth of who owns it: a write whose answer the API server never
-// got (an etcd timeout on a flaky link) changed the owner all the same,
-// though no apitrace.Owners event says so.
+// ground truth of who owns it, in the order etcd committed the writes: a
+// write whose answer the API server never got (an etcd timeout on a flaky
+// link) changed the owner all the same, and an API server's
+// apitrace.Owners event can come after a later write's (its answer was
+// slow): overlapping-owners at 3 members, seed 155, with apiserver-2's
+// links flaky, saw an operator's relabel, committed before the
+// ReplicaSet's release of the pod, reported after it, and counted the
+// released pod as the ReplicaSet's again.
 func (t *runtimeTruth) observeCommitted(d *etcdtrace.Apply) []*podTruth {
 	if !t.revs.fresh(d) {
 		return nil
@@ -147,10 +139,11 @@ func (t *runtimeTruth) observeCommitted(d *etcdtrace.Apply) []*podTruth {
 			continue
 		}
 		uid := firstUID(ch.Value)
-		p := t.pods[uid]
-		if uid == "" || p == nil {
-			continue // not running anywhere yet: its ContainerStart carries the owner
+		if uid == "" {
+			continue
 		}
+		p := t.pod(uid)
+		p.key = strings.TrimPrefix(ch.Key, podsPrefix)
 		ctl := controllerUID(ch.Value)
 		p.apiOwner = true
 		if p.owner != ctl {
