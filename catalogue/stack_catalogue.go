@@ -162,8 +162,8 @@ func stackCatalogue() []scenarios.Spec {
 	swarm.Stack.Ops = stackSwarmOps(stackChaosDuration)
 	swarm.Build = stackSwarmChecks
 	swarm.BugHunt = []scenarios.BugHuntRun{
-		{Rank: 63, Members: 3, Seed: 14, Reaches: "the swarm's probes, traffic, scale and node-death operations at once under the controller manager's faults: probe thresholds, endpoints and kube-proxy rules in a rollout, proportional scaling, pod GC after a Node deleted"},
-		{Rank: 64, Members: 3, Seed: 22, Reaches: "the swarm's traffic, owners, scale and node-death operations under every kind of fault: adoption and release, a Deployment replaced, a rollout under users' traffic"},
+		{Rank: 63, Members: 3, Seed: 11, Reaches: "seven of the swarm's operations at once (probes, traffic, scale, shapes, slices, small-slices, node-death) under the controller manager's and nodes' faults: probe thresholds, slices packed by 3 and meddled with, kube-proxy's rules for every shape of Service, pod GC after a Node deleted"},
+		{Rank: 64, Members: 3, Seed: 21, Reaches: "seven of the swarm's operations at once (probes, traffic, owners, scale, slices, small-slices, node-death): adoption and release, a Deployment replaced, a rollout under users' traffic"},
 	}
 	specs := append(append(append([]scenarios.Spec{nodeDeath, liveness, apiDown, cmFailover, eviction, splitBrain, watchLag, chaos}, spokeCatalogue()...), leaderCatalogue()...), trafficCatalogue()...)
 	return append(specs, endpointSliceChurn(), swarm)

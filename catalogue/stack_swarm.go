@@ -146,7 +146,8 @@ const afterFaults = 65 * time.Second
 // differently, as proxy-rules-traffic has them: shapes with two named
 // ports (http/TCP, dns/UDP), shapes-local (internalTrafficPolicy Local),
 // shapes-peers (headless). Within the faults, shapes' http port moves and
-// shapes-local is deleted; after them, shapes is scaled to 0 and back, so
+// shapes-local is deleted; after them its dns port moves (judged at the
+// quiet point that follows), and shapes is scaled to 0 and back, so
 // that a quiet point sees only serving-and-terminating endpoints (the
 // terminating fallback), then terminating ones that no longer serve.
 func shapesOp(_ *scenarios.StackLayer, rng *sim.Stream, faultEnd time.Duration) []apiload.Step {
@@ -164,7 +165,7 @@ func shapesOp(_ *scenarios.StackLayer, rng *sim.Stream, faultEnd time.Duration) 
 	peers.Spec.Selector = svc.Spec.Selector
 	peers.Spec.ClusterIP = model.ClusterIPNone
 	ns := scenarios.WorkloadNamespace
-	down := faultEnd + afterFaults + between(rng, 0, 10*time.Second).Truncate(time.Second)
+	down := faultEnd + afterFaults + 15*time.Second + between(rng, 0, 5*time.Second).Truncate(time.Second)
 	return sortSteps([]apiload.Step{
 		scenarios.CreateStep(15*time.Second, scenarios.NewDeployment("shapes", 3, app)),
 		scenarios.CreateStep(15*time.Second, svc),
@@ -174,6 +175,9 @@ func shapesOp(_ *scenarios.StackLayer, rng *sim.Stream, faultEnd time.Duration) 
 			o.(*model.Service).Spec.Ports[0].Port = 8000
 		}),
 		scenarios.DeleteStep(within(rng, faultEnd), model.ResourceServicesName, ns, "shapes-local"),
+		scenarios.UpdateStep(faultEnd+afterFaults, "move-shapes-dns", model.ResourceServicesName, ns, "shapes", func(o model.Object) {
+			o.(*model.Service).Spec.Ports[1].Port = 5300
+		}),
 		scenarios.ScaleDeployment(down, ns, "shapes", 0),
 		scenarios.ScaleDeployment(down+45*time.Second, ns, "shapes", 3),
 	})
@@ -186,7 +190,7 @@ func shapesOp(_ *scenarios.StackLayer, rng *sim.Stream, faultEnd time.Duration) 
 // repair each.
 func slicesOp(_ *scenarios.StackLayer, rng *sim.Stream, faultEnd time.Duration) []apiload.Step {
 	ns := scenarios.WorkloadNamespace
-	late := faultEnd + afterFaults
+	late := faultEnd + afterFaults + 55*time.Second // after shapes' scale to 0 and back
 	return sortSteps([]apiload.Step{
 		scenarios.DeleteEndpointSlice(within(rng, faultEnd), ns, "web"),
 		scenarios.EditEndpointSlice(within(rng, faultEnd), ns, "web"),
