@@ -46,6 +46,22 @@ func swarmBackup(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error
 	return buildBackup(20*time.Second)(c, env)
 }
 
+// swarmOperators is etcd-swarm's Build hook: etcd-backup's backup job
+// (swarmBackup) and etcd-strict-reconfig's incident operator, who adds,
+// promotes and removes members in the middle of the faults
+// (buildStrictReconfig, judged by membership-safety and reconfig-safety),
+// each on with probability 1/2 from a stream of its own and reported
+// among the run's kinds of operation ("backup", "members").
+func swarmOperators(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error) {
+	out, err := swarmBackup(c, env)
+	if err != nil || c.World.Rand("scenario/swarm-op/members").IntN(2) != 0 {
+		return out, err
+	}
+	c.SwarmOps = append(c.SwarmOps, "members")
+	more, err := buildStrictReconfig(c, env)
+	return append(out, more...), err
+}
+
 // backupFaults are memberFaults (a random member crashed for 5 to 10 s
 // every 25 s or so, one partitioned from the rest for 10 s every 35 s or
 // so), and the backup store cut off for 15 s every 45 s or so, so that

@@ -225,7 +225,7 @@ func specs() []scenarios.Spec {
 		},
 		{
 			Name: "etcd-swarm",
-			Description: "swarm testing of etcd-chaos: each seed switches each of etcd-chaos's kinds of fault on with probability 1/2 (at least one) and draws about as many faults of those kinds only, and each of the KV clients' kinds of operation likewise (gets, range reads, historical reads, puts, compare-and-swaps, deletes, txns), and the operator's backup job too (etcd-backup's: a snapshot from a random member every 20 s, judged by backup-consistency), so that rare mixes happen: partitions and drifting clocks with no crash to mask them, a workload of deletes and txns alone; " +
+			Description: "swarm testing of etcd-chaos: each seed switches each of etcd-chaos's kinds of fault on with probability 1/2 (at least one) and draws about as many faults of those kinds only, and each of the KV clients' kinds of operation likewise (gets, range reads, historical reads, puts, compare-and-swaps, deletes, txns), and two operators too: etcd-backup's backup job (a snapshot from a random member every 20 s, judged by backup-consistency) and etcd-strict-reconfig's incident operator (a member command every 1 to 3 s: learners added and promoted, voters added and removed, judged by membership-safety and reconfig-safety), so that rare mixes happen: partitions and drifting clocks with no crash to mask them, a workload of deletes and txns alone; " +
 				"the run prints and records which kinds were on",
 			Topology: func(members int) scenarios.Topology {
 				t := scenarios.CompactEvery(20 * time.Second)(members)
@@ -233,7 +233,10 @@ func specs() []scenarios.Spec {
 				return t
 			},
 			Faults: nemesis.EtcdChaos.Swarm,
-			Build:  swarmBackup,
+			Build:  swarmOperators,
+			BugHunt: []scenarios.BugHuntRun{
+				{Rank: 67, Members: 3, Seed: 8, Reaches: "partitions and a flaky network under the KV workload, the backup job and the incident operator at once: snapshots and member changes while the leader is cut off"},
+			},
 		},
 	}
 	specs = append(specs, membershipCatalogue()...)
