@@ -385,7 +385,12 @@ var (
 	// without running its preStop hook: SIGTERM comes at once, so an
 	// application that stops accepting at SIGTERM refuses the requests
 	// that nodes still route to it until their kube-proxy syncs.
-	KubeletNoPreStop = declare(Ablation{Layer: "stack", Name: "kubelet-no-prestop", Mechanism: "a kubelet stops a container without its preStop hook: SIGTERM comes at once, so requests still routed to it before kube-proxy syncs are refused", Check: "service-availability", Scenario: "rolling-update-traffic"})
+	KubeletNoPreStop = declare(Ablation{Layer: "stack", Name: "kubelet-no-prestop", Mechanism: "a kubelet stops a container without its preStop hook: SIGTERM comes at once, so requests still routed to it before kube-proxy syncs are refused", Check: "service-availability", Scenario: "rolling-update-traffic", AlsoCaughtBy: []string{"termination-timing"}})
+	// KubeletNoSIGKILL (nodes/kubelet, killContainer) never kills a
+	// container at its grace period's end: an application slower to exit
+	// after SIGTERM than the grace period leaves runs on until it exits by
+	// itself, and a hung one forever.
+	KubeletNoSIGKILL = declare(Ablation{Layer: "stack", Name: "kubelet-no-sigkill", Mechanism: "a kubelet never sends SIGKILL when a stopping container's grace period runs out: it waits for the application to exit", Check: "termination-timing", Scenario: "stack-swarm"})
 )
 
 // Disaster recovery: restoring etcd from a backup (the recovery operator

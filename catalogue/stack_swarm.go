@@ -142,7 +142,7 @@ func scaleOp(_ *scenarios.StackLayer, rng *sim.Stream, faultEnd time.Duration) [
 const afterFaults = 65 * time.Second
 
 // shapesOp runs shapes: three pods (a preStop sleep of 15 s, then 12 s to
-// exit, unready) behind Services of every shape kube-proxy treats
+// exit, unready, past their 20 s of grace: SIGKILL) behind Services of every shape kube-proxy treats
 // differently, as proxy-rules-traffic has them: shapes with two named
 // ports (http/TCP, dns/UDP), shapes-local (internalTrafficPolicy Local),
 // shapes-peers (headless). Within the faults, shapes' http port moves and
@@ -154,6 +154,9 @@ func shapesOp(_ *scenarios.StackLayer, rng *sim.Stream, faultEnd time.Duration) 
 	app := trafficApp(15)
 	app.CPU, app.Memory = "100m", "64Mi"
 	app.Annotations = annotations(kubelet.AnnotationShutdown, "12s")
+	// 20 s of grace: after the 15 s preStop sleep, SIGTERM leaves 5 s, and
+	// the kubelet kills the application, 12 s to exit, at 20 s.
+	app.GracePeriod = model.Ptr(int64(20))
 	svc := scenarios.NewService("shapes", 80)
 	svc.Spec.Ports = []model.ServicePort{
 		{Name: "http", Port: 80, Protocol: model.ProtocolTCP, TargetPort: model.FromInt(8080)},

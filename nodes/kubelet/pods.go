@@ -107,6 +107,9 @@ func (p *process) killContainer(pod *model.Pod, c *model.Container, in *instance
 			preStop = time.Duration(max(s, 0)) * time.Second
 		}
 	}
+	if p.cfg.Ablations.Has(ablation.KubeletNoSIGKILL) {
+		grace = 24 * time.Hour // as good as never
+	}
 	p.rt.stop(in, grace, preStop, reason, byProbe)
 }
 
