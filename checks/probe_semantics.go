@@ -328,6 +328,7 @@ func (c *ProbeSemantics) observeFault(e *sim.Event) {
 			}
 			// The old process's probe workers went with it: a run the new
 			// one gives none (a pod already terminating) has none.
+			// determinism: every run is reset alike, whatever the order
 			for _, r := range p.runs {
 				r.workers = [len(r.workers)]*probeCount{}
 			}
