@@ -101,7 +101,10 @@ func (o *incidentOperator) act(members []etcd.Member, next func()) {
 		// it (the runbook), remove a running voter (the wrong line
 		// copied from the member list), or add its replacement first,
 		// as a voter or as a learner.
-		choices = append(choices, "remove-down", "remove-up")
+		choices = append(choices, "remove-down")
+		if len(up) > 0 {
+			choices = append(choices, "remove-up") // none runs in a cluster of one
+		}
 		if len(o.spares) > 0 {
 			choices = append(choices, "voter", "learner")
 		}

@@ -18,9 +18,11 @@ import (
 // Service or its pods change again: a promise kept by upstream's
 // controller only for slices it tracks.
 //
-// A term of leadership ends, and the tracker with it (a controller manager
-// that loses its Lease exits), when the controller manager's writes come
-// from another identity, or a fault hits a host that led. That over-counts
+// A term of leadership, and the tracker with it, begins when a controller
+// manager begins to lead (spoketrace.Leading: one that loses its Lease
+// exits, and leads again only as a new process), when the controller
+// manager's writes come from another identity, or when a fault hits a host
+// that led. That over-counts
 // terms (a fault that did not end the leadership ends a term here), so a
 // deletion is taken as untracked in doubt: a check that uses it owes
 // nothing it should not.
@@ -49,6 +51,14 @@ func (t *sliceTracking) observe(e *sim.Event) {
 		return
 	}
 	switch d := e.Data.(type) {
+	case *spoketrace.Leading:
+		// A controller manager that begins to lead starts its
+		// controllers afresh, with an empty tracker.
+		if d.Component == "kube-controller-manager" && d.Leading {
+			t.leader = d.Identity
+			t.term++
+			t.led[e.Host] = true
+		}
 	case *spoketrace.LeaderWrite:
 		if d.Component != "kube-controller-manager" {
 			return

@@ -22,6 +22,9 @@ func TestSliceTracking(t *testing.T) {
 	admit := func(user, verb, key string) *sim.Event {
 		return &sim.Event{Kind: sim.KindNode, Data: &apitrace.Admit{User: user, Verb: verb, Resource: model.ResourceEndpointSlicesName, Key: key}}
 	}
+	leading := func(h sim.HostID, id string) *sim.Event {
+		return &sim.Event{Host: h, Kind: sim.KindNode, Data: &spoketrace.Leading{Component: "kube-controller-manager", Identity: id, Leading: true}}
+	}
 	fault := func(h sim.HostID) *sim.Event {
 		return &sim.Event{Host: h, Kind: sim.KindFault, Name: string(sim.FaultRestartProcess)}
 	}
@@ -37,6 +40,8 @@ func TestSliceTracking(t *testing.T) {
 			admit(controllerManagerUser, "update", key), admit("admin", "delete", key)}, false},
 		{"its leader restarted since", []*sim.Event{lead(cm1, "cm-1"), admit(controllerManagerUser, "create", key), fault(cm1), admit("admin", "delete", key)}, true},
 		{"a fault on a host that never led", []*sim.Event{lead(cm1, "cm-1"), admit(controllerManagerUser, "create", key), fault(cm2), admit("admin", "delete", key)}, false},
+		{"its leader lost its Lease and leads again", []*sim.Event{leading(cm1, "cm-1"), lead(cm1, "cm-1"), admit(controllerManagerUser, "create", key),
+			leading(cm1, "cm-1"), lead(cm1, "cm-1"), admit("admin", "delete", key)}, true},
 		{"never written by a controller", []*sim.Event{lead(cm1, "cm-1"), admit("admin", "delete", key)}, true},
 		{"deleted by the controller itself", []*sim.Event{lead(cm1, "cm-1"), lead(cm2, "cm-2"), admit(controllerManagerUser, "delete", key)}, false},
 	}
