@@ -177,10 +177,12 @@ func (m *member) handlePeer(msg *sim.Message) {
 		// etcd's transport refuses messages from removed members
 		// (rafthttp: "rejected stream from remote peer because it was
 		// removed", HTTP 410 Gone), and the removed member stops when
-		// told so (errMemberRemoved reaches the server's errorc).
-		if h, ok := m.peerHost(rm.From); ok {
-			m.h.Send(h, PeerPort, &removedNotice{})
-		}
+		// told so (errMemberRemoved reaches the server's errorc). The
+		// answer goes back on the sender's own connection, so it reaches
+		// a member this one no longer knows the address of (a member
+		// added after the bootstrap and removed since: etcd-swarm at 3
+		// members, seed 49, kept one campaigning to the end).
+		m.h.Send(msg.From, PeerPort, &removedNotice{})
 		return
 	}
 	m.heard[rm.From] = m.h.Now()
