@@ -19,6 +19,7 @@ import (
 // within the faults window, so that the run's settle window judges the
 // API layer on the new members alone.
 func TestMigrateUnderAPICompletes(t *testing.T) {
+	t.Parallel()
 	for _, members := range []int{3, 5} {
 		p, err := scenarios.Prepare(scenarios.Options{Scenario: "etcd-migrate-under-api", Members: members, Seed: 1})
 		require.NoError(t, err)

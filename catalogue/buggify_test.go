@@ -21,6 +21,7 @@ import (
 // replays it; the same seed twice activates and fires the same, while
 // seeds differ. A run without it records none.
 func TestBuggifyRunRecordsItsPoints(t *testing.T) {
+	t.Parallel()
 	sets := map[string]bool{}
 	for seed := uint64(1); seed <= 4; seed++ {
 		opts := scenarios.Options{Scenario: "etcd-chaos", Members: 3, Seed: seed, Buggify: true}
@@ -79,6 +80,7 @@ func TestBuggifyRunRecordsItsPoints(t *testing.T) {
 // scenario of the layer it lives in, fires, and the run passes every
 // check.
 func TestBuggifyReachesEveryPoint(t *testing.T) {
+	t.Parallel()
 	for _, info := range sim.BuggifyPoints() {
 		t.Run(string(info.Point), func(t *testing.T) {
 			scenario := "api-chaos"
@@ -107,6 +109,7 @@ var buggifyScenarios = []string{"etcd-chaos", "etcd-swarm", "api-chaos", "api-sw
 // are legal, and the system survives them. A failure prints the command
 // that replays it.
 func TestBuggifyChaos(t *testing.T) {
+	t.Parallel()
 	seeds, members := uint64(2), []int{3}
 	if *deepFlag {
 		seeds, members = 20, []int{3, 5}
@@ -137,6 +140,7 @@ func TestBuggifyChaos(t *testing.T) {
 // members, BUGGIFY catches each more often (measured once over every
 // ablation: 2 to 15 of 30 runs and 14 to 30 of 30; docs/buggify.md).
 func TestBuggifyWidensReach(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		ablation, check, scenario string
 		members                   int

@@ -66,6 +66,7 @@ func TestCatalogue(t *testing.T) {
 // TestMajorityDownStopsWrites: while a quorum is down, no write succeeds,
 // though writes are attempted, and writes succeed again afterwards.
 func TestMajorityDownStopsWrites(t *testing.T) {
+	t.Parallel()
 	for _, members := range []int{3, 4, 5} {
 		res, err := scenarios.Run(scenarios.Options{Scenario: "etcd-majority-down", Members: members, Seed: 7})
 		require.NoError(t, err)

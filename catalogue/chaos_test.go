@@ -64,6 +64,7 @@ func checkRun(t *testing.T, opts scenarios.Options) scenarios.Result {
 // over a fixed range of seeds (3; 20 with -deep), or replays the one world
 // that -seed names.
 func TestChaos(t *testing.T) {
+	t.Parallel()
 	members := []int{3, 5}
 	if *membersFlag != 0 {
 		members = []int{*membersFlag}
@@ -101,6 +102,7 @@ func TestChaos(t *testing.T) {
 // check with its offending events, gives both replay commands, and the
 // trace and porcupine's visualization are written where it says.
 func TestFailureReportAndArtifacts(t *testing.T) {
+	t.Parallel()
 	opts := scenarios.Options{Scenario: "etcd-flaky-network", Members: 3, Seed: 1, Ablations: []string{"mvcc-ignore-compare"}}
 	res, err := scenarios.Run(opts)
 	require.NoError(t, err)
@@ -132,6 +134,7 @@ func TestFailureReportAndArtifacts(t *testing.T) {
 // fails gets porcupine's visualization of the API history too, named after
 // that check.
 func TestAPILinearizabilityArtifact(t *testing.T) {
+	t.Parallel()
 	opts := scenarios.Options{Scenario: "api-conflict-storm", Members: 3, Seed: 1, Ablations: []string{"apiserver-last-write-wins"}}
 	art, err := scenarios.WriteArtifacts(opts, t.TempDir())
 	require.NoError(t, err)

@@ -79,6 +79,7 @@ func TestCorpusMalformed(t *testing.T) {
 // TestCorpusRoundTrip: an entry saved for a run replays to the same
 // verdicts.
 func TestCorpusRoundTrip(t *testing.T) {
+	t.Parallel()
 	opts := scenarios.Options{Scenario: "etcd-leader-crash", Members: 3, Seed: 5}
 	res, err := scenarios.Run(opts)
 	require.NoError(t, err)

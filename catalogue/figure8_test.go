@@ -14,6 +14,7 @@ import (
 // slowed and then isolated in (c), C restarted in (d)), every check passes,
 // and every member ends up running.
 func TestFigure8Steers(t *testing.T) {
+	t.Parallel()
 	for _, members := range []int{3, 4, 5} {
 		for seed := uint64(1); seed <= 3; seed++ {
 			p, err := scenarios.Prepare(scenarios.Options{Scenario: "raft-figure-8", Members: members, Seed: seed})

@@ -15,6 +15,7 @@ import (
 // its end; FuzzEtcd's seeds hold one fault of each kind it draws. It runs
 // no world: the fuzz targets' seeds do.
 func TestFuzzEncoding(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 200 {
 		h := fuzzHeader{Members: byte(rng.Uint32()), Seed: rng.Uint32(), Clients: byte(rng.Uint32()), Think: byte(rng.Uint32()), Compaction: byte(rng.Uint32())}

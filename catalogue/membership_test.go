@@ -26,6 +26,7 @@ func replaceSeeds() uint64 {
 // after the wipe, and every check passes, so that etcd-replace-member
 // judges a membership that really changed. Seeds 1 to 50 with -deep.
 func TestReplaceMemberCompletes(t *testing.T) {
+	t.Parallel()
 	for _, members := range []int{3, 5} {
 		for seed := uint64(1); seed <= replaceSeeds(); seed++ {
 			r, err := scenarios.Run(scenarios.Options{Scenario: "etcd-replace-member", Members: members, Seed: seed})

@@ -14,6 +14,7 @@ import (
 // start (the checks judge the rest: the restored state, time travel,
 // convergence).
 func TestDisasterRecoveryExpectations(t *testing.T) {
+	t.Parallel()
 	for _, members := range []int{3, 5} {
 		res, err := scenarios.Run(scenarios.Options{Scenario: "etcd-disaster-recovery", Members: members, Seed: 1})
 		require.NoError(t, err)
@@ -32,6 +33,7 @@ func TestDisasterRecoveryExpectations(t *testing.T) {
 // once the empty state says they are gone; the re-applied workload
 // converges.
 func TestAmnesiaExpectations(t *testing.T) {
+	t.Parallel()
 	for _, members := range []int{3, 5} {
 		res, err := scenarios.Run(scenarios.Options{Scenario: "etcd-amnesia", Members: members, Seed: 1})
 		require.NoError(t, err)

@@ -34,6 +34,7 @@ func callKind(c *etcdtrace.Call) string {
 // same and gives the same trace hash, while seeds differ. A run that is
 // not a swarm records none.
 func TestSwarmRunRecordsItsKinds(t *testing.T) {
+	t.Parallel()
 	subsets := map[string]bool{}
 	for seed := uint64(1); seed <= 4; seed++ {
 		opts := scenarios.Options{Scenario: "etcd-swarm", Members: 3, Seed: seed}

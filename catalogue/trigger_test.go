@@ -36,6 +36,7 @@ var momentRuns = []struct {
 // harmless flaky link on every host, which the trace always shows, added
 // to the scenario's own faults.
 func TestMomentsFire(t *testing.T) {
+	t.Parallel()
 	require.Len(t, momentRuns, len(nemesis.Moments()), "every moment is reached")
 	for _, r := range momentRuns {
 		t.Run(r.moment, func(t *testing.T) {
@@ -97,6 +98,7 @@ func TestMomentsFire(t *testing.T) {
 // (the leader-elected moment's example) gives the same trace twice, and
 // the fault changes the run.
 func TestTriggeredRunDeterministic(t *testing.T) {
+	t.Parallel()
 	m, err := nemesis.LookupMoment("leader-elected")
 	require.NoError(t, err)
 	f, err := sim.ParseFault(m.Example)
@@ -121,6 +123,7 @@ func TestTriggeredRunDeterministic(t *testing.T) {
 // moment. (An aimed fault whose moment does not come in its span fires
 // nothing, so one seed alone need not.)
 func TestChaosAimsFaults(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"etcd-chaos", "api-chaos", "stack-chaos"} {
 		t.Run(name, func(t *testing.T) {
 			aimed, fired := 0, 0
