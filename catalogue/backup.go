@@ -1,6 +1,7 @@
 package catalogue
 
 import (
+	"strings"
 	"time"
 
 	"github.com/kubesim/kubesim/checks"
@@ -46,6 +47,38 @@ func swarmBackup(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error
 	return buildBackup(20*time.Second)(c, env)
 }
 
+// swarmWatchOutage switches etcd-compaction's outages of the watchers on
+// with probability 1/2, from a stream of its own, and reports them among
+// the run's kinds of operation ("watch-outage"): every watcher is cut off
+// from the cluster for 20 to 30 s, every 40 s or so, within the faults.
+// etcd-swarm compacts every 20 s, so a watch that resumes after an outage
+// often resumes below the compact revision, where etcd must cancel it with
+// that revision (watch-guarantees): etcd-chaos's faults strike members
+// only, and never keep a watcher away that long.
+func swarmWatchOutage(c *scenarios.Cluster, env scenarios.Env) {
+	rng := c.World.Rand("scenario/swarm-op/watch-outage")
+	if rng.IntN(2) != 0 {
+		return
+	}
+	var watchers []string
+	for _, h := range c.Clients {
+		if strings.HasPrefix(h, "watcher-") {
+			watchers = append(watchers, h)
+		}
+	}
+	if len(watchers) == 0 {
+		return
+	}
+	c.SwarmOps = append(c.SwarmOps, "watch-outage")
+	outages := nemesis.Every(15*time.Second, 40*time.Second, env.FaultEnd, rng, func(at time.Duration) sim.Fault {
+		d := 20*time.Second + time.Duration(rng.Int64N(int64(10*time.Second))).Truncate(time.Millisecond)
+		return sim.Fault{At: at, Kind: sim.FaultIsolate, Targets: [][]string{watchers}, For: d}
+	})
+	for _, f := range outages {
+		c.World.At(sim.Time(f.At), "swarm-watch-outage", func() { c.World.Inject(f) })
+	}
+}
+
 // swarmOperators is etcd-swarm's Build hook: etcd-backup's backup job
 // (swarmBackup) and etcd-strict-reconfig's incident operator, who adds,
 // promotes and removes members in the middle of the faults
@@ -53,6 +86,7 @@ func swarmBackup(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error
 // each on with probability 1/2 from a stream of its own and reported
 // among the run's kinds of operation ("backup", "members").
 func swarmOperators(c *scenarios.Cluster, env scenarios.Env) ([]checks.Check, error) {
+	swarmWatchOutage(c, env)
 	out, err := swarmBackup(c, env)
 	if err != nil || c.World.Rand("scenario/swarm-op/members").IntN(2) != 0 {
 		return out, err
