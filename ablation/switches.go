@@ -219,7 +219,7 @@ var (
 	// no pod tolerated the taint for a while (the 300 s that the API
 	// server's DefaultTolerationSeconds admission gives every pod is what
 	// keeps a short network blip from evicting a whole node).
-	EvictIgnoresToleration = declare(Ablation{Layer: "stack", Name: "eviction-ignores-toleration", Mechanism: "the taint manager evicts every pod of a NoExecute-tainted node at once, ignoring the 300 s tolerationSeconds every pod gets", Check: "eviction-timing", Scenario: "node-eviction"})
+	EvictIgnoresToleration = declare(Ablation{Layer: "stack", Name: "eviction-ignores-toleration", Mechanism: "the taint manager evicts every pod of a NoExecute-tainted node at once, ignoring the 300 s tolerationSeconds every pod gets", Check: "eviction-timing", Scenario: "node-eviction", AlsoCaughtBy: []string{"controller-deletes"}})
 	// LeaderNoStepDown (nodes/client/leaderelection, the elector): a
 	// leader that fails to renew within RenewDeadline goes on leading (and
 	// trying to renew). RenewDeadline < LeaseDuration is what makes a

@@ -21,7 +21,11 @@ import (
 // whatever faults the seed drew. Every check of the stack judges them
 // (probe-semantics, probe-restarts, endpoints-timely, service-routing,
 // ownership, controller-deletes, rollout-bounds), and the swarm's own
-// checks judge traffic and a dead node (stackSwarmChecks).
+// checks judge traffic and a dead node (stackSwarmChecks). Two of them
+// lose a node for good after the faults: node-death deletes its Node (pod
+// GC collects its pods), node-lost keeps it (its pods are evicted, as
+// controller-deletes judges against their tolerations, Terminating until
+// the end, and replaced).
 func stackSwarmOps(d time.Duration) []scenarios.StackOp {
 	return []scenarios.StackOp{
 		{Name: "probes", Steps: probesOp},
@@ -37,8 +41,19 @@ func stackSwarmOps(d time.Duration) []scenarios.StackOp {
 		}, Drive: func(c *nemesis.Cluster, rng *sim.Stream, faultEnd time.Duration) {
 			nemesis.KillBusiestNode(c, faultEnd+between(rng, 0, 20*time.Second))
 		}},
+		{Name: "node-lost", Apply: func(t *scenarios.StackTopology) { t.TolerationSeconds = lostToleration }, Drive: func(c *nemesis.Cluster, rng *sim.Stream, faultEnd time.Duration) {
+			nemesis.LoseBusiestNode(c, faultEnd+between(rng, 0, 20*time.Second))
+		}},
 	}
 }
+
+// lostToleration is the API servers' --default-not-ready-toleration-seconds
+// and --default-unreachable-toleration-seconds with the node-lost
+// operation on, as an operator sets them for a faster failover: the pods
+// of the node lost after the faults are evicted about 85 s after it died
+// (50 s of node monitor grace, a monitor period, 30 s of toleration), and
+// replaced well before the end.
+const lostToleration = 30
 
 // between draws a duration in [lo, hi).
 func between(rng *sim.Stream, lo, hi time.Duration) time.Duration {

@@ -53,10 +53,22 @@ type ControllerDeletesOptions struct {
 //   - the Deployment controller (cleanupDeployment) deletes only a
 //     ReplicaSet it controls that has no replicas, by spec or status, while
 //     the Deployment keeps more than revisionHistoryLimit old ReplicaSets
-//     that are not being deleted (all of its ReplicaSets but the new one).
+//     that are not being deleted (all of its ReplicaSets but the new one);
+//   - the taint eviction controller
+//     (pkg/controller/tainteviction/taint_eviction.go, processPodOnNode)
+//     deletes only a pod bound to a node with NoExecute taints: at once
+//     when the pod tolerates one of them not at all, else once the
+//     shortest tolerationSeconds of the tolerations it uses (the first
+//     that matches each taint; none set: never) has passed since the
+//     node's taints began, on the controller's own clock (the host's,
+//     drifts included), to within a second (a pod's times are whole
+//     seconds). The node's taints are judged as committed at some moment
+//     within NodeLag before the deletion was sent, and a stretch of taints
+//     begins at the commit that first had one.
 //
 // The ReplicaSet controller's and the garbage collector's deletions are
-// ownership's; the taint manager's, eviction-timing's.
+// ownership's; when the taint manager's come relative to the node's
+// heartbeats, eviction-timing's.
 type ControllerDeletes struct {
 	opts    ControllerDeletesOptions
 	revs    appliedRevs
@@ -74,6 +86,7 @@ type ControllerDeletes struct {
 	// instant counts the pod deletions a host sent at the current time.
 	instant   map[sim.HostID]int
 	instantAt sim.Time
+	clocks    hostClocks
 	rec       Recorder
 	judged    map[string]int
 	unmatched int
@@ -84,12 +97,16 @@ type cdPod struct {
 	uid, node  string
 	terminated bool
 	deleting   bool
+	// tolerations are those that may tolerate a NoExecute taint.
+	tolerations []model.Toleration
 }
 
 // cdNode is a committed version of a Node (exists false: deleted).
 type cdNode struct {
 	at                 sim.Time
 	exists, ready, oos bool
+	// noExecute are its NoExecute taints.
+	noExecute []model.Taint
 }
 
 // cdRSStatus is what the cleanup reads of a ReplicaSet besides rsVersion.
@@ -135,7 +152,7 @@ func NewControllerDeletes(opts ControllerDeletesOptions) *ControllerDeletes {
 	}
 	return &ControllerDeletes{opts: opts, pods: map[string]*cdPod{}, nodes: map[string][]cdNode{}, rs: map[string]rsVersion{},
 		rsState: map[string]cdRSStatus{}, deps: map[string]cdDep{}, sends: map[sim.HostID]map[string]cdSend{},
-		instant: map[sim.HostID]int{}, judged: map[string]int{}}
+		instant: map[sim.HostID]int{}, judged: map[string]int{}, clocks: newHostClocks()}
 }
 
 // Name implements Check.
@@ -144,6 +161,7 @@ func (c *ControllerDeletes) Name() string { return "controller-deletes" }
 // Observe implements Check.
 func (c *ControllerDeletes) Observe(e *sim.Event) {
 	c.now = e.At
+	c.clocks.observe(e)
 	switch d := e.Data.(type) {
 	case *etcdtrace.Apply:
 		if c.revs.fresh(d) {
@@ -157,7 +175,7 @@ func (c *ControllerDeletes) Observe(e *sim.Event) {
 		}
 	case *spoketrace.ControllerDelete:
 		switch d.Controller {
-		case spoketrace.ControllerPodGC, spoketrace.ControllerDeployment:
+		case spoketrace.ControllerPodGC, spoketrace.ControllerDeployment, spoketrace.ControllerTaintEviction:
 			c.judge(e, d)
 		}
 	}
@@ -187,6 +205,11 @@ func (c *ControllerDeletes) commit(e *sim.Event, ch registryChange, rev int64) {
 		ph := p.Status.Phase
 		cp := &cdPod{uid: string(p.UID), node: p.Spec.NodeName, terminated: ph == model.PodSucceeded || ph == model.PodFailed,
 			deleting: p.DeletionTimestamp != nil}
+		for _, t := range p.Spec.Tolerations {
+			if t.Effect == "" || t.Effect == model.TaintEffectNoExecute {
+				cp.tolerations = append(cp.tolerations, t)
+			}
+		}
 		c.pods[ch.key] = cp
 		if cp.terminated {
 			c.terminated++
@@ -199,6 +222,9 @@ func (c *ControllerDeletes) commit(e *sim.Event, ch registryChange, rev int64) {
 					v.exists, v.ready = true, model.IsNodeReady(n)
 					for _, t := range n.Spec.Taints {
 						v.oos = v.oos || t.Key == taintNodeOutOfService
+						if t.Effect == model.TaintEffectNoExecute {
+							v.noExecute = append(v.noExecute, t)
+						}
 					}
 				}
 			}
@@ -280,6 +306,8 @@ func (c *ControllerDeletes) judge(e *sim.Event, d *spoketrace.ControllerDelete) 
 		c.judgePodGC(e, d, s)
 	case spoketrace.ControllerDeployment:
 		c.judgeCleanup(e, d, s)
+	case spoketrace.ControllerTaintEviction:
+		c.judgeTaintEviction(e, d, s)
 	}
 }
 
@@ -381,8 +409,8 @@ func (c *ControllerDeletes) judgeCleanup(e *sim.Event, d *spoketrace.ControllerD
 
 // Finish implements Check.
 func (c *ControllerDeletes) Finish() Result {
-	detail := fmt.Sprintf("%d pod garbage collection(s) and %d Deployment cleanup(s), each for a reason its controller documents",
-		c.judged[spoketrace.ControllerPodGC], c.judged[spoketrace.ControllerDeployment])
+	detail := fmt.Sprintf("%d pod garbage collection(s), %d Deployment cleanup(s) and %d taint eviction(s), each for a reason its controller documents",
+		c.judged[spoketrace.ControllerPodGC], c.judged[spoketrace.ControllerDeployment], c.judged[spoketrace.ControllerTaintEviction])
 	if c.unmatched > 0 {
 		detail += fmt.Sprintf(" (%d acknowledged deletion(s) whose sending was not traced, not judged)", c.unmatched)
 	}

@@ -51,6 +51,34 @@ func cdGC(w *epWorld, ms int64, name, reason string) {
 		UID: "u-" + name, Reason: reason}))
 }
 
+// cdEvict traces the taint eviction controller sending a deletion of pod
+// name at ms and the API server acknowledging it 10 ms later.
+func cdEvict(w *epWorld, ms int64, name string) {
+	w.steps = append(w.steps, at(ms, &spoketrace.LeaderWrite{Component: controllerManagerComponent, Identity: "cm-1", Verb: "delete", Resource: "pods", Key: "default/" + name}))
+	w.steps = append(w.steps, at(ms+10, &spoketrace.ControllerDelete{Controller: spoketrace.ControllerTaintEviction, Resource: "pods", Key: "default/" + name,
+		UID: "u-" + name}))
+}
+
+// cdTainted is Node name, not Ready, with the NoExecute taints keys.
+func cdTainted(name string, keys ...string) *model.Node {
+	n := cdNodeObj(name, false, false)
+	for _, k := range keys {
+		n.Spec.Taints = append(n.Spec.Taints, model.Taint{Key: k, Effect: model.TaintEffectNoExecute})
+	}
+	return n
+}
+
+// cdTolerating is pod name on node, tolerating the NoExecute taints keys
+// for seconds each (nil: for ever).
+func cdTolerating(name, node string, seconds *int64, keys ...string) *model.Pod {
+	p := cdPodObj(name, node, model.PodRunning, false)
+	for _, k := range keys {
+		p.Spec.Tolerations = append(p.Spec.Tolerations, model.Toleration{Key: k, Operator: model.TolerationOpExists,
+			Effect: model.TaintEffectNoExecute, TolerationSeconds: seconds})
+	}
+	return p
+}
+
 // cdCleanup traces the Deployment controller deleting ReplicaSet
 // api-<hash> of d1 at ms.
 func cdCleanup(w *epWorld, ms int64, hash string) {
@@ -130,6 +158,50 @@ func TestControllerDeletes(t *testing.T) {
 			w.put(2000, cdPodObj("a", "n1", model.PodRunning, true))
 			cdGC(w, 20000, "a", spoketrace.PodGCUnscheduledTerminating)
 		}, "the pod garbage collector deleted pod default/a (unscheduled-terminating), which was not an unbound pod being deleted (node \"n1\", being deleted true)"},
+		{"an eviction once the toleration ran out", func(w *epWorld) {
+			w.put(1000, cdNodeObj("n1", true, false))
+			w.put(2000, cdTolerating("a", "n1", model.Ptr(int64(30)), model.TaintNodeUnreachable))
+			w.put(10000, cdTainted("n1", model.TaintNodeUnreachable))
+			cdEvict(w, 39500, "a")
+		}, ""},
+		{"an eviction before the toleration ran out", func(w *epWorld) {
+			w.put(1000, cdNodeObj("n1", true, false))
+			w.put(2000, cdTolerating("a", "n1", model.Ptr(int64(30)), model.TaintNodeUnreachable))
+			w.put(10000, cdTainted("n1", model.TaintNodeUnreachable))
+			cdEvict(w, 15000, "a")
+		}, "the taint eviction controller deleted pod default/a 5.000 s after its node n1's NoExecute taints began (at 10.000000s), which it tolerates for 30s"},
+		{"a taint swapped for another keeps its stretch", func(w *epWorld) {
+			w.put(1000, cdNodeObj("n1", true, false))
+			w.put(2000, cdTolerating("a", "n1", model.Ptr(int64(30)), model.TaintNodeUnreachable, model.TaintNodeNotReady))
+			w.put(10000, cdTainted("n1", model.TaintNodeNotReady))
+			w.put(25000, cdTainted("n1", model.TaintNodeUnreachable))
+			cdEvict(w, 40000, "a")
+		}, ""},
+		{"a taint removed and put back starts again", func(w *epWorld) {
+			w.put(1000, cdNodeObj("n1", true, false))
+			w.put(2000, cdTolerating("a", "n1", model.Ptr(int64(30)), model.TaintNodeUnreachable))
+			w.put(10000, cdTainted("n1", model.TaintNodeUnreachable))
+			w.put(20000, cdNodeObj("n1", true, false))
+			w.put(100000, cdTainted("n1", model.TaintNodeUnreachable))
+			cdEvict(w, 110000, "a")
+		}, "the taint eviction controller deleted pod default/a 10.000 s after its node n1's NoExecute taints began (at 100.000000s), which it tolerates for 30s"},
+		{"an untolerated taint evicts at once", func(w *epWorld) {
+			w.put(1000, cdNodeObj("n1", true, false))
+			w.put(2000, cdTolerating("a", "n1", model.Ptr(int64(300)), model.TaintNodeUnreachable))
+			w.put(10000, cdTainted("n1", "example.com/drain"))
+			cdEvict(w, 10100, "a")
+		}, ""},
+		{"a toleration for ever", func(w *epWorld) {
+			w.put(1000, cdNodeObj("n1", true, false))
+			w.put(2000, cdTolerating("a", "n1", nil, model.TaintNodeUnreachable))
+			w.put(10000, cdTainted("n1", model.TaintNodeUnreachable))
+			cdEvict(w, 900000, "a")
+		}, "the taint eviction controller deleted pod default/a, which tolerates its node n1's NoExecute taints (since 10.000000s) for ever"},
+		{"an eviction from a node without NoExecute taints", func(w *epWorld) {
+			w.put(1000, cdNodeObj("n1", false, false))
+			w.put(2000, cdTolerating("a", "n1", model.Ptr(int64(30)), model.TaintNodeUnreachable))
+			cdEvict(w, 90000, "a")
+		}, "the taint eviction controller deleted pod default/a, whose node n1 had no NoExecute taint at any commit within 1m0s before the deletion"},
 		{"an old ReplicaSet beyond the history limit", func(w *epWorld) {
 			cdHistory(w)
 			cdCleanup(w, 5000, "one")

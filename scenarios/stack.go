@@ -72,6 +72,12 @@ type StackTopology struct {
 	// Policy is the API servers' authorization policy, as
 	// APITopology.Policy; nil means rbac.Default().
 	Policy *rbac.Policy
+	// TolerationSeconds, when set, is the API servers'
+	// --default-not-ready-toleration-seconds and
+	// --default-unreachable-toleration-seconds (apiserver.Config): how long
+	// the pods of a lost node tolerate its NoExecute taints before they are
+	// evicted; 0 means the real default, 300.
+	TolerationSeconds int64
 	// Traffic are the application's users: clients outside the cluster,
 	// each on a host of its own (named after the client, "users-N" by
 	// default), sending requests to a Service through an entry node
@@ -153,7 +159,8 @@ func BuildStack(c *Cluster, top StackTopology, abl ablation.Set, end time.Durati
 			return nil, fmt.Errorf("stack topology: %w", err)
 		}
 	}
-	api, servers, err := addAPIServers(c, top.APIServers, apiserver.Config{Policy: top.Policy, Ablations: abl, Resources: kinds})
+	api, servers, err := addAPIServers(c, top.APIServers, apiserver.Config{Policy: top.Policy, Ablations: abl, Resources: kinds,
+		DefaultNotReadyTolerationSeconds: top.TolerationSeconds, DefaultUnreachableTolerationSeconds: top.TolerationSeconds})
 	if err != nil {
 		return nil, err
 	}

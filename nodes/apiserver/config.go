@@ -91,6 +91,15 @@ type Config struct {
 	// ServiceCIDR is the range Services' cluster IPs are allocated from
 	// (--service-cluster-ip-range, IPv4). Default DefaultServiceCIDR.
 	ServiceCIDR netip.Prefix
+	// DefaultNotReadyTolerationSeconds and
+	// DefaultUnreachableTolerationSeconds are the DefaultTolerationSeconds
+	// admission plugin's flags (--default-not-ready-toleration-seconds,
+	// --default-unreachable-toleration-seconds): how long a pod created
+	// without its own tolerations of the not-ready and unreachable
+	// NoExecute taints stays on a lost node. Default 300 each
+	// (model.DefaultNotReadyTolerationSeconds); operators lower them for a
+	// faster failover.
+	DefaultNotReadyTolerationSeconds, DefaultUnreachableTolerationSeconds int64
 	// Ablations are the run's ablation switches; off in the zero value.
 	Ablations ablation.Set
 	// Decoded, when set, is shared by the replicas of one world so that a
@@ -127,6 +136,12 @@ func (c Config) withDefaults(h *sim.Host) Config {
 	c.CompactionInterval = cmp.Or(c.CompactionInterval, DefaultCompactionInterval)
 	if c.Policy == nil {
 		c.Policy = rbac.Default()
+	}
+	if c.DefaultNotReadyTolerationSeconds <= 0 {
+		c.DefaultNotReadyTolerationSeconds = model.DefaultNotReadyTolerationSeconds
+	}
+	if c.DefaultUnreachableTolerationSeconds <= 0 {
+		c.DefaultUnreachableTolerationSeconds = model.DefaultUnreachableTolerationSeconds
 	}
 	defaults.Positive(&c.CacheProgressInterval, DefaultCacheProgressInterval)
 	if !c.ServiceCIDR.IsValid() || !c.ServiceCIDR.Addr().Is4() {

@@ -42,7 +42,7 @@ func (s *Server) create(c *call) {
 	prepareCustomCreate(obj, c.res)
 	op := &createOp{c: c, obj: obj}
 	op.maybeGenerateName()
-	if st := admitCreate(obj, c.res); st != nil {
+	if st := admitCreate(obj, c.res, s.cfg); st != nil {
 		c.fail(st)
 		return
 	}

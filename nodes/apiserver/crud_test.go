@@ -246,3 +246,40 @@ func TestLeaseUpdateNeedsResourceVersion(t *testing.T) {
 	out := tw.must(0, update("admin", apiwire.VerbUpdate, with)).Object.(*model.Lease)
 	assert.Equal(t, "b", *out.Spec.HolderIdentity)
 }
+
+// TestDefaultTolerationSecondsFlags: the DefaultTolerationSeconds plugin
+// gives a pod created without tolerations of its own the seconds of
+// --default-not-ready-toleration-seconds and
+// --default-unreachable-toleration-seconds (300 each unless set), and
+// leaves a pod's own toleration of a taint alone.
+func TestDefaultTolerationSecondsFlags(t *testing.T) {
+	for _, tc := range []struct {
+		name                   string
+		notReady, unreachable  int64
+		wantNotReady, wantUnrc int64
+	}{
+		{"defaults", 0, 0, 300, 300},
+		{"lowered", 30, 20, 30, 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tw := newWorld(t, 1, 1, func(c *Config) {
+				c.DefaultNotReadyTolerationSeconds, c.DefaultUnreachableTolerationSeconds = tc.notReady, tc.unreachable
+			})
+			got := tw.must(0, create(newPod("a"))).Object.(*model.Pod).Spec.Tolerations
+			require.Len(t, got, 2)
+			assert.Equal(t, model.TaintNodeNotReady, got[0].Key)
+			assert.Equal(t, tc.wantNotReady, *got[0].TolerationSeconds)
+			assert.Equal(t, model.TaintNodeUnreachable, got[1].Key)
+			assert.Equal(t, tc.wantUnrc, *got[1].TolerationSeconds)
+
+			own := newPod("b")
+			own.Spec.Tolerations = []model.Toleration{{Key: model.TaintNodeUnreachable, Operator: model.TolerationOpExists,
+				Effect: model.TaintEffectNoExecute, TolerationSeconds: model.Ptr(int64(5))}}
+			got = tw.must(0, create(own)).Object.(*model.Pod).Spec.Tolerations
+			require.Len(t, got, 2)
+			assert.Equal(t, int64(5), *got[0].TolerationSeconds, "the pod's own toleration stays")
+			assert.Equal(t, model.TaintNodeNotReady, got[1].Key)
+			assert.Equal(t, tc.wantNotReady, *got[1].TolerationSeconds)
+		})
+	}
+}

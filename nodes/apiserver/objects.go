@@ -135,14 +135,14 @@ func (s *Server) newUID() model.UID {
 }
 
 // admitCreate runs defaulting, the DefaultTolerationSeconds plugin for
-// pods and validation.
-func admitCreate(obj model.Object, res resourceInfo) *apiwire.Status {
+// pods (with cfg's flags) and validation.
+func admitCreate(obj model.Object, res resourceInfo, cfg Config) *apiwire.Status {
 	if res.Custom != nil {
 		return admitCustom(obj, nil, res)
 	}
 	model.SetDefaults(obj)
 	if pod, ok := obj.(*model.Pod); ok {
-		model.AddDefaultTolerations(pod)
+		model.AddDefaultTolerationsOf(pod, cfg.DefaultNotReadyTolerationSeconds, cfg.DefaultUnreachableTolerationSeconds)
 	}
 	if errs := model.Validate(obj); len(errs) > 0 {
 		return invalid(res, obj.GetObjectMeta().Name, errs)

@@ -55,13 +55,25 @@ func (p *Placement) Running(node string) int { return len(p.running[node]) }
 // KillBusiestNode is the nemesis of node-death and node-eviction: at at it
 // crashes, for good, the node running the most pods, and records it in
 // c.Dead for the operator's script.
-func KillBusiestNode(c *Cluster, at time.Duration) {
+func KillBusiestNode(c *Cluster, at time.Duration) { crashBusiestNode(c, at, true) }
+
+// LoseBusiestNode is KillBusiestNode without the record in c.Dead: the
+// node is lost for good and its Node object stays, as when a machine dies
+// and nobody deletes it, so the node lifecycle controller taints it and
+// its pods are evicted once their tolerations run out.
+func LoseBusiestNode(c *Cluster, at time.Duration) { crashBusiestNode(c, at, false) }
+
+// crashBusiestNode crashes the busiest node for good at at, recording it
+// in c.Dead if record.
+func crashBusiestNode(c *Cluster, at time.Duration, record bool) {
 	c.World.At(sim.Time(at), "nemesis-kill-node", func() {
 		victim := c.Placement.Busiest(c.World, c.Nodes, c.Spare)
 		if victim == "" {
 			return
 		}
-		*c.Dead = append(*c.Dead, victim)
+		if record {
+			*c.Dead = append(*c.Dead, victim)
+		}
 		c.World.Inject(sim.Fault{Kind: sim.FaultCrash, Targets: [][]string{{victim}}})
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/sim"
 	"github.com/kubesim/kubesim/trace/apiwire"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // The pod condition the taint eviction controller adds before deleting.
@@ -262,7 +263,13 @@ func (e *taintEviction) deletePod(ns, name string, done func(error)) {
 		pod := obj.(*model.Pod)
 		del := func() {
 			pods.Delete(name, client.DeleteOptions{Preconditions: &apiwire.Preconditions{UID: pod.UID}},
-				e.c.guard(func(_ model.Object, err error) { done(err) }))
+				e.c.guard(func(_ model.Object, err error) {
+					if err == nil {
+						e.c.ctx.Host.Emit(&spoketrace.ControllerDelete{Controller: spoketrace.ControllerTaintEviction,
+							Resource: model.ResourcePodsName, Key: ns + "/" + name, UID: string(pod.UID)})
+					}
+					done(err)
+				}))
 		}
 		cond := model.PodCondition{Type: PodDisruptionTarget, Status: model.ConditionTrue, Reason: ReasonDeletionByTaintManager,
 			Message: "Taint manager: deleting due to NoExecute taint", LastTransitionTime: e.c.stamp()}
