@@ -364,7 +364,7 @@ var (
 	// drops every rule of the node when kube-proxy cannot reach the API
 	// server, instead of keeping its last rules: a control plane outage
 	// becomes a data plane outage.
-	ProxyFlushOnDisconnect = declare(Ablation{Layer: "stack", Name: "kube-proxy-flush-on-disconnect", Mechanism: "kube-proxy drops its node's rules when it cannot reach the API server, instead of keeping the last ones: a control plane outage becomes a data plane outage", Check: "service-availability", Scenario: "apiserver-down-traffic"})
+	ProxyFlushOnDisconnect = declare(Ablation{Layer: "stack", Name: "kube-proxy-flush-on-disconnect", Mechanism: "kube-proxy drops its node's rules when it cannot reach the API server, instead of keeping the last ones: a control plane outage becomes a data plane outage", Check: "service-availability", Scenario: "apiserver-down-traffic", AlsoCaughtBy: []string{"proxy-rules-converge"}})
 	// ProxyMergesServices (nodes/kubeproxy, Cache.portKey) groups the
 	// endpoints of every Service port by the port's name and protocol
 	// alone: two Services with a port "http" share their backends.

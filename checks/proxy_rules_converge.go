@@ -29,6 +29,10 @@ type ProxyRulesConvergeOptions struct {
 	// broke resumes after client-go's backoff. Default
 	// DefaultDoubleRunningRecovery.
 	Recovery time.Duration
+	// KeepLag is how long a kube-proxy may trail the committed objects
+	// when it drops a Service port's backends; default
+	// DefaultProxyRulesKeepLag.
+	KeepLag time.Duration
 }
 
 // ProxyRulesConverge checks what every node's kube-proxy programmed
@@ -65,10 +69,22 @@ type ProxyRulesConvergeOptions struct {
 // A node whose kube-proxy skips the fallback, ignores the traffic policy,
 // misses an update of a Service or slice, or routes a headless Service
 // fails it at the next quiet point.
+//
+// Between quiet points, under the faults, it judges one promise more: a
+// kube-proxy keeps a Service's rules while the Service has endpoints. A
+// node's rules for a port of a Service of the Cluster traffic policy must
+// not be removed or left without backends while the committed objects
+// have called for backends there for longer than KeepLag, unless its own
+// host crashed or paused within it (a boot's empty table is no drop). An
+// API server out of reach is no excuse: the real kube-proxy keeps its last
+// rules when it loses its watches (client-go's reflectors retry; nothing
+// flushes), so a control plane outage does not become a data plane
+// outage.
 type ProxyRulesConverge struct {
-	settle, recovery time.Duration
-	revs             appliedRevs
-	last             sim.Time
+	settle, recovery, keepLag time.Duration
+	keep                      keepState
+	revs                      appliedRevs
+	last                      sim.Time
 	// lastChange is when a Service or slice last changed; changed,
 	// whether one ever did.
 	lastChange sim.Time
@@ -105,7 +121,7 @@ func NewProxyRulesConverge(opts ProxyRulesConvergeOptions) *ProxyRulesConverge {
 	if opts.Recovery <= 0 {
 		opts.Recovery = DefaultDoubleRunningRecovery
 	}
-	return &ProxyRulesConverge{settle: opts.Settle, recovery: opts.Recovery, services: map[string]*model.Service{},
+	return &ProxyRulesConverge{settle: opts.Settle, recovery: opts.Recovery, keepLag: keepLagOr(opts.KeepLag), keep: newKeepState(), services: map[string]*model.Service{},
 		slices: map[string]*model.EndpointSlice{}, nodes: map[string]*proxyTable{}}
 }
 
@@ -116,8 +132,16 @@ func (c *ProxyRulesConverge) Name() string { return "proxy-rules-converge" }
 func (c *ProxyRulesConverge) Observe(e *sim.Event) {
 	c.last = e.At
 	c.faults.Observe(e)
+	c.keep.observeFault(e)
 	switch d := e.NodeData().(type) {
 	case *proxytrace.Flush:
+		if old := c.nodes[d.Node]; old != nil && d.Reason != proxytrace.FlushBoot {
+			for _, key := range sim.SortedKeys(old.rules) {
+				if len(old.rules[key].backends) > 0 {
+					c.judgeDrop(e, d.Node, key)
+				}
+			}
+		}
 		t := &proxyTable{rules: map[string]proxyRule{}}
 		if old := c.nodes[d.Node]; old != nil && d.Reason != proxytrace.FlushBoot {
 			t.booted = old.booted
@@ -132,6 +156,9 @@ func (c *ProxyRulesConverge) Observe(e *sim.Event) {
 			c.nodes[d.Node] = t
 		}
 		key := d.Service + ":" + d.PortName
+		if old, ok := t.rules[key]; ok && len(old.backends) > 0 && (d.Deleted || len(d.Backends) == 0) {
+			c.judgeDrop(e, d.Node, key)
+		}
 		if d.Deleted {
 			delete(t.rules, key)
 			return
@@ -151,12 +178,18 @@ func (c *ProxyRulesConverge) Observe(e *sim.Event) {
 
 // apply records the committed Services and slices of an Apply.
 func (c *ProxyRulesConverge) apply(e *sim.Event, d *etcdtrace.Apply) {
+	touched := false
+	defer func() {
+		if touched {
+			c.refreshServed(e.At)
+		}
+	}()
 	for ch := range registryChanges(d) {
 		if ch.res != model.ResourceServicesName && ch.res != model.ResourceEndpointSlicesName {
 			continue
 		}
 		c.maybeJudgeQuiet(e)
-		c.lastChange, c.changed = e.At, true
+		c.lastChange, c.changed, touched = e.At, true, true
 		if ch.Type == etcdtrace.ChangeDelete {
 			delete(c.services, ch.key)
 			delete(c.slices, ch.key)

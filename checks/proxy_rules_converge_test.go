@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -206,7 +207,44 @@ func TestProxyRulesConverge(t *testing.T) {
 			w.put(2000, two)
 			rulesOf(w, 3000, "n1")
 			w.steps = append(w.steps, at(20000, &proxytrace.Flush{Node: "n1", Reason: proxytrace.FlushDisconnected}))
-		}, "at the end: node n1 has no rules for default/web:dns, which should route 10.96.0.10:53/UDP to default/a@10.1.0.1:5353/ready, default/b@10.1.0.2:5353/ready"},
+		}, "node n1 dropped its rules for default/web:dns, whose Service has had ready or serving endpoints since 2.000000s, longer than the 15s a kube-proxy may trail"},
+		{"a flushed table soon after the endpoints came, rebuilt", func(w *epWorld) {
+			boot(w, "n1")
+			w.put(1000, web)
+			w.put(2000, two)
+			rulesOf(w, 3000, "n1")
+			w.steps = append(w.steps, at(10000, &proxytrace.Flush{Node: "n1", Reason: proxytrace.FlushDisconnected}))
+			rulesOf(w, 11000, "n1")
+		}, ""},
+		{"a port's rules removed while its Service has endpoints", func(w *epWorld) {
+			boot(w, "n1")
+			w.put(1000, web)
+			w.put(2000, two)
+			rulesOf(w, 3000, "n1")
+			w.steps = append(w.steps, at(30000, &proxytrace.Rules{Node: "n1", Service: "default/web", PortName: "http", Deleted: true}))
+		}, "node n1 dropped its rules for default/web:http, whose Service has had ready or serving endpoints since 2.000000s, longer than the 15s a kube-proxy may trail"},
+		{"a port's backends emptied while its Service has endpoints", func(w *epWorld) {
+			boot(w, "n1")
+			w.put(1000, web)
+			w.put(2000, two)
+			rulesOf(w, 3000, "n1")
+			w.steps = append(w.steps, at(30000, prRules("n1", "web", "http", ip, 80, "TCP")))
+		}, "node n1 dropped its rules for default/web:http, whose Service has had ready or serving endpoints since 2.000000s, longer than the 15s a kube-proxy may trail"},
+		{"backends emptied after the endpoints went", func(w *epWorld) {
+			boot(w, "n1")
+			w.put(1000, web)
+			w.put(2000, two)
+			rulesOf(w, 3000, "n1")
+			w.put(30000, prSlice("web-1", "web"))
+			w.steps = append(w.steps, at(30500, prRules("n1", "web", "http", ip, 80, "TCP")), at(30500, prRules("n1", "web", "dns", ip, 53, "UDP")))
+		}, ""},
+		{"a Local Service's rules are not judged between quiet points", func(w *epWorld) {
+			boot(w, "n1")
+			w.put(1000, local)
+			w.put(2000, two)
+			w.steps = append(w.steps, at(3000, prRules("n1", "web", "http", ip, 80, "TCP", "default/a@10.1.0.1:8080/ready")))
+			w.steps = append(w.steps, at(30000, prRules("n1", "web", "http", ip, 80, "TCP")), at(30000, prRules("n1", "web", "http", ip, 80, "TCP", "default/a@10.1.0.1:8080/ready")))
+		}, "at the end: node n1 has no rules for default/web:dns, which should route 10.96.0.10:53/UDP to default/a@10.1.0.1:5353/ready"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -220,6 +258,48 @@ func TestProxyRulesConverge(t *testing.T) {
 			require.False(t, res.OK)
 			require.NotEmpty(t, res.Offenses)
 			require.Equal(t, c.fail, res.Offenses[0].What)
+		})
+	}
+}
+
+// TestProxyRulesKeepExcusedByOwnHost: a node's own crash or pause within
+// the lag excuses a drop of its rules; a fault of another host does not.
+func TestProxyRulesKeepExcusedByOwnHost(t *testing.T) {
+	const ip = "10.96.0.10"
+	for _, tc := range []struct {
+		name   string
+		host   sim.HostID
+		dropOK bool
+	}{{"the node's own pause", 1, true}, {"an API server's crash", 2, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &epWorld{}
+			w.steps = append(w.steps, at(0, &proxytrace.Flush{Node: "n1", Reason: proxytrace.FlushBoot}))
+			w.put(1000, prSvc("web", ip))
+			w.put(2000, prSlice("web-1", "web", prEP("a", "10.1.0.1", "n1", "rs")))
+			w.steps = append(w.steps, at(3000, prRules("n1", "web", "http", ip, 80, "TCP", "default/a@10.1.0.1:8080/ready")))
+			w.steps = append(w.steps, at(40000, &proxytrace.Rules{Node: "n1", Service: "default/web", PortName: "http", Deleted: true}))
+			var evs []sim.Event
+			for _, s := range w.end() {
+				evs = append(evs, sim.Event{At: sim.Time(s.ms * int64(time.Millisecond)), Kind: sim.KindNode, Host: 1, Data: s.data})
+			}
+			fault := sim.Event{At: sim.Time(35 * time.Second), Kind: sim.KindFault, Host: tc.host, Name: string(sim.FaultPause)}
+			i := len(evs)
+			for j := range evs {
+				if r, ok := evs[j].Data.(*proxytrace.Rules); ok && r.Deleted {
+					i = j
+				}
+			}
+			evs = append(evs[:i], append([]sim.Event{fault}, evs[i:]...)...)
+			for i := range evs {
+				evs[i].Seq = uint64(i)
+			}
+			res := feedEvents(NewProxyRulesConverge(ProxyRulesConvergeOptions{}), evs)
+			for _, o := range res.Offenses {
+				require.Equal(t, tc.dropOK, !strings.Contains(o.What, "dropped its rules"), o.What)
+			}
+			if !tc.dropOK {
+				require.NotEmpty(t, res.Offenses)
+			}
 		})
 	}
 }
