@@ -176,16 +176,22 @@ func proxyRulesTraffic() scenarios.Spec {
 		return apptraffic.Config{Name: "users-" + svc + "-" + port, Service: scenarios.WorkloadNamespace + "/" + svc, PortName: port,
 			Rate: 10, Start: sim.Time(25 * time.Second), Stop: sim.Time(stop)}
 	}
+	// external is a Service without a selector, whose slices an operator
+	// writes by hand (managed by another agent), as for backends outside
+	// the cluster.
+	external := scenarios.NewService("external", 80)
+	external.Spec.Selector = nil
+	ns := scenarios.WorkloadNamespace
 	// After its preStop sleep, SIGTERM: the application stops accepting
 	// and takes 12 s to exit, unready (not serving) but terminating once
 	// its readiness probe has failed twice.
 	app := trafficApp(15)
 	app.Annotations = annotations(kubelet.AnnotationShutdown, "12s")
-	return scenarios.Spec{Name: "proxy-rules-traffic", Description: "web's 3 pods (a preStop sleep of 15 s) behind three Services: web, with two named ports (http 80/TCP to 8080, dns 53/UDP to 5353), web-local (internalTrafficPolicy Local: each node routes to its own pods alone), web-legacy (labelled for another proxy) and web-peers (headless), for which kube-proxy programs nothing; users send 10 requests a second to each of web's ports and, until 120 s, to web-local, through node-1 from 25 s; at 55 s the operator moves web's http port to 8000, at 80 s scales web to 0 (for the 15 s of the preStop sleep every endpoint is serving and terminating, and kube-proxy's terminating fallback (KEP-1669) keeps routing to them; then SIGTERM, and the application, 12 s to exit, fails its readiness probes: terminating and no longer serving, its endpoints get no traffic) and at 105 s back to 3, and at 125 s deletes web-local (its rules go, its slices are collected); proxy-rules-converge judges every node's rules at each quiet point",
+	return scenarios.Spec{Name: "proxy-rules-traffic", Description: "web's 3 pods (a preStop sleep of 15 s) behind three Services: web, with two named ports (http 80/TCP to 8080, dns 53/UDP to 5353), web-local (internalTrafficPolicy Local: each node routes to its own pods alone), web-legacy (labelled for another proxy) and web-peers (headless), for which kube-proxy programs nothing; users send 10 requests a second to each of web's ports and, until 120 s, to web-local, through node-1 from 25 s; at 55 s the operator moves web's http port to 8000, at 80 s scales web to 0 (for the 15 s of the preStop sleep every endpoint is serving and terminating, and kube-proxy's terminating fallback (KEP-1669) keeps routing to them; then SIGTERM, and the application, 12 s to exit, fails its readiness probes: terminating and no longer serving, its endpoints get no traffic) and at 105 s back to 3, and at 125 s deletes web-local (its rules go, its slices are collected); meanwhile external, a Service without a selector, gets slices an operator writes by hand: at 30 s one with two ready addresses, one of FQDN addresses (which kube-proxy ignores), and at 40 s a second slice that lists another address and one of the first slice's again, not ready, on node-2 (node-2 prefers its own copy, so it alone leaves that address out); at 65 s the second slice is deleted alone, and at 90 s the Service, while its hand-written slices stay (no rules for them any more); proxy-rules-converge judges every node's rules at each quiet point",
 		Duration: d, Settle: 30 * time.Second,
 		Stack: &scenarios.StackTopology{Nodes: 3, Traffic: []apptraffic.Config{users("web", "http", d-trafficStop), users("web", "dns", d-trafficStop), users("web-local", "http", 120*time.Second)},
 			Script: func(*scenarios.StackLayer) []apiload.Step {
-				return []apiload.Step{
+				return sortSteps([]apiload.Step{
 					scenarios.CreateStep(10*time.Second, scenarios.NewDeployment("web", 3, app)),
 					scenarios.CreateStep(10*time.Second, web),
 					scenarios.CreateStep(10*time.Second, local),
@@ -197,7 +203,13 @@ func proxyRulesTraffic() scenarios.Spec {
 					scenarios.ScaleDeployment(80*time.Second, scenarios.WorkloadNamespace, "web", 0),
 					scenarios.ScaleDeployment(105*time.Second, scenarios.WorkloadNamespace, "web", 3),
 					scenarios.DeleteStep(125*time.Second, model.ResourceServicesName, scenarios.WorkloadNamespace, "web-local"),
-				}
+					scenarios.CreateStep(30*time.Second, external),
+					scenarios.CreateStep(30*time.Second, handSlice("external-1", model.AddressTypeIPv4, handEndpoint("10.0.9.1", "", true), handEndpoint("10.0.9.2", "", true))),
+					scenarios.CreateStep(30*time.Second, handSlice("external-names", model.AddressTypeFQDN, handEndpoint("db.example.com", "", true))),
+					scenarios.CreateStep(40*time.Second, handSlice("external-2", model.AddressTypeIPv4, handEndpoint("10.0.9.3", "", true), handEndpoint("10.0.9.1", "node-2", false))),
+					scenarios.DeleteStep(65*time.Second, model.ResourceEndpointSlicesName, ns, "external-2"),
+					scenarios.DeleteStep(90*time.Second, model.ResourceServicesName, ns, "external"),
+				})
 			}},
 		Build: func(*scenarios.Cluster, scenarios.Env) ([]checks.Check, error) {
 			return []checks.Check{checks.NewNoTrafficToUnready(checks.NoTrafficToUnreadyOptions{})}, nil
@@ -206,4 +218,21 @@ func proxyRulesTraffic() scenarios.Spec {
 			{Rank: 66, Members: 3, Seed: 1, Reaches: "kube-proxy's rules for two named ports and protocols, a Local traffic policy, another proxy's and a headless Service, a port moved, a Service deleted, and a Service left with serving-terminating endpoints alone (this seed catches kube-proxy-no-terminating-fallback, -ignores-traffic-policy and -ignores-service-updates)"},
 		},
 	}
+}
+
+// handSlice is an EndpointSlice of the Service external that an operator
+// writes by hand (managed by another agent than the EndpointSlice
+// controller, which leaves it alone), with port http 8080/TCP.
+func handSlice(name, addressType string, eps ...model.Endpoint) *model.EndpointSlice {
+	return &model.EndpointSlice{ObjectMeta: model.ObjectMeta{Name: name, Namespace: scenarios.WorkloadNamespace,
+		Labels: map[string]string{model.LabelServiceName: "external", model.LabelManagedBy: "operator.example.com"}},
+		AddressType: addressType, Endpoints: eps,
+		Ports: []model.EndpointPort{{Name: model.Ptr("http"), Protocol: model.Ptr(model.ProtocolTCP), Port: model.Ptr(int32(8080))}}}
+}
+
+// handEndpoint is an endpoint with one address, on node (none for ""),
+// ready or not (and serving likewise, never terminating).
+func handEndpoint(addr, node string, ready bool) model.Endpoint {
+	return model.Endpoint{Addresses: []string{addr}, NodeName: node,
+		Conditions: model.EndpointConditions{Ready: model.Ptr(ready), Serving: model.Ptr(ready), Terminating: model.Ptr(false)}}
 }

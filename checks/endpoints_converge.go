@@ -62,7 +62,10 @@ type EndpointsConvergeOptions struct {
 // lead: sliceTracking) is not judged until the controller writes one of
 // its slices again or the Service changes: the real controller requeues a
 // Service for a deleted slice only if its tracker has the slice
-// (onEndpointSliceDelete), so nothing repairs it meanwhile.
+// (onEndpointSliceDelete), so nothing repairs it meanwhile. Nor is a
+// Service whose sync failed since the quiet began, while the controller
+// waits out its backoff before the retry it scheduled
+// (spoketrace.ControllerRetry, sliceRetries), until 2 s past that retry.
 type EndpointsConverge struct {
 	settle, recovery time.Duration
 	maxPerSlice      int
@@ -82,7 +85,10 @@ type EndpointsConverge struct {
 	// controller had not written (sliceTracking): nothing requeues them,
 	// so they are not judged until the controller writes one of their
 	// slices again or the Service changes.
-	tracking  sliceTracking
+	tracking sliceTracking
+	retries  sliceRetries
+	// judgingAt is when the judgement in progress looks.
+	judgingAt sim.Time
 	unowed    map[string]bool
 	untracked int
 }
@@ -111,7 +117,7 @@ func NewEndpointsConverge(opts EndpointsConvergeOptions) *EndpointsConverge {
 		opts.MaxEndpointsPerSlice = model.MaxEndpointsPerSlice
 	}
 	c := &EndpointsConverge{settle: opts.Settle, recovery: opts.Recovery, maxPerSlice: opts.MaxEndpointsPerSlice, objs: map[string]map[string]*committed{},
-		tracking: newSliceTracking(), unowed: map[string]bool{}}
+		tracking: newSliceTracking(), retries: newSliceRetries(), unowed: map[string]bool{}}
 	for _, r := range endpointsResources {
 		c.objs[r] = map[string]*committed{}
 	}
@@ -126,6 +132,7 @@ func (c *EndpointsConverge) Observe(e *sim.Event) {
 	c.last = e.At
 	c.faults.Observe(e)
 	c.tracking.observe(e)
+	c.retries.observe(e)
 	d, ok := c.revs.of(e)
 	if !ok {
 		return
@@ -186,6 +193,7 @@ func (c *EndpointsConverge) maybeJudgeQuiet(e *sim.Event) {
 		return
 	}
 	c.checkpoints++
+	c.judgingAt = e.At
 	c.judge(&c.rec, c.lastChange, fmt.Sprintf("at %v, after %v without a change: ", e.At, e.At.Sub(c.lastChange)))
 }
 
@@ -219,6 +227,7 @@ func (w wantEndpoint) String() string {
 // Finish implements Check.
 func (c *EndpointsConverge) Finish() Result {
 	rec := &c.rec
+	c.judgingAt = c.last
 	judged, unsettled, endpoints, ok := c.judge(rec, c.last-sim.Time(c.settle), "")
 	if !ok {
 		return rec.Result(c.Name(), "")
@@ -262,6 +271,11 @@ func (c *EndpointsConverge) judge(rec *Recorder, horizon sim.Time, prefix string
 			if c.changedSince(model.ResourcePodsName, pod, horizon) {
 				recent = true
 			}
+		}
+		if r := c.retries.after(key); r > horizon && r.Add(DefaultEndpointsBound) >= c.judgingAt {
+			// The controller's sync of it failed and waits its backoff:
+			// the retry, not the quiet, is when it owes the slices.
+			recent = true
 		}
 		if recent || c.objs[model.ResourceServicesName][key].at > horizon {
 			unsettled++

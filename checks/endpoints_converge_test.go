@@ -200,6 +200,22 @@ func TestEndpointsConverge(t *testing.T) {
 			w.put(10000, unreadyA)
 			w.put(30000, ready)
 		}, "at 30.000000s, after 20s without a change: service default/web: pod default/a's endpoint in default/web-1 is 10.0.0.1 on n1 ready=true serving=true terminating=false, its pod says 10.0.0.1 on n1 ready=false serving=false terminating=false"},
+		{"a readiness change left while the controller waits out a retry", func(w *epWorld) {
+			base(w, ready)
+			w.put(3000, epSlice("web-1", epEndpoint(ready)))
+			w.put(10000, unreadyA)
+			w.steps = append(w.steps, at(10010, &spoketrace.ControllerRetry{Controller: spoketrace.ControllerEndpointSlice, Key: "default/web",
+				Reason: "EndpointSlice informer cache is out of date", AfterNs: int64(16 * time.Second)}))
+			w.put(26010, epSlice("web-1", epEndpoint(unreadyA)))
+		}, ""},
+		{"a readiness change left past the retry", func(w *epWorld) {
+			base(w, ready)
+			w.put(3000, epSlice("web-1", epEndpoint(ready)))
+			w.put(10000, unreadyA)
+			w.steps = append(w.steps, at(10010, &spoketrace.ControllerRetry{Controller: spoketrace.ControllerEndpointSlice, Key: "default/web",
+				Reason: "EndpointSlice informer cache is out of date", AfterNs: int64(2 * time.Second)}))
+			w.put(30000, ready)
+		}, "at 30.000000s, after 20s without a change: service default/web: pod default/a's endpoint in default/web-1 is 10.0.0.1 on n1 ready=true serving=true terminating=false, its pod says 10.0.0.1 on n1 ready=false serving=false terminating=false"},
 		{"no judgement before the controller's first slice", func(w *epWorld) {
 			base(w, ready)
 			w.put(30000, epSlice("web-1", epEndpoint(ready)))

@@ -52,6 +52,12 @@ type EndpointsTimelyOptions struct {
 // then), so a pod relabelled, made ready or deleted under faults must
 // still be shown once the cluster has recovered; one still pending at the
 // end, with a fault active or recent, is left unjudged.
+// A sync of the Service that failed while a goal was pending (traced as
+// spoketrace.ControllerRetry: most often the controller's slice informer
+// had not caught up with its own writes) moves the goal's bound to count
+// from the retry the controller scheduled: a burst of such failures backs
+// the Service off for seconds, as the real work queue's per-item
+// exponential backoff does (1 s, doubling).
 // In a run with BUGGIFY on, the bound stretches by the delays its points
 // drew while the goal was pending (BuggifyDelays.Stretch): a request
 // refused with 429 and its Retry-After, a watch cache behind etcd.
@@ -79,6 +85,8 @@ type EndpointsTimely struct {
 	buggify       BuggifyDelays
 	met, deferred int // deferred: goals met after faults delayed them
 	tracking      sliceTracking
+	retries       sliceRetries
+	retried       int // goals whose bound a retry of their Service moved
 	untracked     int // users' deletions of slices the controller did not track
 	stretched     int // met later than bound, within BUGGIFY's stretch
 	lateDeferred  int // late ones among the deferred
@@ -111,7 +119,7 @@ func NewEndpointsTimely(opts EndpointsTimelyOptions) *EndpointsTimely {
 	return &EndpointsTimely{bound: opts.Bound, recovery: opts.Recovery,
 		pods: map[string]*model.Pod{}, services: map[string]*model.Service{},
 		slices: map[string]map[string]*model.EndpointSlice{}, sliceSvc: map[string]string{}, nodes: map[string]bool{},
-		pending: map[endpointGoal]*pendingEndpoint{}, tracking: newSliceTracking()}
+		pending: map[endpointGoal]*pendingEndpoint{}, tracking: newSliceTracking(), retries: newSliceRetries()}
 }
 
 // Name implements Check.
@@ -129,6 +137,7 @@ func (c *EndpointsTimely) Observe(e *sim.Event) {
 	}
 	c.buggify.Observe(e)
 	c.tracking.observe(e)
+	c.retries.observe(e)
 	d, ok := c.revs.of(e)
 	if !ok {
 		return
@@ -349,7 +358,7 @@ func (c *EndpointsTimely) setGoal(e *sim.Event, svc, pod string) {
 	want, none := c.goal(svc, pod)
 	if c.shows(svc, pod, want, none) {
 		if p := c.pending[k]; p != nil {
-			c.meet(p)
+			c.meet(svc, p)
 		}
 		delete(c.pending, k)
 		return
@@ -362,10 +371,13 @@ func (c *EndpointsTimely) setGoal(e *sim.Event, svc, pod string) {
 }
 
 // meet counts a pending goal the slices now show.
-func (c *EndpointsTimely) meet(p *pendingEndpoint) {
+func (c *EndpointsTimely) meet(svc string, p *pendingEndpoint) {
 	if p.stretched {
 		c.stretched++
 		return
+	}
+	if c.retries.after(svc) > max(p.since, c.slicedAt) && c.now.Sub(max(p.since, c.slicedAt)) > c.bound {
+		c.retried++ // later than the bound, not later than it after the retry
 	}
 	c.met++
 	if p.nearFault || c.faults.looselyNear(max(p.since, c.slicedAt), c.recovery) {
@@ -389,7 +401,7 @@ func (c *EndpointsTimely) recheck(svc string) {
 	for k, p := range c.pending {
 		if k.svc == svc && c.shows(svc, k.pod, p.want, p.none) {
 			delete(c.pending, k)
-			c.meet(p)
+			c.meet(svc, p)
 		}
 	}
 }
@@ -402,7 +414,7 @@ func (c *EndpointsTimely) expire(now sim.Time) {
 	c.nextCheck = sim.Time(math.MaxInt64)
 	for _, k := range sortedGoals(c.pending) {
 		p := c.pending[k]
-		due, ok := c.due(p)
+		due, ok := c.due(k, p)
 		if !ok || now <= due {
 			if ok {
 				c.nextCheck = min(c.nextCheck, due)
@@ -430,11 +442,17 @@ func (c *EndpointsTimely) expire(now sim.Time) {
 }
 
 // due is when a pending goal falls due: Bound after it was set (or after
-// the controller's first slice, for a goal set before it), or, when a
+// the controller's first slice, for a goal set before it, or after the
+// latest retry the controller scheduled for its Service since), or, when a
 // fault was active or recent since then, Bound after Recovery after the
 // last fault; ok is false while a fault is active (no deadline yet).
-func (c *EndpointsTimely) due(p *pendingEndpoint) (sim.Time, bool) {
+func (c *EndpointsTimely) due(k endpointGoal, p *pendingEndpoint) (sim.Time, bool) {
 	start := max(p.since, c.slicedAt)
+	if r := c.retries.after(k.svc); r > start {
+		// The controller's sync of the Service failed meanwhile and
+		// waits its backoff: the bound counts from the retry.
+		start = r
+	}
 	if c.faults.looselyNear(start, c.recovery) {
 		p.nearFault = true
 		if c.faults.unhealed > 0 {
@@ -468,6 +486,9 @@ func (c *EndpointsTimely) Finish() Result {
 	}
 	if c.untracked > 0 {
 		detail += fmt.Sprintf("; %d user deletion(s) of slices the leading controller had not written owed nothing", c.untracked)
+	}
+	if c.retried > 0 {
+		detail += fmt.Sprintf("; %d shown later than %v after they were set, within %v of the controller's retry of their Service's failed sync", c.retried, c.bound, c.bound)
 	}
 	return c.rec.Result(c.Name(), detail)
 }

@@ -46,6 +46,27 @@ func TestEndpointsTimely(t *testing.T) {
 			w.put(15000, epPod("a", "10.0.0.1", false, true, ""))
 			w.put(15100, epSlice("web-1", epEndpoint(epPod("a", "10.0.0.1", false, true, ""))))
 		}, "service default/web: pod default/a called for the endpoint 10.0.0.1 on n1 ready=false serving=true terminating=true, but the slices did not show it within 2s"},
+		{"a change shown late, after the controller's retry of a failed sync", func(w *epWorld) {
+			base(w)
+			w.put(10000, unready)
+			w.steps = append(w.steps, at(10010, &spoketrace.ControllerRetry{Controller: spoketrace.ControllerEndpointSlice, Key: "default/web",
+				Reason: "EndpointSlice informer cache is out of date", AfterNs: int64(16 * time.Second)}))
+			w.put(26100, epSlice("web-1", epEndpoint(unready)))
+		}, ""},
+		{"a change shown late even after the retry", func(w *epWorld) {
+			base(w)
+			w.put(10000, unready)
+			w.steps = append(w.steps, at(10010, &spoketrace.ControllerRetry{Controller: spoketrace.ControllerEndpointSlice, Key: "default/web",
+				Reason: "EndpointSlice informer cache is out of date", AfterNs: int64(time.Second)}))
+			w.put(13100, epSlice("web-1", epEndpoint(unready)))
+		}, "service default/web: pod default/a called for the endpoint 10.0.0.1 on n1 ready=false serving=false terminating=false, but the slices did not show it within 2s"},
+		{"another Service's retry excuses nothing", func(w *epWorld) {
+			base(w)
+			w.put(10000, unready)
+			w.steps = append(w.steps, at(10010, &spoketrace.ControllerRetry{Controller: spoketrace.ControllerEndpointSlice, Key: "default/other",
+				Reason: "EndpointSlice informer cache is out of date", AfterNs: int64(16 * time.Second)}))
+			w.put(12100, epSlice("web-1", epEndpoint(unready)))
+		}, "service default/web: pod default/a called for the endpoint 10.0.0.1 on n1 ready=false serving=false terminating=false, but the slices did not show it within 2s"},
 		{"a change superseded within the bound", func(w *epWorld) {
 			base(w)
 			w.put(10000, unready)

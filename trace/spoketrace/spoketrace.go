@@ -225,14 +225,33 @@ type Leading struct {
 	Leading   bool   `json:"leading" trace:"leading"`
 }
 
-// Controllers that trace their deletions (ControllerDelete.Controller).
+// Controllers that trace their deletions (ControllerDelete.Controller)
+// or their retries (ControllerRetry.Controller).
 const (
 	ControllerReplicaSet       = "replicaset"
 	ControllerGarbageCollector = "garbage-collector"
 	ControllerPodGC            = "pod-gc"
 	ControllerDeployment       = "deployment"
 	ControllerTaintEviction    = "taint-eviction"
+	ControllerEndpointSlice    = "endpointslice"
 )
+
+// ControllerRetry is emitted by a controller whose sync of Key failed
+// (Reason: its error, as the controller logs "Error syncing ...,
+// retrying") when it puts Key back into its work queue with the rate
+// limiter's backoff: the next sync comes no later than AfterNs
+// nanoseconds from now (sooner if an event queues Key again). Only the EndpointSlice
+// controller traces it: its syncs fail while its slice informer lags its
+// own writes (the endpointSliceTracker's stale cache), and a burst of
+// such failures backs a Service off for seconds.
+//
+//trace:kind KindControllerRetry controller.retry
+type ControllerRetry struct {
+	Controller string `json:"controller" trace:"controller"`
+	Key        string `json:"key" trace:"key"`
+	Reason     string `json:"reason" trace:"reason"`
+	AfterNs    int64  `json:"after_ns" trace:"after-ns"`
+}
 
 // Why the pod garbage collector deleted a pod (ControllerDelete.Reason),
 // after the passes of the real one (pkg/controller/podgc/gc_controller.go).

@@ -6,7 +6,7 @@ import "github.com/kubesim/kubesim/sim"
 
 // The trace kinds, as returned by TraceKind: the constant that the
 // //trace:kind directive of each event type names, in the order of the types.
-const KindContainerStart, KindContainerStop, KindPodReady, KindProbeWorker, KindProbeResult, KindContainerKill, KindNodeHeartbeat, KindNodeTaint, KindBound, KindNodeAllocatable, KindPodAdmit, KindLeading, KindControllerDelete, KindLeaderRenewed, KindLeaderWrite, KindClusterState = "kubelet.container-start", "kubelet.container-stop", "kubelet.pod-ready", "kubelet.probe-worker", "kubelet.probe", "kubelet.container-kill", "kubelet.heartbeat", "nodelifecycle.taint", "scheduler.bound", "kubelet.allocatable", "kubelet.admit", "leader.leading", "controller.delete", "leader.renewed", "leader.write", "cluster.state"
+const KindContainerStart, KindContainerStop, KindPodReady, KindProbeWorker, KindProbeResult, KindContainerKill, KindNodeHeartbeat, KindNodeTaint, KindBound, KindNodeAllocatable, KindPodAdmit, KindLeading, KindControllerRetry, KindControllerDelete, KindLeaderRenewed, KindLeaderWrite, KindClusterState = "kubelet.container-start", "kubelet.container-stop", "kubelet.pod-ready", "kubelet.probe-worker", "kubelet.probe", "kubelet.container-kill", "kubelet.heartbeat", "nodelifecycle.taint", "scheduler.bound", "kubelet.allocatable", "kubelet.admit", "leader.leading", "controller.retry", "controller.delete", "leader.renewed", "leader.write", "cluster.state"
 
 // TraceKind implements sim.Data.
 func (e *ContainerStart) TraceKind() string { return KindContainerStart }
@@ -102,6 +102,14 @@ func (e *Leading) TraceKind() string { return KindLeading }
 // AppendText implements sim.Data.
 func (e *Leading) AppendText(b []byte) []byte {
 	return sim.Text(b).Str("component", e.Component).Str("identity", e.Identity).Bool("leading", e.Leading).Trimmed()
+}
+
+// TraceKind implements sim.Data.
+func (e *ControllerRetry) TraceKind() string { return KindControllerRetry }
+
+// AppendText implements sim.Data.
+func (e *ControllerRetry) AppendText(b []byte) []byte {
+	return sim.Text(b).Str("controller", e.Controller).Str("key", e.Key).Str("reason", e.Reason).Int("after-ns", e.AfterNs).Trimmed()
 }
 
 // TraceKind implements sim.Data.

@@ -31,6 +31,10 @@ type Queue struct {
 	active  int
 	process func(key string, done func(err error))
 	kick    *sim.Timer
+
+	// OnRetry, when set, is told of each key a worker's failed process
+	// put back with the rate limiter's backoff, and of that backoff.
+	OnRetry func(key string, err error, after time.Duration)
 }
 
 type waiter struct {
@@ -168,7 +172,11 @@ func (q *Queue) dispatch() {
 			called = true
 			q.active--
 			if err != nil {
-				q.AddRateLimited(key)
+				d := q.rl.When(key)
+				q.AddAfter(key, d)
+				if q.OnRetry != nil {
+					q.OnRetry(key, err, d)
+				}
 			} else {
 				q.Forget(key)
 			}

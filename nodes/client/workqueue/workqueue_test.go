@@ -157,3 +157,28 @@ func TestAddAfterNoDelayAddsNow(t *testing.T) {
 	q.AddAfter("b", -time.Second)
 	require.Equal(t, 2, q.Len())
 }
+
+// TestOnRetryReportsBackoff: OnRetry hears of each failed key with its
+// error and the backoff it was put back with, and of nothing else.
+func TestOnRetryReportsBackoff(t *testing.T) {
+	w, h := world()
+	q := workqueue.New(h, "q", nil)
+	var afters []time.Duration
+	q.OnRetry = func(key string, err error, after time.Duration) {
+		require.Equal(t, "a", key)
+		require.EqualError(t, err, "boom")
+		afters = append(afters, after)
+	}
+	runs := 0
+	q.Run(1, func(key string, done func(error)) {
+		if runs++; runs <= 3 {
+			done(errors.New("boom"))
+			return
+		}
+		done(nil)
+	})
+	q.Add("a")
+	w.RunFor(time.Second)
+	require.Equal(t, 4, runs)
+	require.Equal(t, []time.Duration{5 * time.Millisecond, 10 * time.Millisecond, 20 * time.Millisecond}, afters)
+}

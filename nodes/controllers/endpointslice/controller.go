@@ -11,6 +11,7 @@ import (
 	"github.com/kubesim/kubesim/nodes/client/cache"
 	"github.com/kubesim/kubesim/nodes/client/workqueue"
 	"github.com/kubesim/kubesim/nodes/controllers"
+	"github.com/kubesim/kubesim/trace/spoketrace"
 )
 
 // Defaults, as kube-controller-manager's.
@@ -99,6 +100,9 @@ func New(ctx *controllers.Context, cfg Config) *Controller {
 		workqueue.NewItemExponentialFailureRateLimiter(SyncBackOff, MaxSyncBackOff),
 		workqueue.NewBucketRateLimiter(ctx.Host, workqueue.DefaultQPS, workqueue.DefaultBurst))
 	c := &Controller{ctx: ctx, cfg: cfg, queue: workqueue.New(ctx.Host, "endpointslice", rl), tracker: newTracker()}
+	c.queue.OnRetry = func(key string, err error, after time.Duration) {
+		ctx.Host.Emit(&spoketrace.ControllerRetry{Controller: spoketrace.ControllerEndpointSlice, Key: key, Reason: err.Error(), AfterNs: int64(after)})
+	}
 	c.rec = &reconciler{maxEndpointsPerSlice: cfg.MaxEndpointsPerSlice, ablations: cfg.Ablations, nodeExists: func(name string) bool {
 		_, ok := ctx.Nodes.Lister().Get(name)
 		return ok
